@@ -1,0 +1,64 @@
+# Finds kgate's dependencies with find_package. A missing package is downloaded at a pinned
+# version and hash when the network allows (KGATE_FETCH_MISSING); offline, configuration stops
+# with the package's name and the command that installs it.
+include(FetchContent)
+
+find_package(CUDAToolkit 12.0 REQUIRED)
+foreach(target CUDA::cudart CUDA::cublas CUDA::cupti)
+  if(NOT TARGET ${target})
+    message(FATAL_ERROR "kgate: the CUDA Toolkit at ${CUDAToolkit_LIBRARY_DIR} lacks ${target}. "
+                        "Install the full toolkit (cuda-toolkit-12-x or newer, with cuBLAS and CUPTI).")
+  endif()
+endforeach()
+
+# kgate_require(<package> TARGET <imported target> APT <debian package> URL <url> SHA256 <hash>)
+function(kgate_require package)
+  cmake_parse_arguments(arg "" "TARGET;APT;URL;SHA256" "" ${ARGN})
+  find_package(${package} QUIET)
+  if(TARGET ${arg_TARGET})
+    message(STATUS "kgate: ${package} found (${${package}_DIR})")
+    return()
+  endif()
+  set(install_hint "install it with: sudo apt-get install ${arg_APT}  (or run scripts/bootstrap.sh)")
+  if(NOT KGATE_FETCH_MISSING)
+    message(FATAL_ERROR "kgate: ${package} not found and KGATE_FETCH_MISSING is OFF; ${install_hint}")
+  endif()
+  # Probe the download ourselves so that an offline machine gets one clear sentence rather
+  # than FetchContent's sub-build log.
+  get_filename_component(archive_name "${arg_URL}" NAME)
+  set(archive "${CMAKE_BINARY_DIR}/_deps/downloads/${package}-${archive_name}")
+  if(NOT EXISTS "${archive}")
+    message(STATUS "kgate: ${package} not found; downloading ${arg_URL}")
+    file(DOWNLOAD "${arg_URL}" "${archive}" STATUS status TIMEOUT 60
+         EXPECTED_HASH SHA256=${arg_SHA256})
+    list(GET status 0 code)
+    if(NOT code EQUAL 0)
+      file(REMOVE "${archive}")
+      list(GET status 1 reason)
+      message(FATAL_ERROR "kgate: ${package} not found and could not be downloaded (${reason}); ${install_hint}")
+    endif()
+  endif()
+  FetchContent_Declare(${package} URL "${archive}" URL_HASH SHA256=${arg_SHA256} SYSTEM)
+  FetchContent_MakeAvailable(${package})
+  if(NOT TARGET ${arg_TARGET})
+    message(FATAL_ERROR "kgate: fetched ${package} but it did not define ${arg_TARGET}")
+  endif()
+endfunction()
+
+set(JSON_BuildTests OFF CACHE INTERNAL "")
+kgate_require(nlohmann_json TARGET nlohmann_json::nlohmann_json APT nlohmann-json3-dev
+  URL https://github.com/nlohmann/json/releases/download/v3.11.3/json.tar.xz
+  SHA256 d6c65aca6b1ed68e7a182f4757257b107ae403032760ed6ef121c9d55e81757d)
+
+set(INSTALL_GTEST OFF CACHE INTERNAL "")
+set(BUILD_GMOCK OFF CACHE INTERNAL "")
+kgate_require(GTest TARGET GTest::gtest APT libgtest-dev
+  URL https://github.com/google/googletest/archive/refs/tags/v1.14.0.tar.gz
+  SHA256 8ad598c73ad796e0d8280b082cebd82a630d73e73cd3c70057938a6501bba5d7)
+
+set(BENCHMARK_ENABLE_TESTING OFF CACHE INTERNAL "")
+set(BENCHMARK_ENABLE_INSTALL OFF CACHE INTERNAL "")
+set(BENCHMARK_ENABLE_GTEST_TESTS OFF CACHE INTERNAL "")
+kgate_require(benchmark TARGET benchmark::benchmark APT libbenchmark-dev
+  URL https://github.com/google/benchmark/archive/refs/tags/v1.8.3.tar.gz
+  SHA256 6bc180a57d23d4d9515519f92b0c83d61b05b5bab188961f36ac7b06b0d9e9ce)

@@ -1,0 +1,72 @@
+// The GPU correctness suite: one GoogleTest case per registered variant x test shape, registered
+// from the kernel registry at start-up. Under ctest each case runs in its own process
+// (gtest_discover_tests), so a variant that faults fails its own cases and no others.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "kgate/device.hpp"
+#include "kgate/random.hpp"
+#include "kgate/registry.hpp"
+
+namespace {
+
+class VariantCase : public ::testing::Test {
+ public:
+  VariantCase(const kgate::Variant* variant, kgate::Shape shape) : variant_(variant), shape_(std::move(shape)) {}
+
+  void TestBody() override {
+    const kgate::DeviceProbe& probe = kgate::probe_device();
+    if (!probe.device) GTEST_SKIP() << probe.reason;
+    if (probe.device->compute_capability < variant_->info.min_compute_capability)
+      GTEST_SKIP() << variant_->info.full_name() << " needs compute capability "
+                   << variant_->info.min_compute_capability << ", " << probe.device->name << " has "
+                   << probe.device->compute_capability;
+
+    const kgate::Family& family = *kgate::Registry::instance().find_family(variant_->info.family);
+    const std::uint64_t base_seed = kgate::session_seed();
+    const std::uint64_t seed = kgate::derive_seed(base_seed, variant_->info.full_name() + "/" + shape_.id());
+
+    kgate::ProblemInstance instance(family, shape_);
+    instance.fill_inputs(seed, /*keep_host_copy=*/true);
+    instance.poison_outputs();
+    try {
+      variant_->launch(instance, 0, nullptr);
+    } catch (const kgate::UnsupportedShape& unsupported) {
+      GTEST_SKIP() << variant_->info.full_name() << " does not handle " << shape_.id() << ": " << unsupported.what();
+    }
+    KGATE_CUDA_CHECK(cudaGetLastError());
+    KGATE_CUDA_CHECK(cudaDeviceSynchronize());
+
+    const kgate::InstanceCheck check = instance.check();
+    EXPECT_TRUE(check.passed()) << variant_->info.full_name() << " at " << shape_.id() << " differs from the fp64 reference\n"
+                                << check.describe() << "\nreproduce with KGATE_SEED=" << base_seed
+                                << " (case seed " << seed << ")";
+  }
+
+ private:
+  const kgate::Variant* variant_;
+  kgate::Shape shape_;
+};
+
+void register_cases() {
+  const kgate::Registry& registry = kgate::Registry::instance();
+  registry.validate();
+  for (const kgate::Variant* variant : registry.variants()) {
+    const kgate::Family* family = registry.find_family(variant->info.family);
+    for (const kgate::Shape& shape : family->test_shapes()) {
+      ::testing::RegisterTest(variant->info.full_name().c_str(), shape.test_id().c_str(), nullptr, nullptr,
+                              variant->info.source_file.c_str(), 0,
+                              [variant, shape]() -> ::testing::Test* { return new VariantCase(variant, shape); });
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  register_cases();
+  return RUN_ALL_TESTS();
+}

@@ -1,0 +1,52 @@
+#pragma once
+// One family at one shape, with its device buffers. Owns `copies` independent sets of tensors so
+// that a cold benchmark can rotate among inputs that together exceed the L2 cache.
+#include <cstdint>
+#include <vector>
+
+#include "kgate/device_buffer.hpp"
+#include "kgate/family.hpp"
+
+namespace kgate {
+
+struct InstanceCheck {
+  std::vector<AccuracyReport> tensors;  // one per checked tensor
+  bool passed() const;
+  std::string describe() const;
+};
+
+class ProblemInstance {
+ public:
+  ProblemInstance(const Family& family, Shape shape, int copies = 1);
+
+  const Family& family() const { return *family_; }
+  const Shape& shape() const { return shape_; }
+  const std::vector<TensorSpec>& specs() const { return specs_; }
+  int copies() const { return static_cast<int>(copies_.size()); }
+  std::size_t bytes_per_copy() const;
+
+  // Fresh random inputs in every copy (copy c draws from derive_seed(seed, c)). With
+  // `keep_host_copy`, copy 0 is generated on the host and kept for the reference; otherwise
+  // every copy is filled on the device (the values are identical either way).
+  void fill_inputs(std::uint64_t seed, bool keep_host_copy, cudaStream_t stream = nullptr);
+  void poison_outputs(cudaStream_t stream = nullptr);
+
+  const TensorViews& views(int copy) const { return views_.at(static_cast<std::size_t>(copy)); }
+
+  // Downloads copy 0's checked tensors, runs the family's fp64 reference on the inputs kept by
+  // fill_inputs(keep_host_copy=true), and compares.
+  InstanceCheck check() const;
+
+ private:
+  const Family* family_;
+  Shape shape_;
+  std::vector<TensorSpec> specs_;
+  std::vector<std::vector<DeviceAllocation>> copies_;  // [copy][tensor]
+  std::vector<TensorViews> views_;                     // [copy], built once: launches stay allocation-free
+  HostTensors host_inputs_;                            // copy 0, as generated
+};
+
+// Bytes needed on the device for `copies` copies of a shape's tensors.
+std::size_t instance_bytes(const Family& family, const Shape& shape, int copies = 1);
+
+}  // namespace kgate

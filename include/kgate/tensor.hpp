@@ -1,0 +1,56 @@
+#pragma once
+// What a kernel family says about each buffer of a problem: its size, type and role. The
+// harness allocates, fills, poisons and checks buffers from these declarations, so a family
+// never writes that code itself.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kgate/dtype.hpp"
+#include "kgate/random.hpp"
+
+namespace kgate {
+
+enum class Access {
+  input,   // read only: random contents, not checked
+  output,  // written only: poisoned before the launch, every element checked
+  inout,   // updated in place: random contents, checked against the reference afterwards
+};
+
+// Fills a host buffer of `count` values (as doubles) for tensors that are not plain random
+// numbers: positions, page tables, sequence lengths.
+using CustomInit = std::function<void(std::uint64_t seed, std::span<double> values)>;
+
+struct TensorSpec {
+  std::string name;
+  DType dtype;
+  std::size_t count;
+  Access access;
+  Distribution distribution{};
+  CustomInit custom_init{};  // when set, used instead of `distribution`
+
+  std::size_t bytes() const;
+};
+
+// Device pointers of one copy of a problem's tensors, in the family's declaration order.
+class TensorViews {
+ public:
+  explicit TensorViews(std::vector<void*> pointers) : pointers_(std::move(pointers)) {}
+  template <class T>
+  T* get(std::size_t index) const {
+    return static_cast<T*>(pointers_.at(index));
+  }
+
+ private:
+  std::vector<void*> pointers_;
+};
+
+// Host values of every tensor, as doubles, in declaration order. For the reference: inputs and
+// in-place tensors hold what the kernel was given; the reference overwrites the entries of the
+// tensors it checks (outputs and in-place tensors) with their expected values.
+using HostTensors = std::vector<std::vector<double>>;
+
+}  // namespace kgate

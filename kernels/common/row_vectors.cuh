@@ -1,0 +1,51 @@
+#pragma once
+// Row-in-registers plumbing shared by the vectorized normalization kernels: a row of n
+// elements is read as n / VEC vectors of VEC bf16 values (16 bytes when VEC = 8), thread t holding
+// vectors t, t + blockDim.x, ... (K of them), so each warp access is contiguous.
+#include <cuda_bf16.h>
+
+#include "row_plan.hpp"
+
+namespace kgate::kernels {
+
+template <int VEC>
+struct alignas(2 * VEC) BF16Vector {
+  __nv_bfloat16 values[VEC];
+};
+
+template <int VEC>
+__device__ __forceinline__ void load_floats(const __nv_bfloat16* base, int vector_index, float (&out)[VEC]) {
+  const BF16Vector<VEC> v = reinterpret_cast<const BF16Vector<VEC>*>(base)[vector_index];
+#pragma unroll
+  for (int i = 0; i < VEC; ++i) out[i] = __bfloat162float(v.values[i]);
+}
+
+template <int VEC>
+__device__ __forceinline__ void store_floats(__nv_bfloat16* base, int vector_index, const float (&in)[VEC]) {
+  BF16Vector<VEC> v;
+#pragma unroll
+  for (int i = 0; i < VEC; ++i) v.values[i] = __float2bfloat16_rn(in[i]);
+  reinterpret_cast<BF16Vector<VEC>*>(base)[vector_index] = v;
+}
+
+// Calls launch.template operator()<VEC, K>() for the plan's compile-time pair.
+template <class Launch>
+void dispatch_row_plan(const RowPlan& plan, Launch&& launch) {
+  auto with_k = [&]<int VEC>() {
+    switch (plan.per_thread) {
+      case 1: launch.template operator()<VEC, 1>(); break;
+      case 2: launch.template operator()<VEC, 2>(); break;
+      case 4: launch.template operator()<VEC, 4>(); break;
+      case 8: launch.template operator()<VEC, 8>(); break;
+      default: launch.template operator()<VEC, 16>(); break;
+    }
+  };
+  switch (plan.vec) {
+    case 8: with_k.template operator()<8>(); break;
+    case 4: with_k.template operator()<4>(); break;
+    case 2: with_k.template operator()<2>(); break;
+    default: with_k.template operator()<1>(); break;
+  }
+}
+
+}  // namespace kgate::kernels

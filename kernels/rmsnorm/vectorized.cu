@@ -1,0 +1,56 @@
+// RMSNorm with the row kept in registers: 128-bit loads (the widest vector dividing n), one read
+// of x, a warp-shuffle block reduction, then scale and store from registers.
+#include "../common/block_reduce.cuh"
+#include "../common/row_vectors.cuh"
+#include "kgate/registry.hpp"
+#include "rmsnorm.hpp"
+
+namespace kgate::kernels {
+namespace {
+
+template <int VEC, int K>
+__global__ void rmsnorm_vectorized_kernel(RmsNormArgs a) {
+  const int vectors = a.n / VEC;
+  const __nv_bfloat16* x = a.x + static_cast<std::size_t>(blockIdx.x) * a.n;
+  __nv_bfloat16* y = a.y + static_cast<std::size_t>(blockIdx.x) * a.n;
+
+  float row[K][VEC];
+  float sum_sq = 0.0f;
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int v = threadIdx.x + k * blockDim.x;
+    if (v < vectors) {
+      load_floats<VEC>(x, v, row[k]);
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) sum_sq += row[k][i] * row[k][i];
+    }
+  }
+  const float rstd = rsqrtf(block_sum(sum_sq) / a.n + a.eps);
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int v = threadIdx.x + k * blockDim.x;
+    if (v < vectors) {
+      float w[VEC];
+      load_floats<VEC>(a.weight, v, w);
+#pragma unroll
+      for (int i = 0; i < VEC; ++i) row[k][i] *= rstd * w[i];
+      store_floats<VEC>(y, v, row[k]);
+    }
+  }
+}
+
+void launch(const RmsNormArgs& a, cudaStream_t stream) {
+  const RowPlan plan = plan_row(a.n);
+  dispatch_row_plan(plan, [&]<int VEC, int K>() {
+    rmsnorm_vectorized_kernel<VEC, K><<<a.m, plan.threads, 0, stream>>>(a);
+  });
+  KGATE_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+KGATE_REGISTER_VARIANT(RmsNormFamily, launch,
+                       {.name = "vectorized",
+                        .description = "row in registers, 128-bit loads, warp-shuffle reduction"});
+
+}  // namespace kgate::kernels

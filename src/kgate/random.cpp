@@ -1,0 +1,30 @@
+#include "kgate/random.hpp"
+
+#include <cstdlib>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+namespace kgate {
+
+std::uint64_t session_seed() {
+  static const std::uint64_t seed = [] {
+    if (const char* text = std::getenv("KGATE_SEED"); text && *text) {
+      char* end = nullptr;
+      const unsigned long long value = std::strtoull(text, &end, 0);
+      if (*end != '\0') throw std::invalid_argument(std::string("KGATE_SEED is not an integer: ") + text);
+      return static_cast<std::uint64_t>(value);
+    }
+    std::random_device entropy;
+    return (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
+  }();
+  return seed;
+}
+
+std::uint64_t derive_seed(std::uint64_t base, std::string_view label) {
+  std::uint64_t hash = 0xCBF29CE484222325ull;  // FNV-1a, then mixed with the base seed
+  for (unsigned char c : label) hash = (hash ^ c) * 0x100000001B3ull;
+  return splitmix64(base ^ hash);
+}
+
+}  // namespace kgate

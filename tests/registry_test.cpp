@@ -1,0 +1,147 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "kernels/common/row_plan.hpp"
+#include "kgate/registry.hpp"
+
+namespace {
+
+struct ToyArgs {
+  float* out;
+};
+
+class ToyFamily final : public kgate::TypedFamily<ToyArgs> {
+ public:
+  static constexpr const char* kName = "toy";
+  std::string name() const override { return kName; }
+  std::string description() const override { return "a family for registry tests"; }
+  std::vector<kgate::Shape> test_shapes() const override { return {kgate::Shape({{"n", 3}}, kgate::DType::fp32)}; }
+  std::vector<kgate::Shape> bench_shapes() const override { return test_shapes(); }
+  std::vector<kgate::TensorSpec> tensors(const kgate::Shape& s) const override {
+    return {{.name = "out", .dtype = kgate::DType::fp32, .count = static_cast<std::size_t>(s.at("n")), .access = kgate::Access::output}};
+  }
+  double min_bytes(const kgate::Shape& s) const override { return 4.0 * s.at("n"); }
+  double flops(const kgate::Shape&) const override { return 0; }
+  void reference(const kgate::Shape&, kgate::HostTensors&) const override {}
+  ToyArgs make_args(const kgate::Shape&, const kgate::TensorViews& v) const override { return {v.get<float>(0)}; }
+};
+
+void toy_launch(const ToyArgs&, cudaStream_t) {}
+
+kgate::Variant toy_variant(std::string name, kgate::VariantRole role = kgate::VariantRole::candidate) {
+  kgate::VariantInfo info;
+  info.name = std::move(name);
+  info.description = "d";
+  info.role = role;
+  return kgate::make_variant<ToyFamily>(std::move(info), toy_launch);
+}
+
+}  // namespace
+
+TEST(Registry, ValidRegistryPassesValidation) {
+  kgate::Registry r;
+  r.add_family(std::make_unique<ToyFamily>());
+  r.add_variant(toy_variant("b"));
+  r.add_variant(toy_variant("a", kgate::VariantRole::reference));
+  EXPECT_NO_THROW(r.validate());
+  const auto variants = r.variants_of("toy");
+  ASSERT_EQ(variants.size(), 2u);
+  EXPECT_EQ(variants[0]->info.name, "a");  // the reference comes first
+  EXPECT_EQ(variants[0]->info.full_name(), "toy/a");
+  EXPECT_EQ(r.find_variant("toy/b"), variants[1]);
+  EXPECT_EQ(r.find_variant("toy/c"), nullptr);
+}
+
+TEST(Registry, ValidationListsEveryProblem) {
+  kgate::Registry r;
+  r.add_family(std::make_unique<ToyFamily>());
+  r.add_variant(toy_variant("dup"));
+  r.add_variant(toy_variant("dup"));
+  r.add_variant(toy_variant("bad/name"));
+  r.add_variant(toy_variant("r1", kgate::VariantRole::reference));
+  r.add_variant(toy_variant("r2", kgate::VariantRole::reference));
+  kgate::Variant orphan = toy_variant("orphan");
+  orphan.info.family = "nosuchfamily";
+  r.add_variant(orphan);
+  try {
+    r.validate();
+    FAIL() << "expected validate() to throw";
+  } catch (const std::logic_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'toy/dup' registered twice"), std::string::npos) << what;
+    EXPECT_NE(what.find("bad/name"), std::string::npos) << what;
+    EXPECT_NE(what.find("more than one reference"), std::string::npos) << what;
+    EXPECT_NE(what.find("unknown family 'nosuchfamily'"), std::string::npos) << what;
+  }
+}
+
+// The real registry, as linked into every kgate binary.
+TEST(Registry, EveryFamilyIsCompleteAndConsistent) {
+  const kgate::Registry& r = kgate::Registry::instance();
+  ASSERT_NO_THROW(r.validate());
+  std::set<std::string> names;
+  for (const kgate::Family* family : r.families()) {
+    names.insert(family->name());
+    SCOPED_TRACE(family->name());
+    const auto variants = r.variants_of(family->name());
+    EXPECT_GE(variants.size(), 2u) << "a family needs a reference and at least one other variant";
+    EXPECT_EQ(std::count_if(variants.begin(), variants.end(),
+                            [](const kgate::Variant* v) { return v->info.role == kgate::VariantRole::reference; }),
+              1);
+    EXPECT_FALSE(family->test_shapes().empty());
+    EXPECT_FALSE(family->bench_shapes().empty());
+    std::set<std::string> ids;
+    for (const auto& shapes : {family->test_shapes(), family->bench_shapes()}) {
+      for (const kgate::Shape& s : shapes) {
+        EXPECT_GT(family->min_bytes(s), 0) << s.id();
+        EXPECT_GE(family->flops(s), 0) << s.id();
+        std::size_t checked = 0;
+        for (const auto& t : family->tensors(s)) checked += t.access != kgate::Access::input;
+        EXPECT_GT(checked, 0u) << s.id() << ": nothing to check";
+      }
+    }
+    for (const kgate::Shape& s : family->bench_shapes()) EXPECT_TRUE(ids.insert(s.id()).second) << "duplicate " << s.id();
+    for (const kgate::Variant* v : variants) {
+      EXPECT_FALSE(v->info.description.empty()) << v->info.full_name();
+      EXPECT_NE(v->info.source_file.find(".cu"), std::string::npos) << v->info.full_name();
+    }
+  }
+  EXPECT_TRUE(names.count("rmsnorm"));
+  EXPECT_TRUE(names.count("fused_add_rmsnorm"));
+}
+
+TEST(Registry, NormTestShapesCoverEveryVectorWidthAndOddSizes) {
+  const kgate::Family* family = kgate::Registry::instance().find_family("rmsnorm");
+  ASSERT_NE(family, nullptr);
+  std::set<int> widths, per_thread;
+  bool odd = false;
+  for (const kgate::Shape& s : family->test_shapes()) {
+    const auto plan = kgate::kernels::plan_row(s.at("n"));
+    widths.insert(plan.vec);
+    per_thread.insert(plan.per_thread);
+    odd |= s.at("n") % 2 == 1;
+  }
+  EXPECT_EQ(widths, (std::set<int>{1, 2, 4, 8}));
+  EXPECT_TRUE(odd);
+  EXPECT_GE(per_thread.size(), 3u);
+}
+
+TEST(RowPlan, PicksTheWidestVectorAndFewestVectorsPerThread) {
+  using kgate::kernels::plan_row;
+  auto p = plan_row(4096);
+  EXPECT_EQ(p.vec, 8);
+  EXPECT_EQ(p.per_thread, 1);
+  EXPECT_EQ(p.threads, 512);
+  p = plan_row(1000);  // 125 vectors: rounded up to a whole warp
+  EXPECT_EQ(p.vec, 8);
+  EXPECT_EQ(p.threads, 128);
+  p = plan_row(4097);
+  EXPECT_EQ(p.vec, 1);
+  EXPECT_EQ(p.per_thread, 16);
+  EXPECT_EQ(p.threads, 288);
+  p = plan_row(8192 * 16);  // 16384 vectors: 16 per thread at 1024 threads
+  EXPECT_EQ(p.per_thread, 16);
+  EXPECT_EQ(p.threads, 1024);
+  EXPECT_THROW(plan_row(8192 * 16 + 8), kgate::UnsupportedShape);
+}
