@@ -1,0 +1,108 @@
+#pragma once
+// The in-memory model of one benchmark run: what kgate_bench records and writes, what
+// `kgate compare`, `kgate merge`, `kgate baseline` and `kgate report` read. Its JSON form is
+// valid Google Benchmark JSON with a `kgate` block in the context and in each benchmark
+// (docs/results-format.md, schema version kResultsSchemaVersion).
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kgate/statistics.hpp"
+
+namespace kgate {
+
+inline constexpr int kResultsSchemaVersion = 1;
+
+// Ceilings measured on the GPU in the same run (all figures per second), and the datasheet-style
+// peaks computed from device properties, so every % is against what this GPU really does.
+struct Calibration {
+  double copy_bytes_per_s = 0;    // device-to-device copy, bytes read + written
+  double read_bytes_per_s = 0;    // read-only stream (a sum reduction)
+  double gemm_flops_per_s = 0;    // bf16 tensor-core GEMM through cuBLAS
+  double launch_floor_s = 0;      // an empty kernel, launched back to back
+  double graph_floor_s = 0;       // an empty kernel replayed from a CUDA graph, per launch
+  double datasheet_bytes_per_s = 0;  // 2 * memory clock * bus width / 8 (DDR)
+  double datasheet_sm_clock_mhz = 0;
+  std::string cached_from;        // path of the cache file when reused, empty when measured now
+};
+
+struct RunContext {
+  // Google Benchmark's own context fields are produced by Google Benchmark; these are kgate's.
+  int schema_version = kResultsSchemaVersion;
+  std::string suite = "kgate";
+  std::string gpu_name, gpu_uuid;
+  int compute_capability = 0, sm_count = 0;
+  long long l2_bytes = 0, memory_bytes = 0;
+  int driver_version = 0, runtime_version = 0;
+  double sm_clock_mhz_default = 0, memory_clock_mhz = 0;
+  Calibration calibration;
+  std::string git_commit;
+  bool git_dirty = false;
+  std::string build_type, cuda_architectures, host, date;  // date: ISO 8601 UTC
+  std::string command_line;
+  std::map<std::string, std::string> extra;  // free-form provenance (peer library versions, shard)
+};
+
+enum class BenchmarkStatus { ok, failed, skipped };
+
+// One timing mode's samples (seconds per launch) and how sampling ended.
+struct TimingRecord {
+  std::vector<double> samples_s;
+  SampleSummary summary;
+  bool target_met = false;        // relative stddev reached the target before the time cap
+  double target_rel_stddev = 0;
+  int throttled_samples = 0;      // samples dropped because the SM clock was below the threshold
+  double sm_clock_mhz = 0;        // median SM clock over the kept samples
+  double gpu_time_s = 0, wall_time_s = 0;
+  int launches_per_sample = 1;    // hot mode: launches per graph replay
+};
+
+// A kernel that the variant really launched (CUPTI activity record).
+struct KernelRecord {
+  std::string name, demangled;
+  int grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+  int registers_per_thread = 0;
+  long long static_shared_bytes = 0, dynamic_shared_bytes = 0;
+  double duration_s = 0;
+  int launches = 0;  // identical launches folded into one record
+};
+
+enum class RooflineClass { memory_bound, compute_bound, latency_bound, balanced };
+
+struct BenchmarkRecord {
+  std::string name;  // "<family>/<variant>/<shape id>", e.g. "rmsnorm/vectorized/m:4096/n:4096/bf16"
+  std::string family, variant, shape, role;  // role: "reference" | "vendor" | "candidate" | "peer"
+  BenchmarkStatus status = BenchmarkStatus::ok;
+  std::string error;  // CUDA error text or skip reason when status != ok
+
+  double min_bytes = 0, flops = 0;
+  std::string headline_mode = "cold";  // "cold" | "hot"
+  std::optional<TimingRecord> cold, hot;
+  double first_launch_s = 0;
+
+  // Derived from the headline mode's median and the run's calibration.
+  double bytes_per_s = 0, flops_per_s = 0, arithmetic_intensity = 0;
+  double pct_of_memory_ceiling = 0, pct_of_compute_ceiling = 0;
+  std::string memory_ceiling = "copy";  // which measured bandwidth ceiling applies: "copy" | "read"
+  RooflineClass roofline = RooflineClass::balanced;
+
+  std::vector<KernelRecord> kernels;
+  std::map<std::string, double> metrics;  // CUPTI range-profiler metric name -> value
+  std::string metrics_unavailable;       // why there are none, when there are none
+
+  std::optional<bool> correct;  // outcome of the correctness check run before timing, if any
+  std::string correctness_detail;
+
+  // The headline mode's median, in seconds (the figure every comparison starts from).
+  double headline_median_s() const;
+  const TimingRecord* headline() const;
+};
+
+struct RunResults {
+  RunContext context;
+  std::vector<BenchmarkRecord> benchmarks;
+  bool has_kgate_block = true;  // false when read from plain Google Benchmark JSON
+};
+
+}  // namespace kgate

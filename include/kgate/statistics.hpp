@@ -1,0 +1,43 @@
+#pragma once
+// Sample statistics for timing distributions, and the two-sample tests the comparator uses.
+// Pure functions over std::span<const double>; no GPU.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace kgate {
+
+struct SampleSummary {
+  std::size_t count = 0;
+  double median = 0, mean = 0, stddev = 0;  // stddev: sample (n - 1) standard deviation
+  double min = 0, max = 0, p10 = 0, p90 = 0;
+  double rel_stddev() const { return mean > 0 ? stddev / mean : 0; }
+};
+
+// Percentile q in [0, 1] with linear interpolation between order statistics (NumPy's default).
+// Empty input throws std::invalid_argument.
+double percentile(std::span<const double> samples, double q);
+double median(std::span<const double> samples);
+SampleSummary summarize(std::span<const double> samples);
+
+// Two-sided Mann–Whitney U test of "a and b come from the same distribution": the normal
+// approximation with tie correction and continuity correction (as SciPy's mannwhitneyu with
+// method="asymptotic"). Returns p = 1 when either side has fewer than 2 samples.
+struct UTestResult {
+  double u = 0;        // U statistic of sample a
+  double z = 0;
+  double p_value = 1;
+};
+UTestResult mann_whitney_u(std::span<const double> a, std::span<const double> b);
+
+// Percentile-bootstrap confidence interval for median(a) / median(b), resampling each side with
+// replacement `resamples` times from a deterministic generator seeded with `seed`.
+struct RatioInterval {
+  double ratio = 0;  // median(a) / median(b) on the full samples
+  double low = 0, high = 0;
+  double confidence = 0.95;
+};
+RatioInterval bootstrap_median_ratio(std::span<const double> a, std::span<const double> b, double confidence = 0.95,
+                                     int resamples = 2000, std::uint64_t seed = 0x6B67617465ull);
+
+}  // namespace kgate
