@@ -1,0 +1,175 @@
+#include "kgate/statistics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "kgate/random.hpp"
+
+namespace kgate {
+
+namespace {
+
+void require_samples(std::span<const double> samples, const char* what) {
+  if (samples.empty()) throw std::invalid_argument(std::string(what) + ": no samples");
+}
+
+void require_quantile(double q) {
+  if (!(q >= 0.0 && q <= 1.0)) throw std::invalid_argument("percentile: q = " + std::to_string(q) + " is outside [0, 1]");
+}
+
+double lerp_order_statistics(double lower, double upper, double fraction) {
+  return fraction == 0.0 ? lower : lower + fraction * (upper - lower);
+}
+
+double percentile_of_sorted(std::span<const double> sorted, double q) {
+  const double position = q * static_cast<double>(sorted.size() - 1);
+  const auto lower = static_cast<std::size_t>(std::floor(position));
+  const std::size_t upper = std::min(lower + 1, sorted.size() - 1);
+  return lerp_order_statistics(sorted[lower], sorted[upper], position - static_cast<double>(lower));
+}
+
+// O(n) instead of a full sort: the bootstrap takes thousands of medians. Reorders `values`.
+double percentile_in_place(std::vector<double>& values, double q) {
+  const double position = q * static_cast<double>(values.size() - 1);
+  const auto lower = static_cast<std::size_t>(std::floor(position));
+  const auto lower_it = values.begin() + static_cast<std::ptrdiff_t>(lower);
+  std::nth_element(values.begin(), lower_it, values.end());
+  const double fraction = position - static_cast<double>(lower);
+  if (fraction == 0.0) return *lower_it;
+  // After nth_element everything past `lower` is >= it, so the next order statistic is their minimum.
+  return lerp_order_statistics(*lower_it, *std::min_element(lower_it + 1, values.end()), fraction);
+}
+
+// Midranks (ties share the mean of the ranks they span) of a followed by b, and the tie term
+// sum(t^3 - t) over groups of t equal values that the variance of U is corrected by.
+struct Ranking {
+  double rank_sum_a = 0;
+  double tie_term = 0;
+};
+
+Ranking rank_pooled(std::span<const double> a, std::span<const double> b) {
+  std::vector<std::pair<double, bool>> pooled;  // (value, from a)
+  pooled.reserve(a.size() + b.size());
+  for (double v : a) pooled.emplace_back(v, true);
+  for (double v : b) pooled.emplace_back(v, false);
+  std::sort(pooled.begin(), pooled.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  Ranking ranking;
+  for (std::size_t first = 0; first < pooled.size();) {
+    std::size_t last = first;
+    while (last + 1 < pooled.size() && pooled[last + 1].first == pooled[first].first) ++last;
+    const double ties = static_cast<double>(last - first + 1);
+    const double midrank = static_cast<double>(first + last) / 2.0 + 1.0;
+    for (std::size_t i = first; i <= last; ++i)
+      if (pooled[i].second) ranking.rank_sum_a += midrank;
+    ranking.tie_term += ties * ties * ties - ties;
+    first = last + 1;
+  }
+  return ranking;
+}
+
+// SplitMix64 as a stream: kgate::splitmix64 adds the increment itself, so stepping the state by
+// the same increment walks the reference generator's sequence.
+class SplitMixStream {
+ public:
+  explicit SplitMixStream(std::uint64_t seed) : state_(seed) {}
+  std::size_t index_below(std::size_t bound) {
+    const std::uint64_t bits = splitmix64(state_);
+    state_ += 0x9E3779B97F4A7C15ull;
+    const double unit = static_cast<double>(bits >> 11) * 0x1.0p-53;  // [0, 1); bias ~ bound / 2^53
+    return static_cast<std::size_t>(unit * static_cast<double>(bound));
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+double resampled_median(std::span<const double> samples, SplitMixStream& stream, std::vector<double>& scratch) {
+  scratch.resize(samples.size());
+  for (double& v : scratch) v = samples[stream.index_below(samples.size())];
+  return percentile_in_place(scratch, 0.5);
+}
+
+}  // namespace
+
+double percentile(std::span<const double> samples, double q) {
+  require_samples(samples, "percentile");
+  require_quantile(q);
+  std::vector<double> values(samples.begin(), samples.end());
+  return percentile_in_place(values, q);
+}
+
+double median(std::span<const double> samples) {
+  require_samples(samples, "median");
+  return percentile(samples, 0.5);
+}
+
+SampleSummary summarize(std::span<const double> samples) {
+  require_samples(samples, "summarize");
+  std::vector<double> sorted(samples.begin(), samples.end());
+  std::sort(sorted.begin(), sorted.end());
+  SampleSummary s;
+  s.count = sorted.size();
+  const double n = static_cast<double>(s.count);
+  s.mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / n;
+  // Two passes rather than a running sum of squares: timings agree to many digits, and
+  // sum(x^2) - n*mean^2 would cancel them away.
+  double squared_deviations = 0;
+  for (double v : sorted) squared_deviations += (v - s.mean) * (v - s.mean);
+  s.stddev = s.count > 1 ? std::sqrt(squared_deviations / (n - 1)) : 0.0;
+  s.min = sorted.front();
+  s.max = sorted.back();
+  s.median = percentile_of_sorted(sorted, 0.5);
+  s.p10 = percentile_of_sorted(sorted, 0.1);
+  s.p90 = percentile_of_sorted(sorted, 0.9);
+  return s;
+}
+
+UTestResult mann_whitney_u(std::span<const double> a, std::span<const double> b) {
+  if (a.size() < 2 || b.size() < 2) return {};
+  const double n_a = static_cast<double>(a.size()), n_b = static_cast<double>(b.size()), n = n_a + n_b;
+  const Ranking ranking = rank_pooled(a, b);
+  UTestResult result;
+  result.u = ranking.rank_sum_a - n_a * (n_a + 1) / 2;
+  const double variance = n_a * n_b / 12 * ((n + 1) - ranking.tie_term / (n * (n - 1)));
+  // Zero variance: every value is the same, so nothing tells the samples apart.
+  if (!(variance > 0)) return {.u = result.u, .z = 0, .p_value = 1};
+  const double deviation = result.u - n_a * n_b / 2;
+  // Continuity correction: U moves in steps of 1/2 (midranks), so shrink |deviation| by 1/2 before
+  // going continuous. z keeps the sign of the deviation: positive when a tends to be larger.
+  const double corrected = std::max(std::fabs(deviation) - 0.5, 0.0);
+  result.z = std::copysign(corrected / std::sqrt(variance), deviation);
+  result.p_value = std::min(1.0, std::erfc(std::fabs(result.z) / std::sqrt(2.0)));
+  return result;
+}
+
+RatioInterval bootstrap_median_ratio(std::span<const double> a, std::span<const double> b, double confidence,
+                                     int resamples, std::uint64_t seed) {
+  require_samples(a, "bootstrap_median_ratio (a)");
+  require_samples(b, "bootstrap_median_ratio (b)");
+  if (!(confidence > 0 && confidence < 1))
+    throw std::invalid_argument("bootstrap_median_ratio: confidence " + std::to_string(confidence) +
+                                " is outside (0, 1)");
+  if (resamples < 1) throw std::invalid_argument("bootstrap_median_ratio: resamples must be at least 1");
+  RatioInterval interval;
+  interval.confidence = confidence;
+  const double median_b = median(b);
+  if (median_b == 0) throw std::invalid_argument("bootstrap_median_ratio: median(b) is 0, the ratio is undefined");
+  interval.ratio = median(a) / median_b;
+
+  SplitMixStream stream(seed);
+  std::vector<double> ratios(static_cast<std::size_t>(resamples)), scratch;
+  for (double& ratio : ratios) {
+    const double resampled_a = resampled_median(a, stream, scratch);
+    ratio = resampled_a / resampled_median(b, stream, scratch);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  interval.low = percentile_of_sorted(ratios, (1 - confidence) / 2);
+  interval.high = percentile_of_sorted(ratios, (1 + confidence) / 2);
+  return interval;
+}
+
+}  // namespace kgate
