@@ -140,8 +140,23 @@ TEST(RowPlan, PicksTheWidestVectorAndFewestVectorsPerThread) {
   EXPECT_EQ(p.vec, 1);
   EXPECT_EQ(p.per_thread, 16);
   EXPECT_EQ(p.threads, 288);
-  p = plan_row(8192 * 16);  // 16384 vectors: 16 per thread at 1024 threads
+  p = plan_row(32768);  // 4096 vectors of 8: 8 per thread at 512 threads (64 values each)
+  EXPECT_EQ(p.per_thread, 8);
+  EXPECT_EQ(p.threads, 512);
+  p = plan_row(16383);  // odd: 16 single values per thread, 1024 threads
+  EXPECT_EQ(p.vec, 1);
   EXPECT_EQ(p.per_thread, 16);
   EXPECT_EQ(p.threads, 1024);
-  EXPECT_THROW(plan_row(8192 * 16 + 8), kgate::UnsupportedShape);
+  EXPECT_THROW(plan_row(32776), kgate::UnsupportedShape);
+  EXPECT_THROW(plan_row(16385), kgate::UnsupportedShape);
+  for (std::int64_t n = 1; n <= 32768; n += 37) {
+    try {
+      p = plan_row(n);
+    } catch (const kgate::UnsupportedShape&) {
+      continue;
+    }
+    EXPECT_LE(p.per_thread * p.vec, kgate::kernels::kMaxRowFloats) << n;
+    EXPECT_LE(p.threads, p.per_thread * p.vec >= 32 ? 512 : 1024) << n;
+    EXPECT_GE(std::int64_t(p.threads) * p.per_thread * p.vec, n) << n;
+  }
 }

@@ -51,6 +51,9 @@ class Family {
 
   virtual Tolerance tolerance(const Shape& shape) const { return default_tolerance(shape.dtype()); }
   virtual TimingMode headline_mode() const { return TimingMode::cold; }
+  // Kernels that mostly read (decode attention, GEMV) are judged against the measured read-only
+  // bandwidth, which on an H200 exceeds a copy's; everything else against the copy.
+  virtual bool read_dominated() const { return false; }
 };
 
 // The typed middle layer: a family whose variants take an argument struct built from the

@@ -37,7 +37,7 @@ struct RunContext {
   int driver_version = 0, runtime_version = 0;
   double sm_clock_mhz_default = 0, memory_clock_mhz = 0;
   Calibration calibration;
-  std::string git_commit;
+  std::string git_commit;  // from the source tree, or $KGATE_GIT_COMMIT where it has no .git
   bool git_dirty = false;
   std::string build_type, cuda_architectures, host, date;  // date: ISO 8601 UTC
   std::string command_line;
@@ -48,10 +48,11 @@ enum class BenchmarkStatus { ok, failed, skipped };
 
 // One timing mode's samples (seconds per launch) and how sampling ended.
 struct TimingRecord {
-  std::vector<double> samples_s;
+  std::vector<double> samples_s;  // seconds per launch (hot: each replay's time / launches_per_sample)
   SampleSummary summary;
   bool target_met = false;        // relative stddev reached the target before the time cap
   double target_rel_stddev = 0;
+  std::string stop_reason;        // "target-met" | "noise-converged" | "time-cap" | "sample-cap"
   int throttled_samples = 0;      // samples dropped because the SM clock was below the threshold
   double sm_clock_mhz = 0;        // median SM clock over the kept samples
   double gpu_time_s = 0, wall_time_s = 0;
@@ -93,6 +94,10 @@ struct BenchmarkRecord {
 
   std::optional<bool> correct;  // outcome of the correctness check run before timing, if any
   std::string correctness_detail;
+
+  // Baseline entries only (`kgate baseline update`): the run each entry was taken from (commit,
+  // date, driver, clocks), since a baseline file gathers entries from several runs.
+  std::map<std::string, std::string> provenance;
 
   // The headline mode's median, in seconds (the figure every comparison starts from).
   double headline_median_s() const;

@@ -25,6 +25,26 @@ __global__ void rmsnorm_vectorized_kernel(RmsNormArgs a) {
       for (int i = 0; i < VEC; ++i) sum_sq += row[k][i] * row[k][i];
     }
   }
+#if defined(KGATE_PLANTED_REGRESSION)
+  // Test-only (CMake option KGATE_PLANTED_REGRESSION, never in a normal build): every tenth block
+  // also reads a row from the other half of the tensor — 10% more reads of x, about 5% more DRAM
+  // traffic at large m — so the performance gate has a real slowdown to catch. The loads feed the
+  // result through a multiplication by zero, which IEEE arithmetic forbids the compiler to drop.
+  if (blockIdx.x % 10 == 0 && a.m > 1) {
+    const __nv_bfloat16* other = a.x + static_cast<std::size_t>((blockIdx.x + a.m / 2) % a.m) * a.n;
+    float extra = 0.0f;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const int v = threadIdx.x + k * blockDim.x;
+      if (v < vectors) {
+        float values[VEC];
+        load_floats<VEC>(other, v, values);
+        extra += values[0];
+      }
+    }
+    sum_sq += extra * 0.0f;
+  }
+#endif
   const float rstd = rsqrtf(block_sum(sum_sq) / a.n + a.eps);
 #pragma unroll
   for (int k = 0; k < K; ++k) {

@@ -1,0 +1,71 @@
+#include "counters.hpp"
+
+#include <iostream>
+
+#include "kgate/cupti.hpp"
+#include "kgate/random.hpp"
+
+namespace kgate::bench {
+
+CounterPass::CounterPass(std::vector<std::string> metrics)
+    : metrics_(metrics.empty() ? default_range_metrics() : std::move(metrics)),
+      counters_unavailable_(counters_unavailable_reason()),
+      activity_unavailable_(activity_unavailable_reason()) {
+  if (!counters_unavailable_.empty()) {
+    std::cerr << "kgate_bench: warning: hardware counters unavailable (" << counters_unavailable_
+              << "); timings are recorded without them\n";
+    return;
+  }
+  try {
+    RangeProfiler validate(metrics_);  // released at once: no profiler stays attached during timing
+  } catch (const ProfilerError& e) {
+    throw UnknownMetrics(e.what());
+  }
+}
+
+void CounterPass::run(RunResults& results, const Registry& registry) const {
+  if (!activity_unavailable_.empty())
+    std::cerr << "kgate_bench: warning: kernel records unavailable (" << activity_unavailable_ << ")\n";
+  std::optional<RangeProfiler> profiler;
+  std::string profiler_failure = counters_unavailable_;
+  if (profiler_failure.empty()) {
+    try {
+      profiler.emplace(metrics_);
+    } catch (const ProfilerError& e) {
+      profiler_failure = e.what();
+      std::cerr << "kgate_bench: warning: hardware counters unavailable (" << profiler_failure << ")\n";
+    }
+  }
+
+  for (BenchmarkRecord& record : results.benchmarks) {
+    if (record.status != BenchmarkStatus::ok) continue;
+    const Variant* variant = registry.find_variant(record.family + "/" + record.variant);
+    const Family* family = registry.find_family(record.family);
+    if (!variant || !family) continue;
+    try {
+      ProblemInstance instance(*family, Shape::parse(record.shape));
+      instance.fill_inputs(derive_seed(session_seed(), record.name), false);
+      instance.poison_outputs();
+      auto launch_once = [&] {
+        variant->launch(instance, 0, nullptr);
+        KGATE_CUDA_CHECK(cudaDeviceSynchronize());
+      };
+      launch_once();  // warm: module loading and handle creation stay out of both records
+      if (activity_unavailable_.empty()) {
+        KernelTrace trace;
+        trace.start();
+        launch_once();
+        record.kernels = trace.stop();
+      }
+      if (profiler) {
+        record.metrics = profiler->profile(launch_once).combined;
+      } else {
+        record.metrics_unavailable = profiler_failure;
+      }
+    } catch (const std::exception& e) {
+      record.metrics_unavailable = e.what();
+    }
+  }
+}
+
+}  // namespace kgate::bench

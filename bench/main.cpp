@@ -1,0 +1,237 @@
+// kgate_bench: every registered variant x benchmark shape as a Google Benchmark benchmark, timed
+// on the device (manual time = the headline mode's median), then a CUPTI pass, then the results
+// JSON. A variant that poisons the CUDA context is recorded as failed and the process restarts
+// itself on the remaining benchmarks (--kgate_resume), so one fault never loses a suite.
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "counters.hpp"
+#include "kgate/calibration.hpp"
+#include "kgate/provenance.hpp"
+#include "kgate/results_io.hpp"
+#include "measure.hpp"
+#include "options.hpp"
+
+namespace {
+
+using namespace kgate;
+using namespace kgate::bench;
+
+constexpr int kMaxRestarts = 50;
+
+std::string flag_value(const std::vector<std::string>& args, const std::string& flag) {
+  for (const std::string& a : args) {
+    if (a == flag) return "true";
+    if (a.rfind(flag + "=", 0) == 0) return a.substr(flag.size() + 1);
+  }
+  return {};
+}
+
+std::string join(const std::vector<std::string>& args) {
+  std::string out;
+  for (const std::string& a : args) out += (out.empty() ? "" : " ") + a;
+  return out;
+}
+
+// Folds a repetition (--benchmark_repetitions) into the record already there: more samples of the
+// same distribution.
+void add_record(RunResults& results, BenchmarkRecord record) {
+  for (BenchmarkRecord& existing : results.benchmarks) {
+    if (existing.name != record.name) continue;
+    for (auto [mine, theirs] : {std::pair{&existing.cold, &record.cold}, std::pair{&existing.hot, &record.hot}}) {
+      if (!mine->has_value() || !theirs->has_value()) continue;
+      auto& samples = (*mine)->samples_s;
+      samples.insert(samples.end(), (*theirs)->samples_s.begin(), (*theirs)->samples_s.end());
+      (*mine)->summary = summarize(samples);
+      (*mine)->throttled_samples += (*theirs)->throttled_samples;
+      (*mine)->target_met = (*mine)->target_met && (*theirs)->target_met;
+    }
+    return;
+  }
+  results.benchmarks.push_back(std::move(record));
+}
+
+class Progress {
+ public:
+  explicit Progress(std::size_t total) : total_(total), enabled_(isatty(STDERR_FILENO)) {}
+  void starting(const std::string& name) {
+    if (!enabled_) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    std::fprintf(stderr, "[%zu/%zu] %s  (%.0f s elapsed", ++done_, total_, name.c_str(), elapsed);
+    if (done_ > 1) std::fprintf(stderr, ", ~%.0f s left", elapsed / double(done_ - 1) * double(total_ - done_ + 1));
+    std::fprintf(stderr, ")\n");
+  }
+
+ private:
+  std::size_t total_, done_ = 0;
+  bool enabled_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+[[noreturn]] void restart_on_remaining(const RunResults& results, const std::vector<std::string>& original_args) {
+  const int restarts = std::atoi(std::getenv("KGATE_BENCH_RESTARTS") ? std::getenv("KGATE_BENCH_RESTARTS") : "0");
+  if (restarts >= kMaxRestarts) {
+    std::cerr << "kgate_bench: " << restarts << " restarts after faults; giving up\n";
+    std::exit(1);
+  }
+  char path[] = "/tmp/kgate-resume-XXXXXX.json";
+  const int fd = mkstemps(path, 5);
+  if (fd < 0) std::exit(1);
+  close(fd);
+  write_results_file(path, to_json(results));
+  std::vector<std::string> args;
+  for (const std::string& a : original_args)
+    if (a.rfind("--kgate_resume=", 0) != 0) args.push_back(a);
+  args.push_back(std::string("--kgate_resume=") + path);
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  setenv("KGATE_BENCH_RESTARTS", std::to_string(restarts + 1).c_str(), 1);
+  std::cout.flush();
+  std::cerr << "kgate_bench: the CUDA context was lost; restarting on the remaining benchmarks\n";
+  execv("/proc/self/exe", argv.data());
+  std::perror("kgate_bench: execv");
+  std::exit(1);
+}
+
+void report_to_google_benchmark(benchmark::State& state, const BenchmarkRecord& r) {
+  if (r.status != BenchmarkStatus::ok) {
+    state.SkipWithError(((r.status == BenchmarkStatus::skipped ? "skipped: " : "failed: ") + r.error).c_str());
+    return;
+  }
+  const double seconds = r.headline_median_s();
+  for (auto _ : state) state.SetIterationTime(seconds);
+  state.counters["GB/s"] = r.bytes_per_s / 1e9;
+  state.counters["TFLOP/s"] = r.flops_per_s / 1e12;
+  state.counters["%mem_roof"] = r.pct_of_memory_ceiling;
+  if (const TimingRecord* t = r.headline()) {
+    state.counters["rsd%"] = t->summary.rel_stddev() * 100;
+    state.counters["MHz"] = t->sm_clock_mhz;
+  }
+}
+
+int run(int argc, char** argv) {
+  const std::vector<std::string> original_args(argv, argv + argc);
+  BenchOptions options;
+  try {
+    options = parse_bench_options(argc, argv);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "kgate_bench: " << e.what() << "\n";
+    return 2;
+  }
+  if (options.help) std::cout << bench_usage() << "\nGoogle Benchmark flags:\n";
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+
+  const Registry& registry = Registry::instance();
+  registry.validate();
+  if (!flag_value(original_args, "--benchmark_list_tests").empty() &&
+      flag_value(original_args, "--benchmark_list_tests") != "false") {
+    // Listing needs no GPU: names come from the registry alone.
+    for (const Variant* v : registry.variants())
+      for (const Shape& s : registry.find_family(v->info.family)->bench_shapes())
+        benchmark::RegisterBenchmark((v->info.full_name() + "/" + s.id()).c_str(), [](benchmark::State&) {});
+    benchmark::RunSpecifiedBenchmarks();
+    return 0;
+  }
+
+  const DeviceProbe& probe = probe_device();
+  if (!probe.device) {
+    std::cerr << "kgate_bench: " << probe.reason << "; nothing to measure\n";
+    return 1;
+  }
+  const DeviceInfo& device = *probe.device;
+
+  RunResults results;
+  if (!options.resume.empty()) {
+    results = read_results_file(options.resume);
+    std::remove(options.resume.c_str());
+  } else {
+    results.context = make_run_context(device, join(original_args));
+  }
+
+  std::optional<CounterPass> counters;
+  if (options.counters) {
+    try {
+      counters.emplace(options.metrics);  // unknown metric names are refused here, before any timing
+    } catch (const UnknownMetrics& e) {
+      std::cerr << "kgate_bench: " << e.what() << "\n";
+      return 2;
+    }
+  }
+
+  GpuTimer timer(device, options.timing);
+  if (options.resume.empty()) {
+    std::cerr << "kgate_bench: measuring the ceilings of " << device.name << "...\n";
+    results.context.calibration = measure_calibration(device, timer);
+    const Calibration& c = results.context.calibration;
+    std::fprintf(stderr,
+                 "kgate_bench: copy %.0f GB/s, read %.0f GB/s (datasheet %.0f GB/s), bf16 GEMM %.0f TFLOP/s, "
+                 "launch floor %.2f us, graph floor %.2f us\n",
+                 c.copy_bytes_per_s / 1e9, c.read_bytes_per_s / 1e9, c.datasheet_bytes_per_s / 1e9,
+                 c.gemm_flops_per_s / 1e12, c.launch_floor_s * 1e6, c.graph_floor_s * 1e6);
+  }
+
+  std::vector<BenchmarkPlan> plans = plan_benchmarks(registry, device);
+  std::erase_if(plans, [&](const BenchmarkPlan& p) {
+    return std::any_of(results.benchmarks.begin(), results.benchmarks.end(),
+                       [&](const BenchmarkRecord& r) { return r.name == p.name; });
+  });
+  Progress progress(plans.size());
+  for (const BenchmarkPlan& plan : plans) {
+    benchmark::RegisterBenchmark(plan.name.c_str(),
+                                 [&, plan_ptr = &plan](benchmark::State& state) {
+                                   progress.starting(plan_ptr->name);
+                                   MeasureOutcome outcome = measure_benchmark(*plan_ptr, timer, results.context.calibration, options);
+                                   report_to_google_benchmark(state, outcome.record);
+                                   add_record(results, std::move(outcome.record));
+                                   if (outcome.context_lost) restart_on_remaining(results, original_args);
+                                 })
+        ->UseManualTime()
+        ->Iterations(1)
+        ->Unit(benchmark::kMicrosecond);
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+
+  if (counters) counters->run(results, registry);
+
+  if (options.out.empty() && !options.out_dir.empty()) {
+    std::string stamp = results.context.date;  // 2026-11-21T13:45:00Z -> 20261121T134500Z
+    std::erase_if(stamp, [](char ch) { return ch == '-' || ch == ':'; });
+    std::filesystem::create_directories(options.out_dir);
+    options.out = (std::filesystem::path(options.out_dir) / (stamp + "-" + gpu_slug(device.name) + ".json")).string();
+  }
+  if (!options.out.empty()) {
+    write_results_file(options.out, to_json(results));
+    std::cerr << "kgate_bench: wrote " << results.benchmarks.size() << " benchmarks to " << options.out << "\n";
+  }
+  const std::string gbench_out = flag_value(original_args, "--benchmark_out");
+  const std::string gbench_format = flag_value(original_args, "--benchmark_out_format");
+  if (!gbench_out.empty() && (gbench_format.empty() || gbench_format == "json")) {
+    nlohmann::json doc = read_json_file(gbench_out);
+    attach_kgate_blocks(doc, results);
+    write_results_file(gbench_out, doc);
+  }
+  const bool any_failed = std::any_of(results.benchmarks.begin(), results.benchmarks.end(),
+                                      [](const BenchmarkRecord& r) { return r.status == BenchmarkStatus::failed; });
+  return any_failed ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "kgate_bench: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,128 @@
+#include "measure.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kgate/random.hpp"
+#include "kgate/roofline.hpp"
+
+namespace kgate::bench {
+namespace {
+
+constexpr int kMaxCopies = 64;
+// Above this the benchmark skips its correctness check: generating inputs on the host and the
+// fp64 reference would take longer than the timing. The correctness suite covers small shapes.
+constexpr std::size_t kMaxCheckedBytes = std::size_t(64) << 20;
+
+int copies_for(std::size_t bytes_per_copy, std::size_t l2_bytes) {
+  if (bytes_per_copy == 0 || bytes_per_copy >= l2_bytes) return 1;
+  const auto needed = (2 * l2_bytes + bytes_per_copy - 1) / bytes_per_copy;
+  return static_cast<int>(std::min<std::size_t>(needed, kMaxCopies));
+}
+
+std::string gib(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f GiB", bytes / double(1ull << 30));
+  return text;
+}
+
+}  // namespace
+
+std::vector<BenchmarkPlan> plan_benchmarks(const Registry& registry, const DeviceInfo& device) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  KGATE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  // Leave room for the flush buffer, cuBLAS workspaces and the CUPTI pass.
+  const double usable = 0.85 * static_cast<double>(free_bytes) - 2.0 * static_cast<double>(device.l2_bytes);
+
+  std::vector<BenchmarkPlan> plans;
+  for (const Variant* variant : registry.variants()) {
+    const Family* family = registry.find_family(variant->info.family);
+    for (const Shape& shape : family->bench_shapes()) {
+      BenchmarkPlan plan{family, variant, shape, variant->info.full_name() + "/" + shape.id(), 1, {}};
+      const std::size_t per_copy = instance_bytes(*family, shape);
+      plan.copies = copies_for(per_copy, device.l2_bytes);
+      if (device.compute_capability < variant->info.min_compute_capability) {
+        plan.skip_reason = "needs compute capability " + std::to_string(variant->info.min_compute_capability) + ", " +
+                           device.name + " has " + std::to_string(device.compute_capability);
+      } else if (static_cast<double>(per_copy) > usable) {
+        plan.skip_reason = "needs " + gib(static_cast<double>(per_copy)) + " of device memory, " + gib(usable) + " usable";
+      }
+      plans.push_back(std::move(plan));
+    }
+  }
+  return plans;
+}
+
+void derive_roofline(BenchmarkRecord& record, const Calibration& calibration, bool read_dominated) {
+  const double seconds = record.headline_median_s();
+  if (!(seconds > 0)) return;
+  record.memory_ceiling = read_dominated ? "read" : "copy";
+  const Ceilings ceilings{.memory_bytes_per_s = read_dominated ? calibration.read_bytes_per_s : calibration.copy_bytes_per_s,
+                          .compute_flops_per_s = calibration.gemm_flops_per_s,
+                          .launch_floor_s = calibration.launch_floor_s};
+  const RooflinePoint point = place_on_roofline(record.min_bytes, record.flops, seconds, ceilings);
+  record.bytes_per_s = point.bytes_per_s;
+  record.flops_per_s = point.flops_per_s;
+  record.arithmetic_intensity = point.arithmetic_intensity;
+  record.pct_of_memory_ceiling = point.pct_of_memory;
+  record.pct_of_compute_ceiling = point.pct_of_compute;
+  record.roofline = point.cls;
+}
+
+MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, const Calibration& calibration,
+                                 const BenchOptions& options) {
+  MeasureOutcome outcome;
+  BenchmarkRecord& r = outcome.record;
+  r.name = plan.name;
+  r.family = plan.family->name();
+  r.variant = plan.variant->info.name;
+  r.shape = plan.shape.id();
+  r.role = std::string(to_string(plan.variant->info.role));
+  r.min_bytes = plan.family->min_bytes(plan.shape);
+  r.flops = plan.family->flops(plan.shape);
+  r.headline_mode = plan.family->headline_mode() == TimingMode::hot && options.hot ? "hot" : options.cold ? "cold" : "hot";
+  if (!plan.skip_reason.empty()) {
+    r.status = BenchmarkStatus::skipped;
+    r.error = plan.skip_reason;
+    return outcome;
+  }
+
+  try {
+    const std::size_t per_copy = instance_bytes(*plan.family, plan.shape);
+    const bool check = options.check && per_copy <= kMaxCheckedBytes;
+    ProblemInstance instance(*plan.family, plan.shape, plan.copies);
+    instance.fill_inputs(derive_seed(session_seed(), plan.name), check, timer.stream());
+    instance.poison_outputs(timer.stream());
+    const CopyLaunch launch = [&](int copy, cudaStream_t stream) { plan.variant->launch(instance, copy, stream); };
+
+    r.first_launch_s = timer.first_launch_s(launch);
+    if (check) {
+      const InstanceCheck result = instance.check();
+      r.correct = result.passed();
+      r.correctness_detail = result.describe();
+    } else {
+      r.correctness_detail = options.check ? "not checked: the instance is larger than the " +
+                                                 std::to_string(kMaxCheckedBytes >> 20) +
+                                                 " MiB checked in benchmarks (the correctness suite covers small shapes)"
+                                           : "not checked (--kgate_check=off)";
+    }
+    if (options.cold) r.cold = timer.measure_cold(launch, plan.copies);
+    if (options.hot) r.hot = timer.measure_hot(launch);
+    derive_roofline(r, calibration, plan.family->read_dominated());
+  } catch (const UnsupportedShape& e) {
+    r.status = BenchmarkStatus::skipped;
+    r.error = e.what();
+  } catch (const CudaError& e) {
+    r.status = BenchmarkStatus::failed;
+    r.error = e.what();
+    // A sticky fault (illegal address, trap) poisons the context: every later call fails too.
+    cudaGetLastError();
+    outcome.context_lost = cudaDeviceSynchronize() != cudaSuccess || cudaFree(nullptr) != cudaSuccess;
+  } catch (const std::exception& e) {
+    r.status = BenchmarkStatus::failed;
+    r.error = e.what();
+  }
+  return outcome;
+}
+
+}  // namespace kgate::bench

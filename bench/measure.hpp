@@ -1,0 +1,35 @@
+#pragma once
+// One benchmark, start to finish: instance, first launch, correctness check, cold and hot timing,
+// and the derived figures. Faults are caught and recorded, never propagated.
+#include "kgate/registry.hpp"
+#include "kgate/results.hpp"
+#include "kgate/timing.hpp"
+#include "options.hpp"
+
+namespace kgate::bench {
+
+struct BenchmarkPlan {
+  const Family* family;
+  const Variant* variant;
+  Shape shape;
+  std::string name;         // "<family>/<variant>/<shape id>"
+  int copies = 1;           // input copies rotated in cold mode
+  std::string skip_reason;  // set when the benchmark cannot run on this device
+};
+
+// Every registered variant x bench shape, with copies sized against the L2 and skips decided
+// against the device (compute capability, memory).
+std::vector<BenchmarkPlan> plan_benchmarks(const Registry& registry, const DeviceInfo& device);
+
+struct MeasureOutcome {
+  BenchmarkRecord record;
+  bool context_lost = false;  // a sticky fault: the process must restart to go on
+};
+
+MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, const Calibration& calibration,
+                                 const BenchOptions& options);
+
+// Bytes/s, FLOP/s, % of the measured ceilings and the roofline class from the headline median.
+void derive_roofline(BenchmarkRecord& record, const Calibration& calibration, bool read_dominated);
+
+}  // namespace kgate::bench

@@ -1,0 +1,116 @@
+#include "options.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
+#include <string_view>
+
+namespace kgate::bench {
+namespace {
+
+double parse_number(std::string_view flag, const std::string& value, double min) {
+  std::size_t used = 0;
+  double number = NAN;
+  try {
+    number = std::stod(value, &used);
+  } catch (const std::exception&) {
+  }
+  if (used != value.size() || !std::isfinite(number) || number < min)
+    throw std::invalid_argument(std::string(flag) + ": expected a number >= " + std::to_string(min) + ", got '" + value + "'");
+  return number;
+}
+
+bool parse_switch(std::string_view flag, const std::string& value) {
+  if (value == "on" || value == "true" || value == "1") return true;
+  if (value == "off" || value == "false" || value == "0") return false;
+  throw std::invalid_argument(std::string(flag) + ": expected on or off, got '" + value + "'");
+}
+
+std::vector<std::string> split_list(const std::string& value) {
+  std::vector<std::string> items;
+  std::stringstream in(value);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) items.push_back(item);
+  return items;
+}
+
+}  // namespace
+
+std::string bench_usage() {
+  return R"(kgate_bench: every registered kernel variant x benchmark shape, timed on this GPU.
+
+kgate flags (Google Benchmark's own flags, listed below them, work as usual):
+  --kgate_out=FILE              write the complete results JSON (Google Benchmark format + kgate blocks)
+  --kgate_out_dir=DIR           the same, as DIR/<UTC date>-<gpu>.json (the path is printed)
+  --kgate_modes=cold,hot        timing modes to run (both by default; a family names its headline mode)
+  --kgate_min_samples=N         samples before stopping is considered (default 10)
+  --kgate_min_time=SECONDS      GPU time to accumulate per mode before stopping (default 0.1)
+  --kgate_max_time=SECONDS      wall-clock cap per mode (default 5)
+  --kgate_target_rsd=FRACTION   relative stddev that ends sampling early (default 0.005)
+  --kgate_throttle=FRACTION     drop samples whose SM clock is below this fraction of the default clock (default 0.75)
+  --kgate_counters=on|off       CUPTI pass after timing: kernel records and range-profiler metrics (default on)
+  --kgate_metrics=a,b,...       range-profiler metrics (default: kgate's list; any metric the chip supports)
+  --kgate_check=on|off          check each benchmark's output against the reference before timing (default on)
+
+nvbench's defaults are --kgate_min_time=0.5 --kgate_max_time=15; kgate's are shorter so that a
+whole suite fits a CI job, and every record says whether its noise target was met.
+)";
+}
+
+BenchOptions parse_bench_options(int& argc, char** argv) {
+  BenchOptions o;
+  o.timing.stopping.min_gpu_time_s = 0.1;
+  o.timing.stopping.max_wall_time_s = 5.0;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") o.help = true;
+    if (arg.rfind("--kgate_", 0) != 0) {
+      argv[kept++] = argv[i];
+      continue;
+    }
+    const std::size_t eq = arg.find('=');
+    const std::string flag = arg.substr(0, eq);
+    if (eq == std::string::npos) throw std::invalid_argument(flag + ": expected " + flag + "=VALUE");
+    const std::string value = arg.substr(eq + 1);
+    if (flag == "--kgate_out") {
+      o.out = value;
+    } else if (flag == "--kgate_out_dir") {
+      o.out_dir = value;
+    } else if (flag == "--kgate_modes") {
+      o.cold = o.hot = false;
+      for (const std::string& mode : split_list(value)) {
+        if (mode == "cold") o.cold = true;
+        else if (mode == "hot") o.hot = true;
+        else throw std::invalid_argument(flag + ": unknown mode '" + mode + "' (cold, hot)");
+      }
+      if (!o.cold && !o.hot) throw std::invalid_argument(flag + ": name at least one mode");
+    } else if (flag == "--kgate_min_samples") {
+      o.timing.stopping.min_samples = static_cast<int>(parse_number(flag, value, 1));
+    } else if (flag == "--kgate_min_time") {
+      o.timing.stopping.min_gpu_time_s = parse_number(flag, value, 0);
+    } else if (flag == "--kgate_max_time") {
+      o.timing.stopping.max_wall_time_s = parse_number(flag, value, 0.001);
+    } else if (flag == "--kgate_target_rsd") {
+      o.timing.stopping.target_rel_stddev = parse_number(flag, value, 0);
+    } else if (flag == "--kgate_throttle") {
+      o.timing.throttle.threshold = parse_number(flag, value, 0);
+    } else if (flag == "--kgate_counters") {
+      o.counters = parse_switch(flag, value);
+    } else if (flag == "--kgate_metrics") {
+      o.metrics = split_list(value);
+    } else if (flag == "--kgate_check") {
+      o.check = parse_switch(flag, value);
+    } else if (flag == "--kgate_resume") {
+      o.resume = value;
+    } else {
+      throw std::invalid_argument("unknown flag " + flag + " (see --help)");
+    }
+  }
+  argc = kept;
+  argv[argc] = nullptr;
+  return o;
+}
+
+}  // namespace kgate::bench

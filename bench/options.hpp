@@ -1,0 +1,29 @@
+#pragma once
+// kgate_bench's own flags. They follow Google Benchmark's form (--kgate_name=value) and are
+// removed from argv before Google Benchmark parses the rest, so its flags keep working unchanged.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kgate/timing.hpp"
+
+namespace kgate::bench {
+
+struct BenchOptions {
+  std::string out;      // --kgate_out: the complete results JSON
+  std::string out_dir;  // --kgate_out_dir: the same, named <date>-<gpu>.json in this folder
+  TimingOptions timing{};
+  bool cold = true, hot = true;          // --kgate_modes=cold,hot
+  bool counters = true;                  // --kgate_counters=on|off: the CUPTI pass after timing
+  std::vector<std::string> metrics;      // --kgate_metrics=a,b,c (empty: the default list)
+  bool check = true;                     // --kgate_check=on|off: correctness check before timing
+  std::string resume;                    // --kgate_resume=FILE (internal: continue after a fault)
+  bool help = false;
+};
+
+// Parses and removes the --kgate_* flags (and --help, which is left for Google Benchmark too).
+// Throws std::invalid_argument naming the flag on a bad value or an unknown --kgate_ flag.
+BenchOptions parse_bench_options(int& argc, char** argv);
+std::string bench_usage();
+
+}  // namespace kgate::bench

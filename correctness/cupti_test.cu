@@ -1,0 +1,215 @@
+// The CUPTI module on a real GPU: kernel records from the Activity API, counters from the range
+// profiler, and the two used one after the other as a benchmark run uses them. Skips with the
+// reason where there is no GPU, or where CUPTI is not usable (no profiling permission, under Nsight).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstddef>
+#include <string>
+
+#include "kgate/cuda_check.hpp"
+#include "kgate/cupti.hpp"
+#include "kgate/device_buffer.hpp"
+
+namespace kgate_cupti_test {
+
+__global__ void copy_kernel(const float* in, float* out, std::size_t n) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    out[i] = in[i];
+}
+
+// A template in a namespace, so the demangled name differs visibly from the mangled one.
+template <int Factor>
+__global__ void scale_kernel(float* data, std::size_t n) {
+  extern __shared__ float staging[];
+  const std::size_t i = (blockIdx.y * static_cast<std::size_t>(gridDim.x) + blockIdx.x) * blockDim.x + threadIdx.x;
+  staging[threadIdx.x] = i < n ? data[i] : 0.0f;
+  __syncthreads();
+  if (i < n) data[i] = staging[threadIdx.x] * Factor;
+}
+
+constexpr int kCopyGrid = 1024, kCopyBlock = 256;
+constexpr dim3 kScaleGrid{64, 2, 1};
+constexpr int kScaleBlock = 128;
+constexpr std::size_t kScaleShared = kScaleBlock * sizeof(float);
+
+void launch_copy(const float* in, float* out, std::size_t n) {
+  copy_kernel<<<kCopyGrid, kCopyBlock>>>(in, out, n);
+  KGATE_CHECK_LAUNCH();
+}
+
+void launch_scale(float* data, std::size_t n) {
+  scale_kernel<3><<<kScaleGrid, kScaleBlock, kScaleShared>>>(data, n);
+  KGATE_CHECK_LAUNCH();
+}
+
+// Why a test cannot run here (no GPU, no permission, under Nsight), or empty when it can.
+std::string activity_missing() {
+  const std::string reason = kgate::activity_unavailable_reason();
+  return reason.empty() ? reason : "CUPTI activity tracing unavailable: " + reason;
+}
+
+std::string counters_missing() {
+  const std::string reason = kgate::counters_unavailable_reason();
+  return reason.empty() ? reason : "CUPTI range profiler unavailable: " + reason;
+}
+
+// Device floats, freed with the test.
+class Floats {
+ public:
+  explicit Floats(std::size_t count) : allocation_(count * sizeof(float)) {}
+  float* get() const { return static_cast<float*>(allocation_.get()); }
+
+ private:
+  kgate::DeviceAllocation allocation_;
+};
+
+const kgate::KernelMetrics& only_kernel(const kgate::RangeProfile& profile) {
+  EXPECT_EQ(profile.kernels.size(), 1u);
+  return profile.kernels.at(0);
+}
+
+// Four times L2 or more, so that a replayed pass cannot find its input still cached.
+constexpr std::size_t kLargeFloats = std::size_t{64} << 20;  // 256 MiB per buffer
+
+void expect_reads_input_once(const kgate::KernelMetrics& kernel, std::size_t floats) {
+  const double expected = static_cast<double>(floats * sizeof(float));
+  EXPECT_NEAR(kernel.values.at("dram__bytes_read.sum"), expected, 0.10 * expected);
+  EXPECT_GT(kernel.values.at("gpu__time_duration.sum"), 0);
+}
+
+TEST(KernelTrace, RecordsFoldedLaunchesInOrder) {
+  if (const std::string why = activity_missing(); !why.empty()) GTEST_SKIP() << why;
+  constexpr std::size_t n = std::size_t{1} << 20;
+  const Floats a(n), b(n);
+  launch_copy(a.get(), b.get(), n);  // before start(): must not be recorded
+  KGATE_CUDA_CHECK(cudaDeviceSynchronize());
+
+  kgate::KernelTrace trace;
+  trace.start();
+  for (int i = 0; i < 3; ++i) launch_copy(a.get(), b.get(), n);
+  launch_scale(b.get(), n);
+  const std::vector<kgate::KernelRecord> records = trace.stop();
+
+  ASSERT_EQ(records.size(), 2u);
+  const kgate::KernelRecord& copy = records[0];
+  EXPECT_EQ(copy.launches, 3);
+  EXPECT_EQ(copy.name.rfind("_Z", 0), 0u) << copy.name;
+  EXPECT_NE(copy.demangled.find("kgate_cupti_test::copy_kernel("), std::string::npos) << copy.demangled;
+  EXPECT_EQ(copy.grid[0], kCopyGrid);
+  EXPECT_EQ(copy.grid[1], 1);
+  EXPECT_EQ(copy.block[0], kCopyBlock);
+  EXPECT_EQ(copy.block[2], 1);
+  EXPECT_GT(copy.registers_per_thread, 0);
+  EXPECT_LE(copy.registers_per_thread, 255);
+  EXPECT_EQ(copy.static_shared_bytes, 0);
+  EXPECT_EQ(copy.dynamic_shared_bytes, 0);
+  EXPECT_GT(copy.duration_s, 0);
+  EXPECT_LT(copy.duration_s, 0.1);
+
+  const kgate::KernelRecord& scale = records[1];
+  EXPECT_EQ(scale.launches, 1);
+  EXPECT_NE(scale.demangled.find("kgate_cupti_test::scale_kernel<3>("), std::string::npos) << scale.demangled;
+  EXPECT_EQ(scale.grid[0], static_cast<int>(kScaleGrid.x));
+  EXPECT_EQ(scale.grid[1], static_cast<int>(kScaleGrid.y));
+  EXPECT_EQ(scale.block[0], kScaleBlock);
+  EXPECT_EQ(scale.dynamic_shared_bytes, static_cast<long long>(kScaleShared));
+  EXPECT_GT(scale.duration_s, 0);
+}
+
+TEST(KernelTrace, SecondTraceStartsEmpty) {
+  if (const std::string why = activity_missing(); !why.empty()) GTEST_SKIP() << why;
+  constexpr std::size_t n = std::size_t{1} << 16;
+  const Floats a(n), b(n);
+  kgate::KernelTrace first;
+  first.start();
+  launch_copy(a.get(), b.get(), n);
+  ASSERT_EQ(first.stop().size(), 1u);
+
+  kgate::KernelTrace second;
+  second.start();
+  EXPECT_THROW(kgate::KernelTrace().start(), kgate::ProfilerError);  // one trace at a time
+  launch_scale(a.get(), n);
+  const std::vector<kgate::KernelRecord> records = second.stop();
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_NE(records[0].demangled.find("scale_kernel"), std::string::npos);
+}
+
+TEST(RangeProfiler, UnknownMetricsAreNamed) {
+  if (const std::string why = counters_missing(); !why.empty()) GTEST_SKIP() << why;
+  try {
+    kgate::RangeProfiler profiler({"dram__bytes_read.sum", "no_such__metric.sum", "dram__bytes_read.no_such_rollup"});
+    FAIL() << "expected kgate::ProfilerError";
+  } catch (const kgate::ProfilerError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("no_such__metric.sum"), std::string::npos) << message;
+    EXPECT_NE(message.find("dram__bytes_read.no_such_rollup"), std::string::npos) << message;
+  }
+}
+
+TEST(RangeProfiler, CopyKernelReadsItsInputOnceAndProfilesAgain) {
+  if (const std::string why = counters_missing(); !why.empty()) GTEST_SKIP() << why;
+  const Floats in(kLargeFloats), out(kLargeFloats);
+  KGATE_CUDA_CHECK(cudaMemset(in.get(), 0, kLargeFloats * sizeof(float)));
+
+  kgate::RangeProfiler profiler;
+  EXPECT_GE(profiler.passes(), 1u);
+  const kgate::RangeProfile first = profiler.profile([&] { launch_copy(in.get(), out.get(), kLargeFloats); });
+  const kgate::KernelMetrics& copy = only_kernel(first);
+  expect_reads_input_once(copy, kLargeFloats);
+  for (const std::string& metric : kgate::default_range_metrics()) {
+    ASSERT_TRUE(copy.values.contains(metric)) << metric;
+    EXPECT_TRUE(std::isfinite(copy.values.at(metric))) << metric;
+    EXPECT_DOUBLE_EQ(first.combined.at(metric), copy.values.at(metric)) << metric;
+  }
+
+  // The same object again, now with two kernels: counts add up, percentages stay percentages.
+  const kgate::RangeProfile second = profiler.profile([&] {
+    launch_copy(in.get(), out.get(), kLargeFloats);
+    launch_scale(out.get(), kLargeFloats);
+  });
+  ASSERT_EQ(second.kernels.size(), 2u);
+  expect_reads_input_once(second.kernels[0], kLargeFloats);
+  EXPECT_NE(second.kernels[0].range_name, second.kernels[1].range_name);
+  for (const char* metric : {"dram__bytes_read.sum", "gpu__time_duration.sum"})
+    EXPECT_DOUBLE_EQ(second.combined.at(metric),
+                     second.kernels[0].values.at(metric) + second.kernels[1].values.at(metric)) << metric;
+  const double pct = second.combined.at("dram__throughput.avg.pct_of_peak_sustained_elapsed");
+  EXPECT_GE(pct, 0);
+  EXPECT_LE(pct, 100.5);
+}
+
+TEST(RangeProfiler, DurationIsCollectedButNotReportedUnlessAsked) {
+  if (const std::string why = counters_missing(); !why.empty()) GTEST_SKIP() << why;
+  constexpr std::size_t n = std::size_t{1} << 20;
+  const Floats a(n), b(n);
+  kgate::RangeProfiler profiler({"dram__bytes_read.sum", "sm__throughput.avg.pct_of_peak_sustained_elapsed"});
+  const kgate::RangeProfile profile = profiler.profile([&] { launch_copy(a.get(), b.get(), n); });
+  const kgate::KernelMetrics& copy = only_kernel(profile);
+  EXPECT_EQ(copy.values.size(), 2u);
+  EXPECT_EQ(profile.combined.size(), 2u);
+  EXPECT_FALSE(profile.combined.contains("gpu__time_duration.sum"));
+}
+
+// The order a benchmark run uses: trace the timing pass, profile, then trace the next benchmark,
+// with a fresh profiler object for the second benchmark.
+TEST(Cupti, TraceProfileTraceAlternate) {
+  if (const std::string why = activity_missing(); !why.empty()) GTEST_SKIP() << why;
+  if (const std::string why = counters_missing(); !why.empty()) GTEST_SKIP() << why;
+  const Floats in(kLargeFloats), out(kLargeFloats);
+  const auto copy = [&] { launch_copy(in.get(), out.get(), kLargeFloats); };
+  for (int benchmark = 0; benchmark < 2; ++benchmark) {
+    kgate::KernelTrace trace;
+    trace.start();
+    copy();
+    const std::vector<kgate::KernelRecord> records = trace.stop();
+    ASSERT_EQ(records.size(), 1u) << "benchmark " << benchmark;
+    EXPECT_GT(records[0].duration_s, 0);
+
+    kgate::RangeProfiler profiler;
+    expect_reads_input_once(only_kernel(profiler.profile(copy)), kLargeFloats);
+  }
+}
+
+}  // namespace kgate_cupti_test

@@ -1,0 +1,105 @@
+#pragma once
+// The regression gate: two runs of a suite compared benchmark by benchmark (matched by name), each
+// given a verdict, with the reasons a reader needs to act on it (docs/compare.md).
+//
+// Per benchmark, on the headline mode's samples: speedup = baseline median / new median (> 1 is
+// faster), a bootstrap confidence interval of that ratio at 1 - alpha, and a Mann–Whitney U
+// p-value. With T the benchmark's threshold, the band of "no material change" is
+// [1 / (1 + T), 1 + T] in speedup:
+//   slower   speedup below the band, p < alpha, and the interval's upper end below 1;
+//   faster   speedup above the band, p < alpha, and the interval's lower end above 1;
+//   same     speedup inside the band, the whole interval inside the band, and neither side's
+//            relative stddev above the noise limit;
+//   noisy    anything else: a change that is not significant, or an interval that reaches out of
+//            the band, or a side too spread to trust its median;
+// judged in time, and also in cycle space (time x the mode's median SM clock) when both sides
+// know their clock: a time verdict of slower/faster that cycles do not confirm becomes `same`
+// with a clock note (the GPU ran at another clock; the code did not change speed).
+// With fewer than 2 samples on a side no test is possible: inside the band -> same, outside ->
+// noisy, both flagged low confidence.
+// Outside the statistics: failed (the new run recorded an error or a wrong result), new (no
+// usable baseline), missing (not in the new run, or skipped there).
+// The gate fails on any `slower` or `failed`.
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kgate/results.hpp"
+
+namespace kgate {
+
+enum class Verdict { faster, slower, same, noisy, added, missing, failed };
+std::string_view to_string(Verdict verdict);  // "faster", ..., "new" for added, "missing", "failed"
+
+// The slowdown (and speedup) that counts as material, as a fraction: 0.05 = 5%.
+// Precedence: a benchmark's own entry, then its family's, then the default. The command line's
+// --threshold replaces the default only, so checked-in per-family and per-benchmark tuning stays.
+struct Thresholds {
+  double default_fraction = 0.05;
+  std::map<std::string, double> families, benchmarks;
+  double for_benchmark(const std::string& name, const std::string& family) const;
+};
+// baselines/thresholds.json: {"schema_version": 1, "default": 0.05, "families": {"rmsnorm": 0.03},
+// "benchmarks": {"<name>": 0.1}}; every value in (0, 1]. Errors are ResultsError naming file and path.
+Thresholds parse_thresholds(const nlohmann::json& doc, const std::string& source);
+Thresholds read_thresholds_file(const std::string& path);
+
+struct CompareOptions {
+  Thresholds thresholds;
+  double alpha = 0.01;        // significance level of the U test; the interval is at 1 - alpha
+  double noise_limit = 0.10;  // relative stddev above which a side is too spread for `same`
+  int resamples = 2000;       // bootstrap resamples
+  std::uint64_t seed = 0x6B67617465ull;
+  bool allow_env_mismatch = false;
+};
+
+// Different GPU models: the comparison is refused unless allow_env_mismatch is set.
+class EnvironmentMismatch : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct BenchmarkComparison {
+  std::string name, family;
+  Verdict verdict = Verdict::same;
+  bool low_confidence = false;  // fewer than 2 samples on a side: no significance test
+  double threshold = 0;
+  std::size_t baseline_samples = 0, new_samples = 0;
+  double baseline_median_s = 0, new_median_s = 0;  // 0 when that side has none
+  double speedup = 0;                              // baseline / new; 0 when not compared
+  double ci_low = 0, ci_high = 0;                  // bootstrap interval of the speedup
+  double p_value = 1;
+  double baseline_clock_mhz = 0, new_clock_mhz = 0;  // 0 = unknown
+  double cycle_speedup = 0;                           // 0 when a clock is unknown
+  std::vector<std::string> notes;  // why: clock differences, counter deltas, errors
+};
+
+struct ComparisonReport {
+  std::string baseline_source, new_source;
+  std::vector<std::string> warnings;  // environment differences, shown above the table
+  std::vector<std::string> notices;   // how the comparison was made (time-only, ...)
+  double confidence = 0.99;           // of the intervals
+  std::vector<BenchmarkComparison> benchmarks;
+
+  std::size_t count(Verdict verdict) const;
+  bool regression() const;  // any slower or failed: the gate fails
+  double geomean_speedup() const;  // over compared benchmarks; 0 when there are none
+  std::string summary_line() const;  // "3 slower, 1 faster, 40 same, 0 noisy, 1 failed; geomean speedup 0.987x"
+};
+
+// Throws EnvironmentMismatch (different GPU models, not allowed).
+ComparisonReport compare_runs(const RunResults& baseline, const RunResults& current, const std::string& baseline_source,
+                              const std::string& new_source, const CompareOptions& options);
+
+// Renderings of a report. The table ends with the summary line; colour uses ANSI escapes.
+std::string format_table(const ComparisonReport& report, bool colour);
+nlohmann::json report_to_json(const ComparisonReport& report);
+std::string report_to_junit(const ComparisonReport& report);
+std::string report_to_markdown(const ComparisonReport& report);
+
+}  // namespace kgate

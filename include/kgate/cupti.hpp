@@ -1,0 +1,91 @@
+#pragma once
+// What kgate learns from CUPTI, in two independent parts:
+//  - KernelTrace (Activity API): which kernels a variant really launched, with their launch
+//    configuration and duration, so a report shows what ran and not only what was asked for.
+//  - RangeProfiler (Range Profiling API, auto range + kernel replay): hardware counters per
+//    kernel, replayed as many passes as the metrics need.
+// Either may be unavailable (no GPU, no profiling permission, running under Nsight, unsupported
+// device) while the other works; each says why instead of crashing, so a benchmark run can print
+// one warning and still record its timings. The two must not be active at the same time: trace
+// the timing pass, then profile.
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kgate/results.hpp"
+
+namespace kgate {
+
+// A CUPTI failure, or CUPTI being unusable here; what() names the CUPTI error (cuptiGetResultString).
+class ProfilerError : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Why the Activity API / the range profiler cannot be used in this process, or empty when they
+// can. Checked once per process (the first call pays for the check); never throws.
+std::string activity_unavailable_reason();
+std::string counters_unavailable_reason();
+
+// Records every kernel launched between start() and stop(). One trace may be active per process.
+class KernelTrace {
+ public:
+  KernelTrace() = default;
+  KernelTrace(const KernelTrace&) = delete;
+  KernelTrace& operator=(const KernelTrace&) = delete;
+  ~KernelTrace();
+
+  void start();
+  // Synchronizes the device, then returns the launches folded by (name, grid, block, registers,
+  // shared memory), in first-launch order.
+  std::vector<KernelRecord> stop();
+
+ private:
+  bool active_ = false;
+};
+
+// The counters of one kernel launch. range_name is CUPTI's auto-range name: the launch's index
+// within the profiled call ("0", "1", ...), so it pairs with a KernelTrace of the same call.
+struct KernelMetrics {
+  std::string range_name;
+  std::map<std::string, double> values;
+};
+
+struct RangeProfile {
+  std::vector<KernelMetrics> kernels;  // in launch order
+  // Over all kernels: metrics named "*.sum" are summed; every other metric (ratios, percentages,
+  // averages, rates) is averaged weighted by each kernel's gpu__time_duration.sum.
+  std::map<std::string, double> combined;
+};
+
+std::vector<std::string> default_range_metrics();
+
+class RangeProfiler {
+ public:
+  // Builds the counter configuration for these metrics on the current device once. Throws
+  // ProfilerError when profiling is unavailable, or listing every metric name this chip does not
+  // know (or cannot collect).
+  explicit RangeProfiler(std::vector<std::string> metrics = default_range_metrics());
+  RangeProfiler(const RangeProfiler&) = delete;
+  RangeProfiler& operator=(const RangeProfiler&) = delete;
+  ~RangeProfiler();
+
+  // Runs launch_once with the profiler on; CUPTI replays each kernel it launches as many times as
+  // the metrics need, restoring device memory between passes. Launches must not depend on each
+  // other's concurrency (each kernel runs alone) and must be plain launches, not graph launches.
+  // Synchronizes the device. Reusable: call it once per benchmark. Throws ProfilerError while a
+  // KernelTrace is recording, or when launch_once launches more than 64 kernels.
+  RangeProfile profile(const std::function<void()>& launch_once);
+
+  const std::vector<std::string>& metrics() const;
+  std::size_t passes() const;  // replay passes per kernel for this metric set
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace kgate

@@ -1,0 +1,71 @@
+#pragma once
+// Device-side timing of a launch, the way nvbench does it and with what a regression harness
+// adds. Everything timed is explicit here:
+//  * cold: before every timed launch the L2 is flushed (a memset of a scratch buffer larger than
+//    the L2) and inputs rotate among copies; each launch sits between its own pair of events;
+//  * hot: many launches captured in a CUDA graph, one replay timed, divided by the count;
+//  * batches of samples are queued behind a kernel that holds the stream until the host has
+//    enqueued them all, so host launch latency never lands between two events;
+//  * after each batch a probe kernel measures the SM clock (clock64 against %globaltimer); a batch
+//    run below the throttle threshold is dropped and counted, and sampling backs off briefly.
+// Sampling stops by the noise-adaptive criterion (stopping.hpp).
+#include <cuda_runtime.h>
+
+#include <functional>
+
+#include "kgate/device.hpp"
+#include "kgate/device_buffer.hpp"
+#include "kgate/results.hpp"
+#include "kgate/stopping.hpp"
+
+namespace kgate {
+
+struct TimingOptions {
+  StoppingOptions stopping{};
+  ThrottleOptions throttle{};
+  double batch_target_s = 2e-3;  // GPU time queued behind one hold: long enough to amortize the probe
+  int max_batch = 64;            // samples per batch at most (events are preallocated)
+  double hot_replay_target_s = 1e-3;  // a hot sample is one graph replay of about this length
+  int max_graph_launches = 1000;
+};
+
+// Launches the code under test on input copy `copy`.
+using CopyLaunch = std::function<void(int copy, cudaStream_t stream)>;
+
+class GpuTimer {
+ public:
+  GpuTimer(const DeviceInfo& device, TimingOptions options);
+  ~GpuTimer();
+  GpuTimer(const GpuTimer&) = delete;
+  GpuTimer& operator=(const GpuTimer&) = delete;
+
+  cudaStream_t stream() const { return stream_; }
+  const TimingOptions& options() const { return options_; }
+
+  // Wall time of the first launch and its completion: module load and lazy loading included, as
+  // a serving system pays it on its first request. Meaningful only for a kernel not launched before.
+  double first_launch_s(const CopyLaunch& launch);
+
+  TimingRecord measure_cold(const CopyLaunch& launch, int copies);
+  TimingRecord measure_hot(const CopyLaunch& launch);
+
+  // The SM clock now, in MHz, from a probe kernel spinning a fixed number of cycles.
+  double sm_clock_mhz();
+
+ private:
+  // Queues `count` samples behind a hold kernel, releases it and returns each sample's seconds.
+  std::vector<double> run_batch(int count, const std::function<void(int sample)>& enqueue_one);
+  TimingRecord sample_until_done(double expected_sample_s, const std::function<void(int)>& enqueue_one,
+                                 int launches_per_sample);
+
+  DeviceInfo device_;
+  TimingOptions options_;
+  cudaStream_t stream_ = nullptr;
+  std::vector<cudaEvent_t> starts_, stops_;
+  DeviceAllocation flush_buffer_;
+  int* hold_flag_host_ = nullptr;  // pinned, mapped: the host releases the hold by writing 1
+  int* hold_flag_device_ = nullptr;
+  DeviceAllocation probe_result_;
+};
+
+}  // namespace kgate

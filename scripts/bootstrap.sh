@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs what kgate needs to build and test, and nothing that is already there. Idempotent.
+# As root with apt-get: installs the missing Debian/Ubuntu packages. Otherwise: prints the command.
+# The CUDA Toolkit itself is not installed here (it comes from NVIDIA's repositories or a CUDA
+# container); its absence is reported with the way to get it.
+set -euo pipefail
+
+missing=()
+# need PACKAGE PATH...: PACKAGE is missing unless dpkg knows it or one of the PATHs exists (the
+# device images install some libraries outside dpkg).
+need() {
+  local package=$1; shift
+  if dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then return; fi
+  local path
+  for path in "$@"; do
+    if compgen -G "$path" >/dev/null; then return; fi
+  done
+  missing+=("$package")
+}
+
+need cmake /usr/bin/cmake /usr/local/bin/cmake
+need ninja-build /usr/bin/ninja /usr/local/bin/ninja
+need g++ /usr/bin/g++
+need git /usr/bin/git
+need libgtest-dev "/usr/lib/*/libgtest.a" "/usr/lib/*/cmake/GTest/GTestConfig.cmake" "/usr/local/lib*/cmake/GTest/GTestConfig.cmake"
+need libbenchmark-dev "/usr/lib/*/cmake/benchmark/benchmarkConfig.cmake" "/usr/local/lib*/cmake/benchmark/benchmarkConfig.cmake"
+need nlohmann-json3-dev /usr/include/nlohmann/json.hpp /usr/local/include/nlohmann/json.hpp
+# Google Benchmark's compare.py and its statistics, for the interoperability test.
+need libbenchmark-tools /usr/share/benchmark/tools/compare.py "/usr/local/share/benchmark*/compare.py"
+need python3-scipy "/usr/lib/python3/dist-packages/scipy"
+
+if ((${#missing[@]})); then
+  command="apt-get install -y --no-install-recommends ${missing[*]}"
+  if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
+    echo "bootstrap: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! { apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
+           { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null; }; }; then
+      echo "bootstrap: could not install ${missing[*]} (offline?); configuration will say what is still missing" >&2
+    fi
+  else
+    echo "bootstrap: missing ${missing[*]}; install with: sudo $command" >&2
+  fi
+fi
+
+nvcc_path=$(command -v nvcc || true)
+[[ -z $nvcc_path && -x /usr/local/cuda/bin/nvcc ]] && nvcc_path=/usr/local/cuda/bin/nvcc
+if [[ -z $nvcc_path ]]; then
+  echo "bootstrap: the CUDA Toolkit (nvcc, cuBLAS, CUPTI) was not found; install it from" \
+       "https://developer.nvidia.com/cuda-downloads or use an nvidia/cuda:*-devel container" >&2
+  exit 1
+fi

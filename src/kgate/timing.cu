@@ -1,0 +1,212 @@
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+#include <thread>
+
+#include "kgate/statistics.hpp"
+#include "kgate/timing.hpp"
+
+namespace kgate {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+constexpr unsigned long long kHoldTimeoutNs = 2'000'000'000ull;  // a host stalled this long gets its launch gaps timed, and a warning
+constexpr long long kProbeCycles = 200'000;  // ~100 us at 2 GHz: %globaltimer's coarsest tick (1 us) stays under 1%
+
+__device__ __forceinline__ unsigned long long global_timer_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// Holds the stream until the host writes flag[0] = 1; flag[1] = 1 records a timeout.
+__global__ void hold_stream_kernel(volatile int* flag, unsigned long long timeout_ns) {
+  const unsigned long long start = global_timer_ns();
+  while (flag[0] == 0) {
+    if (global_timer_ns() - start > timeout_ns) {
+      flag[1] = 1;
+      return;
+    }
+  }
+}
+
+__global__ void clock_probe_kernel(long long cycles, unsigned long long* out) {
+  const long long c0 = clock64();
+  const unsigned long long t0 = global_timer_ns();
+  while (clock64() - c0 < cycles) {
+  }
+  const long long c1 = clock64();
+  const unsigned long long t1 = global_timer_ns();
+  out[0] = static_cast<unsigned long long>(c1 - c0);
+  out[1] = t1 - t0;
+}
+
+}  // namespace
+
+GpuTimer::GpuTimer(const DeviceInfo& device, TimingOptions options)
+    : device_(device),
+      options_(options),
+      flush_buffer_(2 * std::max<std::size_t>(device.l2_bytes, 1 << 20)),
+      probe_result_(2 * sizeof(unsigned long long)) {
+  KGATE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  starts_.resize(options_.max_batch);
+  stops_.resize(options_.max_batch);
+  for (int i = 0; i < options_.max_batch; ++i) {
+    KGATE_CUDA_CHECK(cudaEventCreate(&starts_[i]));
+    KGATE_CUDA_CHECK(cudaEventCreate(&stops_[i]));
+  }
+  KGATE_CUDA_CHECK(cudaHostAlloc(&hold_flag_host_, 2 * sizeof(int), cudaHostAllocMapped));
+  KGATE_CUDA_CHECK(cudaHostGetDevicePointer(&hold_flag_device_, hold_flag_host_, 0));
+}
+
+GpuTimer::~GpuTimer() {
+  // Teardown cannot throw; after a sticky fault these calls fail and there is nothing to recover.
+  for (cudaEvent_t e : starts_) cudaEventDestroy(e);
+  for (cudaEvent_t e : stops_) cudaEventDestroy(e);
+  if (hold_flag_host_) cudaFreeHost(hold_flag_host_);
+  if (stream_) cudaStreamDestroy(stream_);
+}
+
+double GpuTimer::sm_clock_mhz() {
+  clock_probe_kernel<<<1, 1, 0, stream_>>>(kProbeCycles, static_cast<unsigned long long*>(probe_result_.get()));
+  KGATE_CHECK_LAUNCH();
+  unsigned long long result[2];
+  KGATE_CUDA_CHECK(cudaMemcpyAsync(result, probe_result_.get(), sizeof result, cudaMemcpyDeviceToHost, stream_));
+  KGATE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  return result[1] > 0 ? static_cast<double>(result[0]) / static_cast<double>(result[1]) * 1e3 : 0.0;
+}
+
+double GpuTimer::first_launch_s(const CopyLaunch& launch) {
+  const auto start = Clock::now();
+  launch(0, stream_);
+  KGATE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  return seconds_since(start);
+}
+
+std::vector<double> GpuTimer::run_batch(int count, const std::function<void(int)>& enqueue_one) {
+  count = std::clamp(count, 1, options_.max_batch);
+  hold_flag_host_[0] = 0;
+  hold_flag_host_[1] = 0;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  hold_stream_kernel<<<1, 1, 0, stream_>>>(hold_flag_device_, kHoldTimeoutNs);
+  KGATE_CHECK_LAUNCH();
+  for (int s = 0; s < count; ++s) enqueue_one(s);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  *static_cast<volatile int*>(hold_flag_host_) = 1;
+  KGATE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  if (hold_flag_host_[1] != 0)
+    throw std::runtime_error("the stream hold timed out before the host finished enqueuing a batch; timings would include launch gaps");
+  std::vector<double> seconds(count);
+  for (int s = 0; s < count; ++s) {
+    float ms = 0;
+    KGATE_CUDA_CHECK(cudaEventElapsedTime(&ms, starts_[s], stops_[s]));
+    seconds[s] = static_cast<double>(ms) * 1e-3;
+  }
+  return seconds;
+}
+
+TimingRecord GpuTimer::sample_until_done(double expected_sample_s, const std::function<void(int)>& enqueue_one,
+                                         int launches_per_sample) {
+  StoppingCriterion criterion(options_.stopping);
+  std::vector<double> clocks;
+  int throttled = 0;
+  const auto start = Clock::now();
+  const int batch = static_cast<int>(std::clamp(options_.batch_target_s / std::max(expected_sample_s, 1e-7), 1.0,
+                                                static_cast<double>(options_.max_batch)));
+  StopReason reason = StopReason::none;
+  while (reason == StopReason::none) {
+    const std::vector<double> samples = run_batch(batch, enqueue_one);
+    const double mhz = sm_clock_mhz();
+    if (is_throttled(mhz, device_.sm_clock_khz / 1e3, options_.throttle)) {
+      throttled += static_cast<int>(samples.size());
+      std::this_thread::sleep_for(std::chrono::duration<double>(options_.throttle.backoff_s));
+    } else {
+      // The criterion sees whole samples, so its minimum GPU time counts every launch of a replay.
+      for (double s : samples) criterion.add_sample(s);
+      clocks.push_back(mhz);
+    }
+    reason = criterion.check(seconds_since(start));
+  }
+  if (criterion.samples() == 0)
+    throw std::runtime_error("every sample ran below the throttle threshold (" + std::to_string(throttled) +
+                             " dropped); the GPU is throttling");
+  TimingRecord record;
+  record.samples_s = criterion.samples_s();
+  for (double& s : record.samples_s) s /= launches_per_sample;
+  record.summary = summarize(record.samples_s);
+  record.target_met = criterion.target_met();
+  record.target_rel_stddev = options_.stopping.target_rel_stddev;
+  record.stop_reason = std::string(to_string(reason));
+  record.throttled_samples = throttled;
+  record.sm_clock_mhz = median(clocks);
+  record.gpu_time_s = criterion.gpu_time_s();
+  record.wall_time_s = seconds_since(start);
+  record.launches_per_sample = launches_per_sample;
+  return record;
+}
+
+TimingRecord GpuTimer::measure_cold(const CopyLaunch& launch, int copies) {
+  if (copies < 1) throw std::invalid_argument("measure_cold needs at least one input copy");
+  unsigned char fill = 0;
+  int next_copy = 0;
+  auto enqueue_one = [&](int s) {
+    // A memset of twice the L2 leaves none of the previous sample's lines resident.
+    KGATE_CUDA_CHECK(cudaMemsetAsync(flush_buffer_.get(), ++fill, flush_buffer_.bytes(), stream_));
+    KGATE_CUDA_CHECK(cudaEventRecord(starts_[s], stream_));
+    launch(next_copy, stream_);
+    next_copy = (next_copy + 1) % copies;
+    KGATE_CUDA_CHECK(cudaEventRecord(stops_[s], stream_));
+  };
+  // Warm-up: one launch per copy, then one timed sample to size the batches.
+  for (int c = 0; c < copies; ++c) launch(c, stream_);
+  const double estimate = run_batch(1, enqueue_one)[0];
+  return sample_until_done(estimate, enqueue_one, 1);
+}
+
+TimingRecord GpuTimer::measure_hot(const CopyLaunch& launch) {
+  auto single = [&](int s) {
+    KGATE_CUDA_CHECK(cudaEventRecord(starts_[s], stream_));
+    launch(0, stream_);
+    KGATE_CUDA_CHECK(cudaEventRecord(stops_[s], stream_));
+  };
+  single(0);  // warm-up
+  KGATE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  const double single_s = run_batch(1, single)[0];
+  const int launches = static_cast<int>(
+      std::clamp(std::ceil(options_.hot_replay_target_s / std::max(single_s, 1e-7)), 1.0,
+                 static_cast<double>(options_.max_graph_launches)));
+
+  cudaGraph_t graph = nullptr;
+  KGATE_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+  try {
+    for (int i = 0; i < launches; ++i) launch(0, stream_);
+  } catch (...) {
+    cudaStreamEndCapture(stream_, &graph);
+    if (graph) cudaGraphDestroy(graph);
+    throw;
+  }
+  KGATE_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t instantiated = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);
+  KGATE_CUDA_CHECK(instantiated);
+  struct ExecGuard {
+    cudaGraphExec_t exec;
+    ~ExecGuard() { cudaGraphExecDestroy(exec); }
+  } guard{exec};
+
+  auto replay = [&](int s) {
+    KGATE_CUDA_CHECK(cudaEventRecord(starts_[s], stream_));
+    KGATE_CUDA_CHECK(cudaGraphLaunch(exec, stream_));
+    KGATE_CUDA_CHECK(cudaEventRecord(stops_[s], stream_));
+  };
+  replay(0);  // warm-up: the first replay uploads the graph
+  KGATE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  return sample_until_done(single_s * launches, replay, launches);
+}
+
+}  // namespace kgate

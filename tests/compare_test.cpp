@@ -1,0 +1,295 @@
+// The comparator's verdicts on planted changes, its thresholds, environment checks, the counter
+// notes that explain a change, and its four renderings.
+#include "kgate/compare.hpp"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "kgate/results_io.hpp"
+#include "tests/synthetic_results.hpp"
+
+namespace {
+
+using kgate::BenchmarkRecord;
+using kgate::CompareOptions;
+using kgate::Verdict;
+namespace syn = kgate::synthetic;
+
+const std::string kName = "rmsnorm/vectorized/m:4096/n:4096/bf16";
+
+kgate::ComparisonReport compare(const BenchmarkRecord& baseline, const BenchmarkRecord& current,
+                                const CompareOptions& options = {}) {
+  return kgate::compare_runs(syn::run({baseline}), syn::run({current}), "base.json", "new.json", options);
+}
+
+struct Scenario {
+  const char* label;
+  syn::Timing baseline, current;
+  std::vector<Verdict> allowed;
+  bool regression;
+};
+
+TEST(Compare, VerdictsOnPlantedChanges) {
+  const std::vector<Scenario> scenarios = {
+      {"identical distributions", {.seed = 1}, {.seed = 2}, {Verdict::same}, false},
+      {"10% slower, low noise", {.seed = 1}, {.median_s = 11e-6, .seed = 2}, {Verdict::slower}, true},
+      {"10% faster, low noise", {.seed = 1}, {.median_s = 9e-6, .seed = 2}, {Verdict::faster}, false},
+      {"2% change inside 3% noise", {.rel_noise = 0.03, .seed = 1}, {.median_s = 10.2e-6, .rel_noise = 0.03, .seed = 2},
+       {Verdict::same, Verdict::noisy}, false},
+      {"20% spread, no change", {.rel_noise = 0.2, .seed = 1}, {.rel_noise = 0.2, .seed = 2}, {Verdict::noisy}, false},
+      {"6% slower but too few samples to be significant", {.rel_noise = 0.05, .samples = 4, .seed = 1},
+       {.median_s = 10.6e-6, .rel_noise = 0.05, .samples = 4, .seed = 2}, {Verdict::noisy}, false},
+      {"clock drop, cycles unchanged", {.clock_mhz = 1980, .seed = 1},
+       {.median_s = 10e-6 * 1980 / 1600, .clock_mhz = 1600, .seed = 2}, {Verdict::same}, false},
+      {"clock drop and a real slowdown in cycles", {.clock_mhz = 1980, .seed = 1},
+       {.median_s = 10e-6 * 1980 / 1600 * 1.10, .clock_mhz = 1600, .seed = 2}, {Verdict::slower}, true},
+      {"clocks unknown: judged on time", {.clock_mhz = 0, .seed = 1}, {.median_s = 11e-6, .clock_mhz = 0, .seed = 2},
+       {Verdict::slower}, true},
+  };
+  for (const Scenario& s : scenarios) {
+    const auto report = compare(syn::benchmark(kName, s.baseline), syn::benchmark(kName, s.current));
+    ASSERT_EQ(report.benchmarks.size(), 1u) << s.label;
+    const Verdict v = report.benchmarks[0].verdict;
+    EXPECT_NE(std::find(s.allowed.begin(), s.allowed.end(), v), s.allowed.end())
+        << s.label << ": got " << kgate::to_string(v) << "\n" << kgate::format_table(report, false);
+    EXPECT_EQ(report.regression(), s.regression) << s.label;
+  }
+}
+
+TEST(Compare, ClockDifferenceIsReportedNotBlamedOnTheCode) {
+  const auto report = compare(syn::benchmark(kName, {.clock_mhz = 1980, .seed = 1}),
+                              syn::benchmark(kName, {.median_s = 10e-6 * 1.12, .clock_mhz = 1980 / 1.12, .seed = 2}));
+  const auto& row = report.benchmarks[0];
+  EXPECT_EQ(row.verdict, Verdict::same);
+  ASSERT_FALSE(row.notes.empty());
+  EXPECT_TRUE(std::regex_search(row.notes[0], std::regex(R"(^clock 1980 → 1768 MHz: time \+1[12]%, cycles [+-]0\.\d%$)")))
+      << row.notes[0];
+  EXPECT_NEAR(row.cycle_speedup, 1.0, 0.01);
+}
+
+TEST(Compare, SingleSamplePerSideIsLowConfidence) {
+  const syn::Timing one{.samples = 1, .seed = 1};
+  auto slower = compare(syn::benchmark(kName, one), syn::benchmark(kName, {.median_s = 12e-6, .samples = 1, .seed = 2}));
+  EXPECT_EQ(slower.benchmarks[0].verdict, Verdict::noisy);
+  EXPECT_TRUE(slower.benchmarks[0].low_confidence);
+  EXPECT_FALSE(slower.regression());
+  auto same = compare(syn::benchmark(kName, one), syn::benchmark(kName, {.median_s = 10.1e-6, .samples = 1, .seed = 2}));
+  EXPECT_EQ(same.benchmarks[0].verdict, Verdict::same);
+  EXPECT_TRUE(same.benchmarks[0].low_confidence);
+  EXPECT_NE(kgate::format_table(same, false).find("same (low confidence)"), std::string::npos);
+}
+
+TEST(Compare, FailedNewMissingAndSkipped) {
+  BenchmarkRecord crashed = syn::benchmark("rmsnorm/a/m:1/bf16", {});
+  crashed.status = kgate::BenchmarkStatus::failed;
+  crashed.error = "illegal address";
+  crashed.cold.reset();
+  BenchmarkRecord wrong = syn::benchmark("rmsnorm/b/m:1/bf16", {});
+  wrong.correct = false;
+  wrong.correctness_detail = "rel_l2 0.3";
+  BenchmarkRecord skipped = syn::benchmark("rmsnorm/c/m:1/bf16", {});
+  skipped.status = kgate::BenchmarkStatus::skipped;
+  skipped.error = "needs compute capability 100";
+  const auto baseline = syn::run({syn::benchmark("rmsnorm/a/m:1/bf16", {}), syn::benchmark("rmsnorm/b/m:1/bf16", {}),
+                                  syn::benchmark("rmsnorm/c/m:1/bf16", {}), syn::benchmark("rmsnorm/gone/m:1/bf16", {})});
+  const auto current = syn::run({crashed, wrong, skipped, syn::benchmark("rmsnorm/added/m:1/bf16", {})});
+  const auto report = kgate::compare_runs(baseline, current, "b.json", "n.json", {});
+  ASSERT_EQ(report.benchmarks.size(), 5u);
+  EXPECT_EQ(report.benchmarks[0].verdict, Verdict::failed);
+  EXPECT_EQ(report.benchmarks[0].notes[0], "error: illegal address");
+  EXPECT_EQ(report.benchmarks[1].verdict, Verdict::failed);
+  EXPECT_EQ(report.benchmarks[1].notes[0], "wrong result: rel_l2 0.3");
+  EXPECT_EQ(report.benchmarks[2].verdict, Verdict::missing);
+  EXPECT_EQ(report.benchmarks[3].verdict, Verdict::added);
+  EXPECT_EQ(report.benchmarks[4].name, "rmsnorm/gone/m:1/bf16");
+  EXPECT_EQ(report.benchmarks[4].verdict, Verdict::missing);
+  EXPECT_TRUE(report.regression());
+  EXPECT_EQ(report.summary_line(), "0 slower, 0 faster, 0 same, 0 noisy, 1 new, 2 missing, 2 failed; no benchmark compared");
+}
+
+TEST(Compare, SummaryLineAndGeometricMean) {
+  const auto baseline = syn::run({syn::benchmark("f/a/s", {.seed = 1}), syn::benchmark("f/b/s", {.seed = 3})});
+  const auto current = syn::run({syn::benchmark("f/a/s", {.median_s = 12.5e-6, .rel_noise = 0, .seed = 2}),
+                                 syn::benchmark("f/b/s", {.median_s = 8e-6, .rel_noise = 0, .seed = 4})});
+  const auto report = kgate::compare_runs(baseline, current, "b", "n", {});
+  const double expected = std::sqrt(report.benchmarks[0].speedup * report.benchmarks[1].speedup);
+  EXPECT_DOUBLE_EQ(report.geomean_speedup(), expected);
+  char line[128];
+  std::snprintf(line, sizeof line, "1 slower, 1 faster, 0 same, 0 noisy; geomean speedup %.3fx", expected);
+  EXPECT_EQ(report.summary_line(), line);
+  const std::string table = kgate::format_table(report, false);
+  EXPECT_EQ(table.substr(table.rfind('\n', table.size() - 2) + 1), std::string(line) + "\n");
+}
+
+TEST(Compare, IsDeterministic) {
+  const auto b = syn::benchmark(kName, {.rel_noise = 0.03, .seed = 1});
+  const auto n = syn::benchmark(kName, {.median_s = 10.4e-6, .rel_noise = 0.03, .seed = 2});
+  const auto first = compare(b, n).benchmarks[0];
+  const auto second = compare(b, n).benchmarks[0];
+  EXPECT_EQ(first.ci_low, second.ci_low);
+  EXPECT_EQ(first.ci_high, second.ci_high);
+  EXPECT_EQ(first.p_value, second.p_value);
+}
+
+TEST(Compare, ThresholdPrecedence) {
+  const auto t = kgate::parse_thresholds(
+      nlohmann::json::parse(R"({"schema_version": 1, "default": 0.05, "families": {"rmsnorm": 0.03},
+                                "benchmarks": {"rmsnorm/naive/m:1/bf16": 0.2}})"),
+      "thresholds.json");
+  EXPECT_DOUBLE_EQ(t.for_benchmark("rmsnorm/naive/m:1/bf16", "rmsnorm"), 0.2);
+  EXPECT_DOUBLE_EQ(t.for_benchmark("rmsnorm/fast/m:1/bf16", "rmsnorm"), 0.03);
+  EXPECT_DOUBLE_EQ(t.for_benchmark("gemm/x/m:1/bf16", "gemm"), 0.05);
+
+  // A 7% slowdown: slower under the 5% default, same under a 10% per-benchmark threshold.
+  CompareOptions options;
+  const auto b = syn::benchmark(kName, {.rel_noise = 0.005, .seed = 1});
+  const auto n = syn::benchmark(kName, {.median_s = 10.7e-6, .rel_noise = 0.005, .seed = 2});
+  EXPECT_EQ(compare(b, n, options).benchmarks[0].verdict, Verdict::slower);
+  options.thresholds.benchmarks[kName] = 0.10;
+  EXPECT_EQ(compare(b, n, options).benchmarks[0].verdict, Verdict::same);
+  EXPECT_DOUBLE_EQ(compare(b, n, options).benchmarks[0].threshold, 0.10);
+}
+
+TEST(Compare, ThresholdFileErrors) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"([0.05])", "t.json: $: expected an object, got array"},
+      {R"({"defualt": 0.05})", "t.json: $.defualt: unknown field"},
+      {R"({"default": 0})", "t.json: $.default: threshold must be a fraction in (0, 1]"},
+      {R"({"default": 5})", "t.json: $.default: threshold must be a fraction in (0, 1]"},
+      {R"({"families": {"rmsnorm": "3%"}})", "t.json: $.families[\"rmsnorm\"]: threshold must be a fraction"},
+      {R"({"benchmarks": []})", "t.json: $.benchmarks: expected an object"},
+      {R"({"schema_version": 2})", "t.json: $.schema_version: unsupported thresholds schema version 2"},
+  };
+  for (const auto& [text, expected] : cases) {
+    try {
+      (void)kgate::parse_thresholds(nlohmann::json::parse(text), "t.json");
+      ADD_FAILURE() << text << " accepted";
+    } catch (const kgate::ResultsError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(expected, 0), 0u) << e.what();
+    }
+  }
+}
+
+TEST(Compare, EnvironmentChecks) {
+  const auto h200 = syn::run({syn::benchmark(kName, {})});
+  auto h100 = syn::run({syn::benchmark(kName, {})}, "NVIDIA H100 80GB HBM3");
+  try {
+    (void)kgate::compare_runs(h200, h100, "b.json", "n.json", {});
+    ADD_FAILURE() << "different GPUs compared";
+  } catch (const kgate::EnvironmentMismatch& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("NVIDIA H200"), std::string::npos) << message;
+    EXPECT_NE(message.find("NVIDIA H100 80GB HBM3"), std::string::npos) << message;
+  }
+  CompareOptions allow;
+  allow.allow_env_mismatch = true;
+  EXPECT_EQ(kgate::compare_runs(h200, h100, "b", "n", allow).warnings.size(), 1u);
+
+  auto other = h200;
+  other.context.driver_version = 13010;
+  other.context.runtime_version = 12080;
+  other.context.sm_clock_mhz_default = 1755;
+  other.context.calibration.copy_bytes_per_s *= 0.95;  // beyond 3%
+  other.context.calibration.read_bytes_per_s *= 0.98;  // within 3%
+  const auto warnings = kgate::compare_runs(h200, other, "b", "n", {}).warnings;
+  const std::vector<std::string> expected = {"CUDA driver 13.0 → 13.1", "CUDA runtime 13.0 → 12.8",
+                                             "default SM clock 1980 → 1755 MHz",
+                                             "calibration: copy bandwidth 4000 → 3800 GB/s (-5.0%)"};
+  EXPECT_EQ(warnings, expected);
+}
+
+TEST(Compare, TimeOnlyWhenAFileHasNoKgateBlock) {
+  auto plain = syn::run({syn::benchmark(kName, {.clock_mhz = 0, .seed = 2})}, "");
+  plain.has_kgate_block = false;
+  const auto report = kgate::compare_runs(syn::run({syn::benchmark(kName, {.seed = 1})}), plain, "b.json", "gbench.json", {});
+  ASSERT_EQ(report.notices.size(), 1u);
+  EXPECT_EQ(report.notices[0].rfind("time-only comparison: gbench.json has no kgate block", 0), 0u) << report.notices[0];
+  EXPECT_TRUE(report.warnings.empty());  // no environment to check, and not refused for its missing GPU name
+  EXPECT_EQ(report.benchmarks[0].verdict, Verdict::same);
+}
+
+TEST(Compare, CounterDeltasExplainTheChange) {
+  BenchmarkRecord before = syn::benchmark(kName, {.seed = 1});
+  BenchmarkRecord after = syn::benchmark(kName, {.median_s = 15e-6, .seed = 2});
+  before.metrics = {{"dram__bytes_read.sum", 60e6}, {"dram__bytes_write.sum", 40e6},
+                    {"sm__warps_active.avg.pct_of_peak_sustained_active", 62}, {"lts__t_sector_hit_rate.pct", 50},
+                    {"smsp__inst_executed.sum", 1e6}, {"gpu__time_duration.sum", 10e-6}};
+  after.metrics = {{"dram__bytes_read.sum", 157e6}, {"dram__bytes_write.sum", 40e6},
+                   {"sm__warps_active.avg.pct_of_peak_sustained_active", 31}, {"lts__t_sector_hit_rate.pct", 52},
+                   {"smsp__inst_executed.sum", 1.5e6}, {"gpu__time_duration.sum", 15e-6}};
+  kgate::KernelRecord k{.name = "k", .demangled = "void rmsnorm_kernel<256>(float const*, float*)", .grid = {4096, 1, 1},
+                        .block = {256, 1, 1}, .registers_per_thread = 64, .static_shared_bytes = 1024,
+                        .dynamic_shared_bytes = 0, .duration_s = 10e-6, .launches = 1};
+  before.kernels = {k};
+  k.registers_per_thread = 128;
+  k.static_shared_bytes = 2048;
+  after.kernels = {k};
+  const auto notes = compare(before, after).benchmarks[0].notes;
+  const std::vector<std::string> expected = {"registers 64 → 128", "shared memory per block 1 KiB → 2 KiB",
+                                             "dram bytes +97% (more memory traffic)", "achieved occupancy 62% → 31%",
+                                             "smsp__inst_executed.sum +50%"};
+  EXPECT_EQ(notes, expected);
+
+  BenchmarkRecord other = after;
+  other.kernels[0].demangled = "void rmsnorm_slow<128>(float const*, float*)";
+  other.metrics.clear();  // no counters on one side: nothing said about them
+  const auto different = compare(before, other).benchmarks[0].notes;
+  ASSERT_EQ(different.size(), 1u);
+  EXPECT_EQ(different[0], "a different kernel ran: rmsnorm_slow<128> instead of rmsnorm_kernel<256>");
+}
+
+// A tag-balance check of the XML kgate writes (no attributes with '>' in them, no CDATA).
+bool balanced_xml(const std::string& xml) {
+  std::vector<std::string> open;
+  for (std::size_t i = xml.find('<'); i != std::string::npos; i = xml.find('<', i + 1)) {
+    const std::size_t end = xml.find('>', i);
+    if (end == std::string::npos) return false;
+    const std::string tag = xml.substr(i + 1, end - i - 1);
+    if (tag.starts_with("?")) continue;
+    if (tag.starts_with("/")) {
+      if (open.empty() || open.back() != tag.substr(1)) return false;
+      open.pop_back();
+    } else if (!tag.ends_with("/")) {
+      open.push_back(tag.substr(0, tag.find(' ')));
+    }
+  }
+  return open.empty();
+}
+
+TEST(Compare, Renderings) {
+  BenchmarkRecord slow = syn::benchmark("f/slow<&>/s", {.median_s = 11e-6, .seed = 2});
+  BenchmarkRecord broken = syn::benchmark("f/broken|pipe/s", {});
+  broken.status = kgate::BenchmarkStatus::failed;
+  broken.error = "bad \"quote\" <tag>";
+  const auto report = kgate::compare_runs(
+      syn::run({syn::benchmark("f/slow<&>/s", {.seed = 1}), syn::benchmark("f/same/s", {.seed = 3}),
+                syn::benchmark("f/broken|pipe/s", {})}),
+      syn::run({slow, syn::benchmark("f/same/s", {.seed = 4}), broken}), "base.json", "new.json", {});
+
+  const nlohmann::json doc = nlohmann::json::parse(kgate::report_to_json(report).dump());
+  EXPECT_EQ(doc["regression"], true);
+  EXPECT_EQ(doc["summary"]["slower"], 1);
+  EXPECT_EQ(doc["summary"]["failed"], 1);
+  EXPECT_EQ(doc["benchmarks"][0]["verdict"], "slower");
+  EXPECT_TRUE(doc["benchmarks"][0]["p_value"].is_number());
+  EXPECT_TRUE(doc["benchmarks"][2]["speedup"].is_null());
+
+  const std::string junit = kgate::report_to_junit(report);
+  EXPECT_TRUE(balanced_xml(junit)) << junit;
+  EXPECT_NE(junit.find("tests=\"3\" failures=\"2\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("name=\"f/slow&lt;&amp;&gt;/s\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("<failure type=\"regression\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("bad &quot;quote&quot; &lt;tag&gt;"), std::string::npos) << junit;
+
+  const std::string md = kgate::report_to_markdown(report);
+  EXPECT_EQ(md.rfind("### kgate compare: 1 slower, 0 faster, 1 same, 0 noisy, 1 failed", 0), 0u) << md;
+  EXPECT_NE(md.find("| Benchmark | Baseline | New | Speedup | 99% CI | p | Verdict | Notes |"), std::string::npos) << md;
+  EXPECT_NE(md.find("`f/broken\\|pipe/s`"), std::string::npos) << md;
+  EXPECT_NE(md.find("<details><summary>1 unchanged</summary>"), std::string::npos) << md;
+
+  EXPECT_EQ(kgate::format_table(report, false).find('\033'), std::string::npos);
+  EXPECT_NE(kgate::format_table(report, true).find("\033[31mslower"), std::string::npos);
+}
+
+}  // namespace

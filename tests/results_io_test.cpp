@@ -1,0 +1,356 @@
+// The results file: its Google Benchmark shape, the round trip through it, plain Google Benchmark
+// input, attaching kgate blocks to Google Benchmark's own output, and every way a file can be bad.
+#include "kgate/results_io.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+
+#include "tests/synthetic_results.hpp"
+
+namespace {
+
+using kgate::BenchmarkStatus;
+using kgate::ResultsError;
+using kgate::RunResults;
+using nlohmann::json;
+namespace syn = kgate::synthetic;
+
+RunResults sample_run() {
+  kgate::BenchmarkRecord full = syn::benchmark("rmsnorm/vectorized/m:4096/n:4096/bf16", {.median_s = 20e-6});
+  full.hot = syn::timing({.median_s = 18e-6, .samples = 30, .clock_mhz = 1965, .seed = 7});
+  full.hot->launches_per_sample = 100;
+  full.hot->throttled_samples = 2;
+  full.kernels.push_back({.name = "_Z7rmsnormPKfPf",
+                          .demangled = "void rmsnorm<256>(float const*, float*)",
+                          .grid = {4096, 1, 1},
+                          .block = {256, 1, 1},
+                          .registers_per_thread = 40,
+                          .static_shared_bytes = 1024,
+                          .dynamic_shared_bytes = 0,
+                          .duration_s = 19e-6,
+                          .launches = 1});
+  full.metrics = {{"dram__bytes_read.sum", 6.7e7}, {"sm__warps_active.avg.pct_of_peak_sustained_active", 61.5}};
+  full.provenance = {{"commit", "abc"}, {"date", "2026-11-20"}};
+
+  kgate::BenchmarkRecord failed = syn::benchmark("rmsnorm/broken/m:1/n:8/bf16", {});
+  failed.status = BenchmarkStatus::failed;
+  failed.error = "an illegal memory access was encountered";
+  failed.cold.reset();
+  failed.correct.reset();
+
+  kgate::BenchmarkRecord wrong = syn::benchmark("fused_add_rmsnorm/fast/m:1/n:8192/bf16", {.median_s = 3e-6});
+  wrong.correct = false;
+  wrong.correctness_detail = "rel_l2 0.5 > 0.01";
+  wrong.headline_mode = "hot";
+  wrong.hot = syn::timing({.median_s = 2.5e-6, .seed = 9});
+
+  RunResults run = syn::run({full, failed, wrong});
+  run.context.extra = {{"shard", "1/2"}};
+  run.context.git_dirty = true;
+  return run;
+}
+
+TEST(ResultsIo, RoundTripKeepsEveryField) {
+  const RunResults original = sample_run();
+  const RunResults back = kgate::parse_results(kgate::to_json(original), "round-trip");
+  EXPECT_TRUE(back.has_kgate_block);
+  const kgate::RunContext& c = back.context;
+  EXPECT_EQ(c.gpu_name, "NVIDIA H200");
+  EXPECT_EQ(c.sm_count, 132);
+  EXPECT_EQ(c.l2_bytes, 50 << 20);
+  EXPECT_EQ(c.driver_version, 13000);
+  EXPECT_DOUBLE_EQ(c.calibration.gemm_flops_per_s, 700e12);
+  EXPECT_EQ(c.git_commit, original.context.git_commit);
+  EXPECT_TRUE(c.git_dirty);
+  EXPECT_EQ(c.extra.at("shard"), "1/2");
+  EXPECT_EQ(c.date, "2026-11-21T12:00:00Z");
+
+  ASSERT_EQ(back.benchmarks.size(), 3u);
+  const kgate::BenchmarkRecord& a = back.benchmarks[0];
+  const kgate::BenchmarkRecord& o = original.benchmarks[0];
+  EXPECT_EQ(a.name, o.name);
+  EXPECT_EQ(a.family, "rmsnorm");
+  EXPECT_EQ(a.variant, "vectorized");
+  EXPECT_EQ(a.shape, "m:4096/n:4096/bf16");
+  EXPECT_EQ(a.cold->samples_s, o.cold->samples_s);  // bit-exact: JSON keeps 17 significant digits
+  EXPECT_DOUBLE_EQ(a.headline_median_s(), o.headline_median_s());
+  EXPECT_EQ(a.hot->launches_per_sample, 100);
+  EXPECT_EQ(a.hot->throttled_samples, 2);
+  EXPECT_EQ(a.cold->stop_reason, "target-met");
+  EXPECT_DOUBLE_EQ(a.hot->sm_clock_mhz, 1965);
+  EXPECT_EQ(a.roofline, kgate::RooflineClass::memory_bound);
+  EXPECT_DOUBLE_EQ(a.bytes_per_s, o.bytes_per_s);
+  ASSERT_EQ(a.kernels.size(), 1u);
+  EXPECT_EQ(a.kernels[0].demangled, "void rmsnorm<256>(float const*, float*)");
+  EXPECT_EQ(a.kernels[0].grid[0], 4096);
+  EXPECT_EQ(a.kernels[0].registers_per_thread, 40);
+  EXPECT_EQ(a.metrics, o.metrics);
+  EXPECT_EQ(a.provenance, o.provenance);
+  EXPECT_EQ(a.correct, std::optional<bool>(true));
+
+  EXPECT_EQ(back.benchmarks[1].status, BenchmarkStatus::failed);
+  EXPECT_EQ(back.benchmarks[1].error, "an illegal memory access was encountered");
+  EXPECT_FALSE(back.benchmarks[1].correct.has_value());
+  EXPECT_EQ(back.benchmarks[2].correct, std::optional<bool>(false));
+  EXPECT_EQ(back.benchmarks[2].headline_mode, "hot");
+}
+
+TEST(ResultsIo, DocumentIsGoogleBenchmarkJson) {
+  const json doc = kgate::to_json(sample_run());
+  for (const char* key : {"date", "host_name", "executable", "num_cpus", "mhz_per_cpu", "cpu_scaling_enabled", "caches",
+                          "library_build_type", "json_schema_version", "kgate"})
+    EXPECT_TRUE(doc["context"].contains(key)) << key;
+  EXPECT_EQ(doc["context"]["json_schema_version"], 1);
+  EXPECT_EQ(doc["context"]["executable"], "kgate_bench");
+  EXPECT_EQ(doc["context"]["kgate"]["schema_version"], kgate::kResultsSchemaVersion);
+
+  const json& ok = doc["benchmarks"][0];
+  for (const char* key : {"name", "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions",
+                          "repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit"})
+    EXPECT_TRUE(ok.contains(key)) << key;
+  EXPECT_EQ(ok["run_type"], "iteration");
+  EXPECT_EQ(ok["time_unit"], "us");
+  EXPECT_EQ(ok["iterations"], 60);
+  EXPECT_NEAR(ok["real_time"].get<double>(), sample_run().benchmarks[0].headline_median_s() * 1e6, 1e-9);
+  EXPECT_EQ(ok["real_time"], ok["cpu_time"]);
+  for (const char* counter : {"GB/s", "TFLOP/s", "%mem_roof", "rsd%", "MHz"}) EXPECT_TRUE(ok[counter].is_number()) << counter;
+  EXPECT_DOUBLE_EQ(ok["MHz"].get<double>(), 1980);
+
+  const json& failed = doc["benchmarks"][1];
+  EXPECT_EQ(failed["error_occurred"], true);
+  EXPECT_EQ(failed["error_message"], "an illegal memory access was encountered");
+  EXPECT_EQ(failed["real_time"], 0.0);
+  EXPECT_FALSE(failed.contains("GB/s"));
+
+  // The families number their instances as Google Benchmark does.
+  EXPECT_EQ(doc["benchmarks"][0]["family_index"], 0);
+  EXPECT_EQ(doc["benchmarks"][1]["per_family_instance_index"], 1);
+  EXPECT_EQ(doc["benchmarks"][2]["family_index"], 1);
+}
+
+TEST(ResultsIo, PlainGoogleBenchmarkRepetitionsBecomeSamples) {
+  const RunResults run = kgate::read_results_file(KGATE_TEST_DATA_DIR "/synthetic-gbench-repetitions.json");
+  EXPECT_FALSE(run.has_kgate_block);
+  ASSERT_EQ(run.benchmarks.size(), 3u);  // the aggregate rows are not benchmarks
+
+  const kgate::BenchmarkRecord& copy = run.benchmarks[0];
+  EXPECT_EQ(copy.name, "BM_Copy/4096");
+  EXPECT_EQ(copy.family, "BM_Copy");
+  ASSERT_TRUE(copy.headline());
+  EXPECT_EQ(copy.headline()->samples_s, (std::vector<double>{1.2e-6, 1.1e-6, 1.3e-6}));
+  EXPECT_DOUBLE_EQ(copy.headline_median_s(), 1.2e-6);
+
+  const kgate::BenchmarkRecord& sort = run.benchmarks[1];
+  EXPECT_EQ(sort.name, "BM_Sort/1024/manual_time");
+  EXPECT_DOUBLE_EQ(sort.headline_median_s(), 2.5e-3);  // milliseconds converted
+
+  EXPECT_EQ(run.benchmarks[2].status, BenchmarkStatus::failed);
+  EXPECT_EQ(run.benchmarks[2].error, "device lost");
+}
+
+TEST(ResultsIo, PlainGoogleBenchmarkSkipAndError) {
+  // Google Benchmark >= 1.8: SkipWithMessage writes error_occurred false, SkipWithError true.
+  const RunResults run = kgate::parse_results(json::parse(R"({"benchmarks": [
+      {"name": "BM_Skip", "run_type": "iteration", "error_occurred": false, "error_message": "no GPU",
+       "iterations": 0, "real_time": 0, "cpu_time": 0, "time_unit": "ns"},
+      {"name": "BM_Err", "run_type": "iteration", "error_occurred": true, "error_message": "boom",
+       "iterations": 0, "real_time": 0, "cpu_time": 0, "time_unit": "ns"}]})"),
+                                              "gbench.json");
+  ASSERT_EQ(run.benchmarks.size(), 2u);
+  EXPECT_EQ(run.benchmarks[0].status, BenchmarkStatus::skipped);
+  EXPECT_EQ(run.benchmarks[0].error, "no GPU");
+  EXPECT_EQ(run.benchmarks[1].status, BenchmarkStatus::failed);
+  EXPECT_EQ(run.benchmarks[1].error, "boom");
+}
+
+TEST(ResultsIo, AttachesBlocksToGoogleBenchmarksOwnOutput) {
+  // What kgate_bench's Google Benchmark writes: UseManualTime and Iterations(1) suffix the names.
+  json doc = json::parse(R"({
+    "context": {"date": "d", "host_name": "h", "executable": "kgate_bench", "num_cpus": 16, "mhz_per_cpu": 2000,
+                "cpu_scaling_enabled": false, "caches": [], "library_build_type": "release", "json_schema_version": 1},
+    "benchmarks": [
+      {"name": "rmsnorm/vectorized/m:4096/n:4096/bf16/iterations:1/manual_time", "family_index": 0,
+       "per_family_instance_index": 0, "run_name": "rmsnorm/vectorized/m:4096/n:4096/bf16/iterations:1/manual_time",
+       "run_type": "iteration", "repetitions": 1, "repetition_index": 0, "threads": 1, "iterations": 1,
+       "real_time": 20.0, "cpu_time": 300.0, "time_unit": "us", "GB/s": 3000.0},
+      {"name": "fused_add_rmsnorm/fast/m:1/n:8192/bf16/iterations:1/manual_time", "family_index": 1,
+       "per_family_instance_index": 0, "run_name": "fused_add_rmsnorm/fast/m:1/n:8192/bf16/iterations:1/manual_time",
+       "run_type": "iteration", "repetitions": 1, "repetition_index": 0, "threads": 1, "iterations": 1,
+       "real_time": 3.0, "cpu_time": 30.0, "time_unit": "us"}
+    ]})");
+  const json gbench_row = doc["benchmarks"][0];
+  const RunResults run = sample_run();  // its second benchmark never reached Google Benchmark
+  kgate::attach_kgate_blocks(doc, run);
+
+  EXPECT_EQ(doc["context"]["num_cpus"], 16);
+  EXPECT_EQ(doc["context"]["kgate"]["gpu"]["name"], "NVIDIA H200");
+  ASSERT_EQ(doc["benchmarks"].size(), 3u);
+  json first = doc["benchmarks"][0];
+  EXPECT_EQ(first["kgate"]["name"], "rmsnorm/vectorized/m:4096/n:4096/bf16");
+  first.erase("kgate");
+  EXPECT_EQ(first, gbench_row);  // Google Benchmark's own fields untouched
+  EXPECT_EQ(doc["benchmarks"][1]["kgate"]["name"], "fused_add_rmsnorm/fast/m:1/n:8192/bf16");
+  const json& appended = doc["benchmarks"][2];
+  EXPECT_EQ(appended["name"], "rmsnorm/broken/m:1/n:8/bf16");
+  EXPECT_EQ(appended["error_occurred"], true);
+  EXPECT_EQ(appended["error_message"], "an illegal memory access was encountered");
+  EXPECT_EQ(appended["family_index"], 2);
+
+  const RunResults back = kgate::parse_results(doc, "attached");
+  ASSERT_EQ(back.benchmarks.size(), 3u);
+  EXPECT_EQ(back.benchmarks[0].name, "rmsnorm/vectorized/m:4096/n:4096/bf16");
+  EXPECT_EQ(back.benchmarks[0].cold->samples_s, run.benchmarks[0].cold->samples_s);
+  EXPECT_EQ(back.benchmarks[2].status, BenchmarkStatus::failed);
+}
+
+struct BadInput {
+  const char* label;
+  std::string text;      // the file's contents
+  std::string expected;  // the message after "<file>: "
+};
+
+std::string kgate_doc_with(const std::function<void(json&)>& edit) {
+  json doc = kgate::to_json(syn::run({syn::benchmark("rmsnorm/vectorized/m:8/n:8/bf16", {.samples = 10})}));
+  edit(doc);
+  return doc.dump();
+}
+
+const char* kPlainRow = R"({"name": "BM_A", "run_type": "iteration", "iterations": 1, "real_time": %s, "cpu_time": 1, "time_unit": "ns"})";
+
+std::string plain_doc(const std::string& real_time) {
+  char row[256];
+  std::snprintf(row, sizeof row, kPlainRow, real_time.c_str());
+  return std::string(R"({"context": {}, "benchmarks": [)") + row + "]}";
+}
+
+TEST(ResultsIo, BadInputIsOneLineNamingFileAndPath) {
+  const syn::TempDir dir;
+  const std::vector<BadInput> cases = {
+      {"empty", "", "file is empty"},
+      {"whitespace", " \n\t ", "file is empty"},
+      {"truncated", R"({"context": {}, "benchmarks": [{"name": "x")",
+       "truncated JSON at line 1, column 44 (byte 44): syntax error while parsing object - unexpected end of input; expected '}'"},
+      {"malformed", "{\"context\": {},\n \"benchmarks\": [}]", "malformed JSON at line 2, column 17 (byte 33): syntax error"},
+      // Positions are the file's own, though NaN was read as the longer null.
+      {"malformed after NaN", R"({"a": NaN, "b": ]})", "malformed JSON at line 1, column 17 (byte 17): syntax error"},
+      {"top-level array", "[1, 2]", "$: expected a JSON object with \"context\" and \"benchmarks\", got array"},
+      {"top-level string", "\"results\"", "$: expected a JSON object"},
+      {"not benchmark results", R"({"name": "package.json", "version": "1.0"})",
+       "$: not a benchmark results file: no \"benchmarks\" array"},
+      {"benchmarks not an array", R"({"benchmarks": {}})", "$.benchmarks: expected an array, got object {}"},
+      {"empty benchmark list", R"({"context": {}, "benchmarks": []})", "$.benchmarks: no benchmarks"},
+      {"negative time",
+       kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["samples_s"][7] = -1; }),
+       "$.benchmarks[0].kgate.cold.samples_s[7]: time must be positive and finite, got -1"},
+      {"zero time", kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["samples_s"][0] = 0; }),
+       "$.benchmarks[0].kgate.cold.samples_s[0]: time must be positive and finite, got 0"},
+      {"time as string", kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["samples_s"][1] = "fast"; }),
+       "$.benchmarks[0].kgate.cold.samples_s[1]: time must be positive and finite, got string \"fast\""},
+      {"plain zero time", plain_doc("0"), "$.benchmarks[0].real_time: time must be positive and finite, got 0"},
+      {"plain NaN time", plain_doc("NaN"), "$.benchmarks[0].real_time: time must be positive and finite, got null"},
+      {"plain infinite time", plain_doc("Infinity"), "$.benchmarks[0].real_time: time must be positive and finite, got null"},
+      {"plain negative time", plain_doc("-3.5"), "$.benchmarks[0].real_time: time must be positive and finite, got -3.5"},
+      {"missing name", R"({"benchmarks": [{"real_time": 1}]})", "$.benchmarks[0].name: required field is missing"},
+      {"mistyped name", R"({"benchmarks": [{"name": 5}]})", "$.benchmarks[0].name: expected a string, got 5"},
+      {"benchmark not an object", R"({"benchmarks": [7]})", "$.benchmarks[0]: expected an object, got 7"},
+      {"missing time unit", R"({"benchmarks": [{"name": "a", "real_time": 1}]})", "$.benchmarks[0].time_unit: required field is missing"},
+      {"unknown time unit", R"({"benchmarks": [{"name": "a", "real_time": 1, "time_unit": "fortnights"}]})",
+       "$.benchmarks[0].time_unit: unknown time unit \"fortnights\""},
+      {"unknown run type", R"({"benchmarks": [{"name": "a", "run_type": "warmup"}]})", "$.benchmarks[0].run_type: unknown run_type"},
+      {"only aggregates", R"({"benchmarks": [{"name": "a_mean", "run_type": "aggregate", "aggregate_name": "mean"}]})",
+       "$.benchmarks: only aggregate rows"},
+      {"duplicate plain name",
+       R"({"benchmarks": [{"name": "a", "real_time": 1, "time_unit": "ns"}, {"name": "a", "real_time": 2, "time_unit": "ns"}]})",
+       "$.benchmarks[1].name: duplicate benchmark name \"a\""},
+      {"repetition index twice",
+       R"({"benchmarks": [{"name": "a", "repetitions": 2, "repetition_index": 0, "real_time": 1, "time_unit": "ns"},
+                          {"name": "a", "repetitions": 2, "repetition_index": 0, "real_time": 2, "time_unit": "ns"}]})",
+       "$.benchmarks[1].name: duplicate benchmark name \"a\""},
+      {"duplicate kgate name",
+       kgate_doc_with([](json& d) { d["benchmarks"].push_back(d["benchmarks"][0]); }),
+       "$.benchmarks[1].kgate: duplicate benchmark name \"rmsnorm/vectorized/m:8/n:8/bf16\" (also at $.benchmarks[0])"},
+      {"newer schema", kgate_doc_with([](json& d) { d["context"]["kgate"]["schema_version"] = 2; }),
+       "$.context.kgate.schema_version: schema version 2 is newer than this kgate reads (1)"},
+      {"schema not a number", kgate_doc_with([](json& d) { d["context"]["kgate"]["schema_version"] = "1"; }),
+       "$.context.kgate.schema_version: expected an integer, got string \"1\""},
+      {"missing gpu", kgate_doc_with([](json& d) { d["context"]["kgate"].erase("gpu"); }),
+       "$.context.kgate.gpu: required field is missing"},
+      {"block without context", kgate_doc_with([](json& d) { d["context"].erase("kgate"); }),
+       "$.context.kgate: required field is missing (benchmarks carry kgate blocks)"},
+      {"unknown status", kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["status"] = "great"; }),
+       "$.benchmarks[0].kgate.status: unknown status \"great\""},
+      {"ok without samples", kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"].erase("cold"); }),
+       "$.benchmarks[0].kgate.cold: required field is missing"},
+      {"unknown roofline class", kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["derived"]["roofline"] = "fast"; }),
+       "$.benchmarks[0].kgate.derived.roofline: unknown roofline class \"fast\""},
+      {"metric not a number",
+       kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["metrics"]["dram__bytes_read.sum"] = "lots"; }),
+       "$.benchmarks[0].kgate.metrics[\"dram__bytes_read.sum\"]: expected a number, got string \"lots\""},
+      {"negative count", kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["throttled_samples"] = -2; }),
+       "$.benchmarks[0].kgate.cold.throttled_samples: must be >= 0"},
+      {"bad grid", kgate_doc_with([](json& d) {
+         d["benchmarks"][0]["kgate"]["kernels"] = json::array({{{"name", "k"}, {"grid", {1, 2}}}});
+       }),
+       "$.benchmarks[0].kgate.kernels[0].grid: expected 3 dimensions, got 2"},
+  };
+  for (const BadInput& c : cases) {
+    const std::string path = dir.write("results.json", c.text);
+    try {
+      (void)kgate::read_results_file(path);
+      ADD_FAILURE() << c.label << ": accepted";
+    } catch (const ResultsError& e) {
+      const std::string message = e.what();
+      EXPECT_EQ(message.find(path + ": " + c.expected), 0u) << c.label << "\n  got:      " << message << "\n  expected: "
+                                                             << path << ": " << c.expected;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << c.label << ": not one line: " << message;
+    }
+  }
+}
+
+TEST(ResultsIo, MissingFileAndDirectory) {
+  const syn::TempDir dir;
+  const std::string missing = dir.file("nope.json");
+  EXPECT_THROW(
+      {
+        try {
+          (void)kgate::read_results_file(missing);
+        } catch (const ResultsError& e) {
+          EXPECT_EQ(std::string(e.what()), missing + ": cannot open: No such file or directory");
+          throw;
+        }
+      },
+      ResultsError);
+  try {
+    (void)kgate::read_results_file(dir.path().string());
+    ADD_FAILURE() << "a directory was accepted";
+  } catch (const ResultsError& e) {
+    EXPECT_NE(std::string(e.what()).find("is a directory"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ResultsIo, NonFiniteCountersInGoogleBenchmarkOutputAreTolerated) {
+  // Google Benchmark writes bare NaN/Infinity for counters; inside strings they are text.
+  const json doc = kgate::read_json_file(KGATE_TEST_DATA_DIR "/synthetic-gbench-repetitions.json");
+  EXPECT_TRUE(doc["benchmarks"][0]["ratio"].is_null());
+  const syn::TempDir dir;
+  const json quoted = kgate::read_json_file(dir.write("q.json", R"({"label": "NaN or Infinity", "x": -Infinity})"));
+  EXPECT_EQ(quoted["label"], "NaN or Infinity");
+  EXPECT_TRUE(quoted["x"].is_null());
+}
+
+TEST(ResultsIo, WriteIsAtomicAndLeavesNoTemporaryFile) {
+  const syn::TempDir dir;
+  const std::string path = dir.file("out.json");
+  kgate::write_results_file(path, json{{"v", 1}});
+  kgate::write_results_file(path, json{{"v", 2}});
+  EXPECT_EQ(kgate::read_json_file(path)["v"], 2);
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir.path())) ++files;
+  EXPECT_EQ(files, 1u);
+  EXPECT_THROW(kgate::write_results_file(dir.file("no-such-dir/out.json"), json{}), ResultsError);
+}
+
+}  // namespace

@@ -1,0 +1,68 @@
+#include "args.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace kgate::cli {
+namespace {
+
+std::string format_bound(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+}  // namespace
+
+Args::Args(const std::vector<std::string>& arguments, const OptionSpec& spec) {
+  bool options_ended = false;
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    const std::string& arg = arguments[i];
+    if (options_ended || arg == "-" || !arg.starts_with("-")) {
+      positionals_.push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      options_ended = true;
+      continue;
+    }
+    const auto equals = arg.find('=');
+    std::string name = arg.substr(0, equals);
+    if (const auto alias = spec.aliases.find(name); alias != spec.aliases.end()) name = alias->second;
+    if (name == "-h" || name == "--help") name = "--help";
+    if (name == "--help" || spec.flags.contains(name)) {
+      if (equals != std::string::npos) throw UsageError(name + " takes no value");
+      flags_.insert(name);
+    } else if (spec.with_value.contains(name)) {
+      if (equals != std::string::npos) {
+        values_[name] = arg.substr(equals + 1);
+      } else {
+        if (i + 1 >= arguments.size()) throw UsageError(name + " needs a value");
+        values_[name] = arguments[++i];
+      }
+      if (values_[name].empty()) throw UsageError(name + " needs a non-empty value");
+    } else {
+      throw UsageError("unknown option " + name);
+    }
+  }
+}
+
+std::optional<std::string> Args::value(const std::string& name) const {
+  const auto it = values_.find(name);
+  if (it == values_.end()) return std::nullopt;
+  return it->second;
+}
+
+double Args::number(const std::string& name, double fallback, double low, double high) const {
+  const auto text = value(name);
+  if (!text) return fallback;
+  char* end = nullptr;
+  const double parsed = std::strtod(text->c_str(), &end);
+  if (end == text->c_str() || *end != '\0' || !std::isfinite(parsed) || parsed < low || parsed > high)
+    throw UsageError(name + ": expected a number in [" + format_bound(low) + ", " + format_bound(high) + "], got '" +
+                     *text + "'");
+  return parsed;
+}
+
+}  // namespace kgate::cli

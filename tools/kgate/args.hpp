@@ -1,0 +1,44 @@
+#pragma once
+// A small command-line parser for kgate's subcommands: long options with a value ("--opt VALUE"
+// or "--opt=VALUE"), boolean flags, short aliases, "--" to end options, and positional arguments.
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kgate::cli {
+
+// A mistake in how kgate was called; the message is one line, without the program name.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct OptionSpec {
+  std::set<std::string> with_value;            // e.g. "--json"
+  std::set<std::string> flags;                 // e.g. "--force"
+  std::map<std::string, std::string> aliases;  // e.g. "-o" -> "--output"
+};
+
+class Args {
+ public:
+  // Throws UsageError on an unknown option or a missing value. "-h" and "--help" are always flags.
+  Args(const std::vector<std::string>& arguments, const OptionSpec& spec);
+
+  bool help() const { return flags_.contains("--help"); }
+  bool flag(const std::string& name) const { return flags_.contains(name); }
+  std::optional<std::string> value(const std::string& name) const;
+  const std::vector<std::string>& positionals() const { return positionals_; }
+
+  // The option's value as a number in [low, high]; `fallback` when it was not given.
+  double number(const std::string& name, double fallback, double low, double high) const;
+
+ private:
+  std::set<std::string> flags_;
+  std::map<std::string, std::string> values_;  // the last one wins when an option is repeated
+  std::vector<std::string> positionals_;
+};
+
+}  // namespace kgate::cli

@@ -1,0 +1,238 @@
+// kgate baseline update | show.
+#include "baseline.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "kgate/provenance.hpp"
+#include "kgate/results_io.hpp"
+
+namespace kgate::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kUsage = R"(usage: kgate baseline update [options] NEW.json
+       kgate baseline show [--baseline-dir DIR] [GPU-SLUG]
+
+update  records NEW's benchmarks in DIR/<GPU slug>/<suite>.json (the slug from NEW's GPU name:
+        "NVIDIA H100 80GB HBM3" -> nvidia-h100-80gb-hbm3). Entries NEW does not have are kept;
+        each entry records the commit, date, driver and clocks of the run it came from. The file
+        is replaced atomically. Refused (exit 1), listing the benchmarks, when NEW has a failed
+        variant or a wrong result, a headline mode that did not reach its stopping target, or
+        throttled samples; --force records the others anyway (failed variants and wrong results
+        are never recorded; skipped benchmarks keep their old entry).
+show    lists the baselines in DIR, or the entries of one GPU's baselines.
+
+options:
+  --baseline-dir DIR  where the baselines live (default: baselines)
+  --suite NAME        update: the suite file to write (default: NEW's suite)
+  --force             update: record despite the problems listed above
+  -h, --help          this text
+
+exit status: 0 done, 1 update refused, 2 bad input or usage
+)";
+
+std::string format_number(const char* format, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+
+std::string format_cuda_version(int version) {  // cudaDriverGetVersion's 1000 * major + 10 * minor
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+void check_suite_name(const std::string& suite) {
+  const bool plain = !suite.empty() && suite.front() != '.' && std::all_of(suite.begin(), suite.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  });
+  if (!plain) throw UsageError("suite name '" + suite + "' is not a plain file name (letters, digits, '-', '_', '.')");
+}
+
+// Why a record must not become a baseline entry; empty when it may.
+std::string unfit_reason(const BenchmarkRecord& r) {
+  if (r.status == BenchmarkStatus::failed) return "failed: " + r.error;
+  if (r.correct == false) return "wrong result: " + r.correctness_detail;
+  const TimingRecord* t = r.headline();
+  if (r.status != BenchmarkStatus::ok || !t) return "";
+  std::string reason;
+  if (!t->target_met)
+    reason = "stopping target not met in the " + r.headline_mode + " mode (relative stddev " +
+             format_number("%.2f%%", t->summary.rel_stddev() * 100) + ", target " +
+             format_number("%.2f%%", t->target_rel_stddev * 100) + (t->stop_reason.empty() ? "" : ", stopped by " + t->stop_reason) + ")";
+  if (t->throttled_samples > 0)
+    reason += (reason.empty() ? "" : "; ") + std::to_string(t->throttled_samples) + " throttled samples in the " + r.headline_mode + " mode";
+  return reason;
+}
+
+bool never_recorded(const BenchmarkRecord& r) { return r.status != BenchmarkStatus::ok || r.correct == false; }
+
+std::map<std::string, std::string> provenance_of(const BenchmarkRecord& r, const RunContext& c, const std::string& source) {
+  std::map<std::string, std::string> p = {{"commit", c.git_commit},
+                                          {"git_dirty", c.git_dirty ? "true" : "false"},
+                                          {"date", c.date},
+                                          {"host", c.host},
+                                          {"source", source}};
+  if (c.driver_version > 0) p["driver_version"] = format_cuda_version(c.driver_version);
+  if (c.runtime_version > 0) p["runtime_version"] = format_cuda_version(c.runtime_version);
+  if (c.sm_clock_mhz_default > 0) p["sm_clock_mhz_default"] = format_number("%.0f", c.sm_clock_mhz_default);
+  if (const TimingRecord* t = r.headline(); t && t->sm_clock_mhz > 0) p["sm_clock_mhz"] = format_number("%.0f", t->sm_clock_mhz);
+  return p;
+}
+
+int update(const Args& args, Io& io) {
+  if (args.positionals().size() != 1)
+    throw UsageError("baseline update takes one results file, got " + std::to_string(args.positionals().size()));
+  const std::string source = args.positionals().front();
+  const RunResults run = read_results_file(source);
+  const std::string path = baseline_file_for(args.value("--baseline-dir").value_or("baselines"), run, source, args.value("--suite"));
+
+  std::vector<std::string> problems;
+  for (const BenchmarkRecord& r : run.benchmarks)
+    if (const std::string reason = unfit_reason(r); !reason.empty()) problems.push_back(r.name + ": " + reason);
+  if (!problems.empty() && !args.flag("--force")) {
+    io.err << "kgate baseline update: " << source << ": refused, " << problems.size()
+           << " benchmark(s) unfit for a baseline (--force records the others anyway):\n";
+    for (const std::string& p : problems) io.err << "  " << p << "\n";
+    return kExitGate;
+  }
+
+  RunResults baseline;
+  if (fs::exists(path)) baseline = read_results_file(path);
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < baseline.benchmarks.size(); ++i) index[baseline.benchmarks[i].name] = i;
+  std::size_t updated = 0, added = 0;
+  std::vector<std::string> not_recorded;
+  for (const BenchmarkRecord& r : run.benchmarks) {
+    if (never_recorded(r)) {
+      not_recorded.push_back(r.name + " (" + (r.status == BenchmarkStatus::skipped ? "skipped" : unfit_reason(r)) + ")");
+      continue;
+    }
+    BenchmarkRecord entry = r;
+    entry.provenance = provenance_of(r, run.context, source);
+    if (const auto it = index.find(r.name); it != index.end()) {
+      baseline.benchmarks[it->second] = std::move(entry);
+      ++updated;
+    } else {
+      index[r.name] = baseline.benchmarks.size();
+      baseline.benchmarks.push_back(std::move(entry));
+      ++added;
+    }
+  }
+  if (updated + added == 0) throw ResultsError(source + ": $.benchmarks: no benchmark fit to record");
+  baseline.context = run.context;  // the newest run describes the file; each entry keeps its own provenance
+  baseline.has_kgate_block = true;
+  if (std::error_code ec; !fs::create_directories(fs::path(path).parent_path(), ec) && ec)
+    throw ResultsError(fs::path(path).parent_path().string() + ": cannot create the directory: " + ec.message());
+  write_results_file(path, to_json(baseline));
+  io.out << "wrote " << path << ": " << updated << " updated, " << added << " added, "
+         << baseline.benchmarks.size() - updated - added << " kept\n";
+  for (const std::string& name : not_recorded) io.out << "  not recorded: " << name << "\n";
+  return kExitOk;
+}
+
+std::string provenance_value(const BenchmarkRecord& r, const std::string& key) {
+  const auto it = r.provenance.find(key);
+  return it == r.provenance.end() || it->second.empty() ? "-" : it->second;
+}
+
+std::vector<fs::path> sorted_entries(const fs::path& dir, bool directories) {
+  std::vector<fs::path> out;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir))
+    if (directories ? entry.is_directory() : entry.is_regular_file() && entry.path().extension() == ".json")
+      out.push_back(entry.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void show_entries(const fs::path& file, const RunResults& baseline, Io& io) {
+  io.out << file.string() << ": " << baseline.context.gpu_name << ", suite " << baseline.context.suite << ", "
+         << baseline.benchmarks.size() << " benchmarks\n";
+  std::size_t width = 9;
+  for (const BenchmarkRecord& r : baseline.benchmarks) width = std::max(width, r.name.size());
+  const auto pad = [](std::string text, std::size_t to) { return text.size() < to ? text + std::string(to - text.size(), ' ') : text; };
+  io.out << "  " << pad("Benchmark", width) << "  mode   median (us)  samples   MHz  commit        date\n";
+  for (const BenchmarkRecord& r : baseline.benchmarks) {
+    const TimingRecord* t = r.headline();
+    io.out << "  " << pad(r.name, width) << "  " << pad(r.headline_mode, 4) << "  "
+           << format_number("%12.3f", r.headline_median_s() * 1e6) << "  " << format_number("%7.0f", t ? double(t->samples_s.size()) : 0)
+           << "  " << std::string(4 - std::min<std::size_t>(4, provenance_value(r, "sm_clock_mhz").size()), ' ') + provenance_value(r, "sm_clock_mhz") << "  "
+           << pad(provenance_value(r, "commit").substr(0, 12), 12) << "  " << provenance_value(r, "date") << "\n";
+  }
+}
+
+int show(const Args& args, Io& io) {
+  const fs::path dir = args.value("--baseline-dir").value_or("baselines");
+  if (args.positionals().size() > 1) throw UsageError("baseline show takes at most one GPU slug");
+  if (!fs::is_directory(dir)) throw ResultsError(dir.string() + ": no baselines here (not a directory)");
+  const std::vector<fs::path> gpus = sorted_entries(dir, true);
+  int status = kExitOk;
+  const auto read = [&](const fs::path& file) -> std::optional<RunResults> {
+    try {
+      return read_results_file(file.string());
+    } catch (const ResultsError& e) {
+      io.err << "kgate baseline show: " << e.what() << "\n";
+      status = kExitUsage;
+      return std::nullopt;
+    }
+  };
+  if (args.positionals().empty()) {
+    if (gpus.empty()) io.out << "no baselines in " << dir.string() << "\n";
+    for (const fs::path& gpu : gpus)
+      for (const fs::path& file : sorted_entries(gpu, false))
+        if (const auto baseline = read(file)) {
+          std::string newest;
+          for (const BenchmarkRecord& r : baseline->benchmarks) newest = std::max(newest, provenance_value(r, "date"));
+          io.out << gpu.filename().string() << "/" << file.filename().string() << "  " << baseline->context.gpu_name << "  "
+                 << baseline->benchmarks.size() << " benchmarks, newest entry " << newest << "\n";
+        }
+    return status;
+  }
+  const fs::path gpu = dir / args.positionals().front();
+  if (!fs::is_directory(gpu)) {
+    std::string known;
+    for (const fs::path& g : gpus) known += (known.empty() ? "" : ", ") + g.filename().string();
+    throw ResultsError(gpu.string() + ": no baselines for GPU '" + args.positionals().front() + "' (have: " +
+                       (known.empty() ? "none" : known) + ")");
+  }
+  for (const fs::path& file : sorted_entries(gpu, false))
+    if (const auto baseline = read(file)) show_entries(file, *baseline, io);
+  return status;
+}
+
+}  // namespace
+
+std::string baseline_file_for(const std::string& dir, const RunResults& run, const std::string& run_source,
+                              const std::optional<std::string>& suite) {
+  if (!run.has_kgate_block)
+    throw ResultsError(run_source + ": $.context.kgate: required field is missing (plain Google Benchmark JSON does not say "
+                                    "which GPU it ran on, so it has no baseline of its own: give BASELINE.json explicitly)");
+  const std::string name = suite.value_or(run.context.suite);
+  check_suite_name(name);
+  return (fs::path(dir) / gpu_slug(run.context.gpu_name) / (name + ".json")).string();
+}
+
+int run_baseline(const Arguments& arguments, Io& io) {
+  const std::string action = arguments.empty() ? "" : arguments.front();
+  if (action == "-h" || action == "--help") {
+    io.out << kUsage;
+    return kExitOk;
+  }
+  if (action != "update" && action != "show")
+    throw UsageError(action.empty() ? "expected an action: update or show" : "unknown action '" + action + "' (expected update or show)");
+  const Args args(Arguments(arguments.begin() + 1, arguments.end()),
+                  action == "update" ? OptionSpec{.with_value = {"--baseline-dir", "--suite"}, .flags = {"--force"}, .aliases = {}}
+                                     : OptionSpec{.with_value = {"--baseline-dir"}, .flags = {}, .aliases = {}});
+  if (args.help()) {
+    io.out << kUsage;
+    return kExitOk;
+  }
+  return action == "update" ? update(args, io) : show(args, io);
+}
+
+}  // namespace kgate::cli

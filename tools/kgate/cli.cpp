@@ -1,0 +1,74 @@
+#include "cli.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <string>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "kgate/compare.hpp"
+#include "kgate/results_io.hpp"
+
+namespace kgate {
+namespace {
+
+constexpr const char* kUsage = R"(usage: kgate <command> [options]
+
+The regression gate of kgate's benchmark results (docs/compare.md, docs/results-format.md).
+
+commands:
+  compare BASELINE.json NEW.json      compare two runs benchmark by benchmark
+  compare --baseline-dir DIR NEW.json compare against the checked-in baseline of NEW's GPU and suite
+  baseline update NEW.json            record NEW's results as the baseline of its GPU and suite
+  baseline show [GPU-SLUG]            list the checked-in baselines
+  merge A.json B.json ... -o OUT.json merge the shards of one suite's run
+
+Run 'kgate <command> --help' for the options of a command.
+
+exit status: 0 no regression / success, 1 regression or failed variant (compare) or a refused
+baseline update, 2 bad input or usage.
+)";
+
+bool colour_wanted(const std::ostream& out) {
+  const char* no_colour = std::getenv("NO_COLOR");
+  return &out == &std::cout && isatty(STDOUT_FILENO) && !(no_colour && *no_colour);
+}
+
+}  // namespace
+
+int kgate_main(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  const cli::Arguments all(argv + 1, argv + argc);
+  const std::string command = all.empty() ? "" : all.front();
+  const cli::Arguments rest(all.empty() ? all.end() : all.begin() + 1, all.end());
+  cli::Io io{out, err, colour_wanted(out)};
+  try {
+    if (command == "-h" || command == "--help" || command == "help") {
+      out << kUsage;
+      return cli::kExitOk;
+    }
+    if (command == "compare") return cli::run_compare(rest, io);
+    if (command == "baseline") return cli::run_baseline(rest, io);
+    if (command == "merge") return cli::run_merge(rest, io);
+    err << "kgate: " << (command.empty() ? "no command given" : "unknown command '" + command + "'") << "\n\n" << kUsage;
+    return cli::kExitUsage;
+  } catch (const cli::UsageError& e) {
+    err << "kgate " << command << ": " << e.what() << " (see 'kgate " << command << " --help')\n";
+  } catch (const ResultsError& e) {
+    err << "kgate " << command << ": " << e.what() << "\n";
+  } catch (const EnvironmentMismatch& e) {
+    err << "kgate " << command << ": " << e.what() << "\n";
+  } catch (const std::filesystem::filesystem_error& e) {
+    err << "kgate " << command << ": " << e.what() << "\n";  // names the path and the system's reason
+  } catch (const std::exception& e) {
+    // Not expected: every input problem above has its own message. Still exit 2, never 0.
+    err << "kgate " << command << ": internal error: " << e.what() << "\n";
+  } catch (...) {
+    err << "kgate " << command << ": internal error\n";
+  }
+  return cli::kExitUsage;
+}
+
+}  // namespace kgate

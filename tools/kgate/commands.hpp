@@ -1,0 +1,27 @@
+#pragma once
+// The subcommands behind kgate_main. Each takes the arguments after its own name, writes its
+// output to `out`, and returns the exit status; bad input is thrown (UsageError, ResultsError)
+// and turned into exit status 2 by kgate_main.
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace kgate::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitGate = 1;   // regression, failed variant, refused baseline update
+inline constexpr int kExitUsage = 2;  // bad input or usage
+
+struct Io {
+  std::ostream& out;
+  std::ostream& err;
+  bool colour = false;  // stdout is a terminal and NO_COLOR is unset
+};
+
+using Arguments = std::vector<std::string>;
+
+int run_compare(const Arguments& args, Io& io);
+int run_baseline(const Arguments& args, Io& io);  // "update" and "show"
+int run_merge(const Arguments& args, Io& io);
+
+}  // namespace kgate::cli

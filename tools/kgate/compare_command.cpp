@@ -1,0 +1,103 @@
+// kgate compare: the thin layer between the command line and compare.hpp.
+#include <filesystem>
+#include <fstream>
+
+#include "args.hpp"
+#include "baseline.hpp"
+#include "commands.hpp"
+#include "kgate/compare.hpp"
+#include "kgate/results_io.hpp"
+
+namespace kgate::cli {
+namespace {
+
+constexpr const char* kUsage = R"(usage: kgate compare [options] BASELINE.json NEW.json
+       kgate compare [options] --baseline-dir DIR NEW.json
+
+Compares NEW with BASELINE benchmark by benchmark (matched by name) on the headline mode's
+samples: speedup = baseline median / new median, its bootstrap confidence interval, a Mann-Whitney
+U test, and a verdict: slower, faster, same, noisy, new, missing or failed (docs/compare.md).
+Either file may be plain Google Benchmark JSON: then the comparison is on time only, with the
+repetitions as samples.
+
+options:
+  --baseline-dir DIR      checked-in baselines (default: baselines). Given one file, compares it
+                          with DIR/<GPU slug of NEW>/<suite of NEW>.json
+  --suite NAME            with --baseline-dir: the baseline suite to use (default: NEW's suite)
+  --thresholds FILE       per-family and per-benchmark thresholds
+                          (default: DIR/thresholds.json when it exists)
+  --threshold FRACTION    the default threshold, e.g. 0.05 = 5%; replaces the file's default only,
+                          its per-family and per-benchmark entries still apply
+  --alpha P               significance level of the U test (default 0.01; intervals at 1 - P)
+  --noise-limit FRACTION  relative stddev above which a side is too noisy to call same (default 0.10)
+  --allow-env-mismatch    compare runs from different GPU models (warns instead of refusing)
+  --json FILE             write the verdicts as JSON
+  --junit FILE            write JUnit XML: one testcase per benchmark, regressions and failures
+                          as <failure>
+  --markdown FILE         write a Markdown report (pull-request comment, GitHub step summary)
+  -h, --help              this text
+
+exit status: 0 no regression, 1 a regression (slower) or a failed variant, 2 bad input or usage
+)";
+
+// Reports are written in place, not through a rename: "--markdown $GITHUB_STEP_SUMMARY" and
+// "--json /dev/stdout" must work.
+void write_report(const std::string& path, const std::string& text) {
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file << text;
+  file.flush();
+  if (!file) throw ResultsError(path + ": cannot write the report");
+}
+
+}  // namespace
+
+int run_compare(const Arguments& arguments, Io& io) {
+  const Args args(arguments,
+                  {.with_value = {"--baseline-dir", "--suite", "--thresholds", "--threshold", "--alpha", "--noise-limit",
+                                  "--json", "--junit", "--markdown"},
+                   .flags = {"--allow-env-mismatch"},
+                   .aliases = {}});
+  if (args.help()) {
+    io.out << kUsage;
+    return kExitOk;
+  }
+  const std::vector<std::string>& files = args.positionals();
+  const auto baseline_dir = args.value("--baseline-dir");
+  if (files.size() != 2 && !(files.size() == 1 && baseline_dir))
+    throw UsageError(files.size() == 1 ? "one results file given: add the baseline, or --baseline-dir DIR"
+                                       : "expected BASELINE.json NEW.json, got " + std::to_string(files.size()) + " files");
+  if (args.value("--suite") && files.size() != 1) throw UsageError("--suite selects a baseline file in --baseline-dir; give NEW.json alone");
+
+  const std::string new_path = files.back();
+  const RunResults current = read_results_file(new_path);
+  std::string baseline_path;
+  if (files.size() == 2) {
+    baseline_path = files.front();
+  } else {
+    baseline_path = baseline_file_for(*baseline_dir, current, new_path, args.value("--suite"));
+    if (!std::filesystem::exists(baseline_path))
+      throw ResultsError(baseline_path + ": no baseline for " + current.context.gpu_name + " (record one with 'kgate baseline update " +
+                         new_path + "')");
+  }
+  const RunResults baseline = read_results_file(baseline_path);
+
+  CompareOptions options;
+  const std::string default_thresholds = (std::filesystem::path(baseline_dir.value_or("baselines")) / "thresholds.json").string();
+  if (const auto file = args.value("--thresholds")) options.thresholds = read_thresholds_file(*file);
+  else if (std::filesystem::exists(default_thresholds)) options.thresholds = read_thresholds_file(default_thresholds);
+  options.thresholds.default_fraction = args.number("--threshold", options.thresholds.default_fraction, 0, 1);
+  if (!(options.thresholds.default_fraction > 0)) throw UsageError("--threshold must be above 0");
+  options.alpha = args.number("--alpha", options.alpha, 1e-9, 0.5);
+  options.noise_limit = args.number("--noise-limit", options.noise_limit, 1e-6, 10);
+  options.allow_env_mismatch = args.flag("--allow-env-mismatch");
+
+  const ComparisonReport report = compare_runs(baseline, current, baseline_path, new_path, options);
+  if (const auto path = args.value("--json"))
+    write_report(*path, report_to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  if (const auto path = args.value("--junit")) write_report(*path, report_to_junit(report));
+  if (const auto path = args.value("--markdown")) write_report(*path, report_to_markdown(report));
+  io.out << format_table(report, io.colour);
+  return report.regression() ? kExitGate : kExitOk;
+}
+
+}  // namespace kgate::cli
