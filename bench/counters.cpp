@@ -44,7 +44,7 @@ void CounterPass::run(RunResults& results, const Registry& registry) const {
     if (!variant || !family) continue;
     try {
       ProblemInstance instance(*family, Shape::parse(record.shape));
-      instance.fill_inputs(derive_seed(session_seed(), record.name), false);
+      instance.fill_inputs(derive_seed(benchmark_seed(), record.name), false);
       instance.poison_outputs();
       auto launch_once = [&] {
         variant->launch(instance, 0, nullptr);

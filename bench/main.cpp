@@ -167,6 +167,19 @@ int run(int argc, char** argv) {
     }
   }
 
+  const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
+  // Where the harness's own time goes, recorded with the run (harness cost is a figure too).
+  auto phase_start = std::chrono::steady_clock::now();
+  auto end_phase = [&](const std::string& phase) {
+    const double spent = seconds_since(phase_start);
+    const auto it = results.context.extra.find("wall_s." + phase);
+    const double before = it == results.context.extra.end() ? 0 : std::stod(it->second);
+    results.context.extra["wall_s." + phase] = std::to_string(before + spent);
+    phase_start = std::chrono::steady_clock::now();
+  };
+
   GpuTimer timer(device, options.timing);
   if (options.resume.empty()) {
     std::cerr << "kgate_bench: measuring the ceilings of " << device.name << "...\n";
@@ -178,6 +191,7 @@ int run(int argc, char** argv) {
                  c.copy_bytes_per_s / 1e9, c.read_bytes_per_s / 1e9, c.datasheet_bytes_per_s / 1e9,
                  c.gemm_flops_per_s / 1e12, c.launch_floor_s * 1e6, c.graph_floor_s * 1e6);
   }
+  end_phase("calibration");
 
   std::vector<BenchmarkPlan> plans = plan_benchmarks(registry, device);
   std::erase_if(plans, [&](const BenchmarkPlan& p) {
@@ -200,8 +214,13 @@ int run(int argc, char** argv) {
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  end_phase("timing");
 
   if (counters) counters->run(results, registry);
+  end_phase("counters");
+  std::fprintf(stderr, "kgate_bench: wall time: calibration %s s, timing %s s, counter pass %s s\n",
+               results.context.extra["wall_s.calibration"].c_str(), results.context.extra["wall_s.timing"].c_str(),
+               results.context.extra["wall_s.counters"].c_str());
 
   if (options.out.empty() && !options.out_dir.empty()) {
     std::string stamp = results.context.date;  // 2026-11-21T13:45:00Z -> 20261121T134500Z

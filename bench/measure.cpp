@@ -91,7 +91,7 @@ MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, con
     const std::size_t per_copy = instance_bytes(*plan.family, plan.shape);
     const bool check = options.check && per_copy <= kMaxCheckedBytes;
     ProblemInstance instance(*plan.family, plan.shape, plan.copies);
-    instance.fill_inputs(derive_seed(session_seed(), plan.name), check, timer.stream());
+    instance.fill_inputs(derive_seed(benchmark_seed(), plan.name), check, timer.stream());
     instance.poison_outputs(timer.stream());
     const CopyLaunch launch = [&](int copy, cudaStream_t stream) { plan.variant->launch(instance, copy, stream); };
 

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <set>
 
 #include "kgate/accuracy.hpp"
@@ -52,4 +53,10 @@ TEST(Random, DerivedSeedsDifferPerLabel) {
   EXPECT_EQ(seeds.size(), 5u);
   EXPECT_EQ(kgate::derive_seed(99, "x"), kgate::derive_seed(99, "x"));
   EXPECT_NE(kgate::derive_seed(99, "x"), kgate::derive_seed(100, "x"));
+}
+
+TEST(Random, BenchmarksDrawTheSameInputsInEveryRun) {
+  // Without KGATE_SEED the benchmark seed is a constant: two processes time identical data.
+  if (std::getenv("KGATE_SEED")) GTEST_SKIP() << "KGATE_SEED is set";
+  EXPECT_EQ(kgate::benchmark_seed(), 0x6B67617465ull);
 }

@@ -75,7 +75,7 @@ TEST(ResultsIo, RoundTripKeepsEveryField) {
   EXPECT_EQ(a.family, "rmsnorm");
   EXPECT_EQ(a.variant, "vectorized");
   EXPECT_EQ(a.shape, "m:4096/n:4096/bf16");
-  EXPECT_EQ(a.cold->samples_s, o.cold->samples_s);  // bit-exact: JSON keeps 17 significant digits
+  EXPECT_EQ(a.cold->samples_s, o.cold->samples_s);  // bit-exact: samples are single precision, written in full
   EXPECT_DOUBLE_EQ(a.headline_median_s(), o.headline_median_s());
   EXPECT_EQ(a.hot->launches_per_sample, 100);
   EXPECT_EQ(a.hot->throttled_samples, 2);

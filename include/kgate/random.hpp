@@ -39,6 +39,10 @@ KGATE_HD inline float random_value(std::uint64_t seed, std::uint64_t index, Dist
 // The run's base seed: KGATE_SEED when set (to reproduce a failure), otherwise fresh entropy,
 // chosen once per process.
 std::uint64_t session_seed();
+// The benchmarks' base seed: KGATE_SEED when set, otherwise a fixed value. Two runs must time the
+// same work: some kernels' speed depends on the data (sincosf's slow path for large angles made
+// rope/naive at one token 14% slower in one H200 run than in the next with fresh inputs).
+std::uint64_t benchmark_seed();
 // A per-case seed, so that every (variant, shape) draws different inputs from one session seed.
 std::uint64_t derive_seed(std::uint64_t base, std::string_view label);
 

@@ -18,6 +18,10 @@ enum class Access {
   input,   // read only: random contents, not checked
   output,  // written only: poisoned before the launch, every element checked
   inout,   // updated in place: random contents, checked against the reference afterwards
+  // Workspace a variant may use between its kernels (split-K partials): allocated per copy and
+  // poisoned like an output, so a kernel that reads scratch it never wrote produces NaN; never
+  // filled, never checked, and not part of a family's min_bytes.
+  scratch,
 };
 
 // Fills a host buffer of `count` values (as doubles) for tensors that are not plain random

@@ -161,7 +161,7 @@ void ProblemInstance::fill_inputs(std::uint64_t seed, bool keep_host_copy, cudaS
   for (int c = 0; c < copies(); ++c) {
     for (std::size_t t = 0; t < specs_.size(); ++t) {
       const TensorSpec& spec = specs_[t];
-      if (spec.access == Access::output) continue;
+      if (spec.access == Access::output || spec.access == Access::scratch) continue;
       const std::uint64_t tseed = tensor_seed(seed, c, spec);
       void* ptr = copies_[c][t].get();
       if (spec.custom_init || (keep_host_copy && c == 0)) {
@@ -183,7 +183,7 @@ void ProblemInstance::poison_outputs(cudaStream_t stream) {
   for (auto& buffers : copies_) {
     for (std::size_t t = 0; t < specs_.size(); ++t) {
       const TensorSpec& spec = specs_[t];
-      if (spec.access != Access::output) continue;
+      if (spec.access != Access::output && spec.access != Access::scratch) continue;
       const unsigned blocks = fill_blocks(spec.count);
       if (size_of(spec.dtype) == 2) {
         fill_pattern_kernel<<<blocks, kFillThreads, 0, stream>>>(static_cast<std::uint16_t*>(buffers[t].get()), spec.count,
@@ -210,7 +210,7 @@ InstanceCheck ProblemInstance::check() const {
   const Tolerance tolerance = family_->tolerance(shape_);
   for (std::size_t t = 0; t < specs_.size(); ++t) {
     const TensorSpec& spec = specs_[t];
-    if (spec.access == Access::input) continue;
+    if (spec.access == Access::input || spec.access == Access::scratch) continue;
     std::vector<std::byte> raw(spec.bytes());
     KGATE_CUDA_CHECK(cudaMemcpy(raw.data(), copies_[0][t].get(), raw.size(), cudaMemcpyDeviceToHost));
     result.tensors.push_back(compare(spec.name, spec.dtype, raw, expected[t], tolerance));

@@ -70,6 +70,19 @@ std::string unfit_reason(const BenchmarkRecord& r) {
   return reason;
 }
 
+// A baseline keeps at most this many samples per mode, evenly spaced in time order: the U test and
+// the bootstrap lose nothing material, and a suite's baseline stays small enough for a repository.
+constexpr std::size_t kMaxBaselineSamples = 1000;
+
+void thin_samples(std::optional<TimingRecord>& timing) {
+  if (!timing || timing->samples_s.size() <= kMaxBaselineSamples) return;
+  const std::vector<double>& all = timing->samples_s;
+  std::vector<double> kept;
+  kept.reserve(kMaxBaselineSamples);
+  for (std::size_t i = 0; i < kMaxBaselineSamples; ++i) kept.push_back(all[i * all.size() / kMaxBaselineSamples]);
+  timing->samples_s = std::move(kept);
+}
+
 bool never_recorded(const BenchmarkRecord& r) { return r.status != BenchmarkStatus::ok || r.correct == false; }
 
 std::map<std::string, std::string> provenance_of(const BenchmarkRecord& r, const RunContext& c, const std::string& source) {
@@ -115,6 +128,8 @@ int update(const Args& args, Io& io) {
     }
     BenchmarkRecord entry = r;
     entry.provenance = provenance_of(r, run.context, source);
+    thin_samples(entry.cold);
+    thin_samples(entry.hot);
     if (const auto it = index.find(r.name); it != index.end()) {
       baseline.benchmarks[it->second] = std::move(entry);
       ++updated;

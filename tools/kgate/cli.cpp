@@ -25,6 +25,7 @@ commands:
   baseline update NEW.json            record NEW's results as the baseline of its GPU and suite
   baseline show [GPU-SLUG]            list the checked-in baselines
   merge A.json B.json ... -o OUT.json merge the shards of one suite's run
+  report NEW.json --out DIR           write a report (Markdown, HTML, SVG charts) of a run
 
 Run 'kgate <command> --help' for the options of a command.
 
@@ -52,6 +53,7 @@ int kgate_main(int argc, char** argv, std::ostream& out, std::ostream& err) {
     if (command == "compare") return cli::run_compare(rest, io);
     if (command == "baseline") return cli::run_baseline(rest, io);
     if (command == "merge") return cli::run_merge(rest, io);
+    if (command == "report") return cli::run_report(rest, io);
     err << "kgate: " << (command.empty() ? "no command given" : "unknown command '" + command + "'") << "\n\n" << kUsage;
     return cli::kExitUsage;
   } catch (const cli::UsageError& e) {

@@ -23,5 +23,6 @@ using Arguments = std::vector<std::string>;
 int run_compare(const Arguments& args, Io& io);
 int run_baseline(const Arguments& args, Io& io);  // "update" and "show"
 int run_merge(const Arguments& args, Io& io);
+int run_report(const Arguments& args, Io& io);  // writes files; never gates
 
 }  // namespace kgate::cli

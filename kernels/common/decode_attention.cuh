@@ -1,0 +1,298 @@
+#pragma once
+// Decode-attention kernels, written once over a KV-cache layout (ContiguousKv or PagedKv, whose
+// cursors both answer "where is the row of this key"), so the contiguous and paged families run
+// the same code. Scores and the softmax are fp32 throughout; only the output is rounded to bf16.
+#include <cuda_bf16.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "block_reduce.cuh"
+#include "decode_attention_args.hpp"
+#include "kgate/family.hpp"
+#include "launch_limits.hpp"
+#include "packed.cuh"
+#include "row_vectors.cuh"
+
+namespace kgate::kernels {
+
+// ---- naive: one warp per (sequence, query head), every key in turn, online softmax -------------
+
+inline constexpr int kNaiveMaxHeadDim = 256;  // head_dim / 32 values per lane
+
+template <class Kv>
+__global__ void __launch_bounds__(32) attention_naive_kernel(AttentionArgs a, Kv kv) {
+  constexpr int kPerLane = kNaiveMaxHeadDim / 32;
+  const int b = blockIdx.x / a.q_heads, head = blockIdx.x % a.q_heads;
+  const int kv_head = head / (a.q_heads / a.kv_heads);
+  const std::size_t at = static_cast<std::size_t>(blockIdx.x) * a.head_dim;
+  const float scale = 1.0f / sqrtf(static_cast<float>(a.head_dim));
+
+  float q[kPerLane], acc[kPerLane];
+#pragma unroll
+  for (int i = 0; i < kPerLane; ++i) {
+    const int e = threadIdx.x + 32 * i;
+    q[i] = e < a.head_dim ? __bfloat162float(a.q[at + e]) : 0.0f;
+    acc[i] = 0.0f;
+  }
+  float running_max = -INFINITY, total = 0.0f;
+  const int length = a.lengths[b];
+  const auto keys = kv.cursor(b, kv_head);
+  for (int key = 0; key < length; ++key) {
+    const std::size_t row = keys.row(key);
+    float dot = 0.0f;
+#pragma unroll
+    for (int i = 0; i < kPerLane; ++i) {
+      const int e = threadIdx.x + 32 * i;
+      if (e < a.head_dim) dot += q[i] * __bfloat162float(kv.k[row + e]);
+    }
+    const float score = warp_sum(dot) * scale;
+    const float new_max = fmaxf(running_max, score);
+    const float correction = expf(running_max - new_max);  // 0 at the first key
+    const float weight = expf(score - new_max);
+    total = total * correction + weight;
+#pragma unroll
+    for (int i = 0; i < kPerLane; ++i) {
+      const int e = threadIdx.x + 32 * i;
+      if (e < a.head_dim) acc[i] = acc[i] * correction + weight * __bfloat162float(kv.v[row + e]);
+    }
+    running_max = new_max;
+  }
+#pragma unroll
+  for (int i = 0; i < kPerLane; ++i) {
+    const int e = threadIdx.x + 32 * i;
+    if (e < a.head_dim) a.out[at + e] = __float2bfloat16_rn(acc[i] / total);
+  }
+}
+
+inline void require_whole_groups(const AttentionArgs& a) {
+  if (a.q_heads % a.kv_heads != 0)
+    throw UnsupportedShape(std::to_string(a.q_heads) + " query heads do not divide into " + std::to_string(a.kv_heads) +
+                           " KV heads");
+}
+
+template <class Kv>
+void launch_naive_attention(const AttentionArgs& a, const Kv& kv, cudaStream_t stream) {
+  require_whole_groups(a);
+  if (a.head_dim > kNaiveMaxHeadDim) throw UnsupportedShape("head_dim above 256");
+  attention_naive_kernel<Kv><<<a.batch * a.q_heads, 32, 0, stream>>>(a, kv);
+  KGATE_CHECK_LAUNCH();
+}
+
+// ---- split-K (flash-decoding) ------------------------------------------------------------------
+//
+// Block (split, KV head, sequence) attends every query head of the KV head's GQA group to one
+// piece of the sequence, so each K/V row is read from memory once for the whole group. A key's
+// row is spread over D/8 lanes, 16 bytes each; a warp step loads kLoads rows of K and of V per lane
+// (all in flight before the first use) and the 4 warps interleave their steps over the piece. The
+// partial dot products meet by xor-shuffles within each key's lanes; each group of lanes that
+// shares a key slot keeps its own online-softmax state (base 2: q is pre-scaled by log2(e)/sqrt(d)),
+// and the block merges its states in shared memory. A single split writes the output directly;
+// otherwise each block writes its normalized partial output and log2-sum-exp, and a second kernel
+// merges the pieces of each (sequence, query head).
+
+inline constexpr int kSplitWarps = 4;
+inline constexpr int kSplitThreads = 32 * kSplitWarps;
+
+template <int D, int G>
+struct SplitTile {
+  static constexpr int kLanesPerKey = D / 8;
+  static constexpr int kKeysPerLoad = 32 / kLanesPerKey;
+  static constexpr int kLoads = G >= 8 ? 2 : 4;  // fewer rows in flight where q and acc fill the registers
+  static constexpr int kKeys = kLoads * kKeysPerLoad;  // keys per warp step
+  static constexpr int kStates = kSplitWarps * kKeysPerLoad;
+  // A warp step never crosses a page, and the block's steps tile a piece exactly.
+  static_assert(kPageSize % kKeys == 0 && kSplitQuantum % (kSplitWarps * kKeys) == 0);
+};
+
+template <class Kv, int D, int G>
+__global__ void __launch_bounds__(kSplitThreads) attention_split_kernel(AttentionArgs a, Kv kv, int splits) {
+  using Tile = SplitTile<D, G>;
+  const int split = blockIdx.x, kv_head = blockIdx.y, b = blockIdx.z;
+  const int length = a.lengths[b];
+  const int piece = split_length(length, splits);
+  const int begin = split * piece;
+  if (begin >= length) return;  // a short sequence needs fewer pieces; the whole block leaves
+  const int end = min(length, begin + piece);
+
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int slot = lane / Tile::kLanesPerKey, part = lane % Tile::kLanesPerKey;
+
+  const float q_scale = 1.4426950408889634f / sqrtf(static_cast<float>(D));
+  float q[G][8], acc[G][8], running_max[G], total[G];
+#pragma unroll
+  for (int h = 0; h < G; ++h) {
+    load_floats<8>(a.q + (static_cast<std::size_t>(b) * a.q_heads + kv_head * G + h) * D, part, q[h]);
+#pragma unroll
+    for (int e = 0; e < 8; ++e) {
+      q[h][e] *= q_scale;
+      acc[h][e] = 0.0f;
+    }
+    running_max[h] = -INFINITY;
+    total[h] = 0.0f;
+  }
+
+  constexpr int kStride = kSplitWarps * Tile::kKeys;
+  const uint4 zero = make_uint4(0, 0, 0, 0);
+  const auto keys = kv.cursor(b, kv_head);
+  int first = begin + warp * Tile::kKeys;
+  std::size_t row = first < end ? keys.row(first) : 0;
+  // The bound depends on the warp only, so every lane reaches every shuffle.
+  for (; first < end; first += kStride) {
+    uint4 k_raw[Tile::kLoads], v_raw[Tile::kLoads];
+    bool valid[Tile::kLoads];
+#pragma unroll
+    for (int r = 0; r < Tile::kLoads; ++r) {
+      const int offset = r * Tile::kKeysPerLoad + slot;
+      valid[r] = first + offset < end;
+      const std::size_t at = row + static_cast<std::size_t>(offset) * D + part * 8;
+      k_raw[r] = valid[r] ? load_once_16B(kv.k + at) : zero;
+      v_raw[r] = valid[r] ? load_once_16B(kv.v + at) : zero;
+    }
+    // The next step's row lookup (a page-table read when paged) overlaps this step's arithmetic.
+    const int next = first + kStride;
+    const std::size_t next_row = next < end ? keys.row(next) : 0;
+
+    float score[Tile::kLoads][G];
+#pragma unroll
+    for (int r = 0; r < Tile::kLoads; ++r) {
+      float k[8];
+      bf16x8_to_floats(k_raw[r], k);
+#pragma unroll
+      for (int h = 0; h < G; ++h) {
+        float dot = 0.0f;
+#pragma unroll
+        for (int e = 0; e < 8; ++e) dot += q[h][e] * k[e];
+        score[r][h] = dot;
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < Tile::kLoads; ++r) {
+#pragma unroll
+      for (int h = 0; h < G; ++h) {
+#pragma unroll
+        for (int offset = Tile::kLanesPerKey / 2; offset > 0; offset >>= 1)
+          score[r][h] += __shfl_xor_sync(0xffffffffu, score[r][h], offset);
+        if (!valid[r]) score[r][h] = -INFINITY;
+      }
+    }
+
+    float shift[G];
+#pragma unroll
+    for (int h = 0; h < G; ++h) {
+      float step_max = score[0][h];
+#pragma unroll
+      for (int r = 1; r < Tile::kLoads; ++r) step_max = fmaxf(step_max, score[r][h]);
+      const float new_max = fmaxf(running_max[h], step_max);
+      // A slot that has seen no valid key yet stays empty (weights 2^-inf = 0) instead of
+      // computing -inf - -inf.
+      shift[h] = new_max == -INFINITY ? 0.0f : new_max;
+      const float correction = fast_exp2(running_max[h] - shift[h]);
+      total[h] *= correction;
+#pragma unroll
+      for (int e = 0; e < 8; ++e) acc[h][e] *= correction;
+      running_max[h] = new_max;
+    }
+#pragma unroll
+    for (int r = 0; r < Tile::kLoads; ++r) {
+#pragma unroll
+      for (int h = 0; h < G; ++h) {
+        score[r][h] = fast_exp2(score[r][h] - shift[h]);  // from here on, the key's weight
+        total[h] += score[r][h];
+      }
+    }
+    // One V row widened at a time: 8 live values instead of kLoads·8.
+#pragma unroll
+    for (int r = 0; r < Tile::kLoads; ++r) {
+      float v[8];
+      bf16x8_to_floats(v_raw[r], v);
+#pragma unroll
+      for (int h = 0; h < G; ++h) {
+#pragma unroll
+        for (int e = 0; e < 8; ++e) acc[h][e] += score[r][h] * v[e];
+      }
+    }
+    row = next_row;
+  }
+
+  // Merge the block's softmax states: one per (warp, key slot).
+  __shared__ float state_max[Tile::kStates][G];  // becomes each state's weight in the merge
+  __shared__ float state_total[Tile::kStates][G];
+  __shared__ __align__(16) float state_acc[Tile::kStates][G][D];
+  __shared__ float block_lse[G];
+  const int state = warp * Tile::kKeysPerLoad + slot;
+#pragma unroll
+  for (int h = 0; h < G; ++h) {
+    if (part == 0) {
+      state_max[state][h] = running_max[h];
+      state_total[state][h] = total[h];
+    }
+    float4* destination = reinterpret_cast<float4*>(&state_acc[state][h][part * 8]);
+    destination[0] = make_float4(acc[h][0], acc[h][1], acc[h][2], acc[h][3]);
+    destination[1] = make_float4(acc[h][4], acc[h][5], acc[h][6], acc[h][7]);
+  }
+  __syncthreads();
+  if (threadIdx.x < G) {
+    // The piece holds at least one key, so some state's maximum is finite.
+    const int h = threadIdx.x;
+    float top = -INFINITY;
+    for (int s = 0; s < Tile::kStates; ++s) top = fmaxf(top, state_max[s][h]);
+    float sum = 0.0f;
+    for (int s = 0; s < Tile::kStates; ++s) sum += state_total[s][h] * fast_exp2(state_max[s][h] - top);
+    for (int s = 0; s < Tile::kStates; ++s) state_max[s][h] = fast_exp2(state_max[s][h] - top) / sum;
+    block_lse[h] = top + log2f(sum);
+  }
+  __syncthreads();
+  for (int o = threadIdx.x; o < G * D; o += kSplitThreads) {
+    const int h = o / D, e = o % D;
+    float value = 0.0f;
+#pragma unroll
+    for (int s = 0; s < Tile::kStates; ++s) value += state_acc[s][h][e] * state_max[s][h];
+    const std::size_t query = static_cast<std::size_t>(b) * a.q_heads + kv_head * G + h;
+    if (splits == 1) {
+      a.out[query * D + e] = __float2bfloat16_rn(value);
+    } else {
+      const std::size_t at = query * splits + split;
+      a.partial_out[at * D + e] = value;
+      if (e == 0) a.partial_lse[at] = block_lse[h];
+    }
+  }
+}
+
+// Merges the pieces written by attention_split_kernel into the output (decode_attention_merge.cu).
+void launch_attention_merge(const AttentionArgs& a, int splits, cudaStream_t stream);
+
+template <class Kv, int D, int G>
+void launch_split_attention_for(const AttentionArgs& a, const Kv& kv, cudaStream_t stream) {
+  constexpr auto kernel = attention_split_kernel<Kv, D, G>;
+  const int splits =
+      plan_splits(static_cast<std::int64_t>(a.batch) * a.kv_heads, a.max_len, resident_blocks<kernel, kSplitThreads>());
+  if (splits > a.max_splits) throw std::logic_error("split plan exceeds the scratch the family declared");
+  kernel<<<dim3(splits, a.kv_heads, a.batch), kSplitThreads, 0, stream>>>(a, kv, splits);
+  KGATE_CHECK_LAUNCH();
+  if (splits > 1) launch_attention_merge(a, splits, stream);
+}
+
+template <class Kv>
+void launch_split_attention(const AttentionArgs& a, const Kv& kv, cudaStream_t stream) {
+  require_whole_groups(a);
+  if (a.batch > 65535) throw UnsupportedShape("more than 65535 sequences (grid z)");
+  const int group = a.q_heads / a.kv_heads;
+  auto with_group = [&]<int D>() {
+    switch (group) {
+      case 1: return launch_split_attention_for<Kv, D, 1>(a, kv, stream);
+      case 2: return launch_split_attention_for<Kv, D, 2>(a, kv, stream);
+      case 4: return launch_split_attention_for<Kv, D, 4>(a, kv, stream);
+      case 8: return launch_split_attention_for<Kv, D, 8>(a, kv, stream);
+      default: throw UnsupportedShape("GQA group of " + std::to_string(group) + ": compiled for 1, 2, 4 and 8");
+    }
+  };
+  switch (a.head_dim) {
+    case 64: return with_group.template operator()<64>();
+    case 128: return with_group.template operator()<128>();
+    case 256: return with_group.template operator()<256>();
+    default: throw UnsupportedShape("head_dim " + std::to_string(a.head_dim) + ": compiled for 64, 128 and 256");
+  }
+}
+
+}  // namespace kgate::kernels

@@ -1,0 +1,62 @@
+#pragma once
+// Register-level helpers for 16-byte memory traffic: unpacking eight bf16 values held in a uint4,
+// fp32 vectors, and the inline PTX the hot loops need (cache-hinted loads, ex2, tensor-core MMA).
+#include <cuda_bf16.h>
+
+#include <cstdint>
+
+namespace kgate::kernels {
+
+// bf16 is the upper half of an fp32: widening is a shift or a mask, exact.
+__device__ __forceinline__ void bf16x8_to_floats(const uint4& raw, float (&out)[8]) {
+  const std::uint32_t words[4] = {raw.x, raw.y, raw.z, raw.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    out[2 * i] = __uint_as_float(words[i] << 16);
+    out[2 * i + 1] = __uint_as_float(words[i] & 0xFFFF0000u);
+  }
+}
+
+template <int VEC>
+struct alignas(4 * VEC) FloatVector {
+  float values[VEC];
+};
+
+template <int VEC>
+__device__ __forceinline__ void load_fp32(const float* base, int vector_index, float (&out)[VEC]) {
+  const FloatVector<VEC> v = reinterpret_cast<const FloatVector<VEC>*>(base)[vector_index];
+#pragma unroll
+  for (int i = 0; i < VEC; ++i) out[i] = v.values[i];
+}
+
+// For data each block reads exactly once (weights, the KV cache): read-only path, and no L1
+// allocation, so operands that are reused (the activations) keep their L1 lines.
+__device__ __forceinline__ uint4 load_once_16B(const void* address) {
+  uint4 v;
+  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+      : "l"(address));
+  return v;
+}
+
+// 2^x in one MUFU instruction (2 ulp; results below 2^-126 flush to zero, which a softmax weight
+// that small is anyway). 2^-inf = +0.
+__device__ __forceinline__ float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// d += A·B for one m16n8k16 bf16 tensor-core tile with fp32 accumulation (sm_80+). Fragment
+// layout (lane = 4·g + t): a0 = A[g][2t..2t+1], a1 = A[g+8][2t..], a2 = A[g][2t+8..],
+// a3 = A[g+8][2t+8..]; b0 = B[2t..2t+1][g], b1 = B[2t+8..2t+9][g]; d0, d1 = D[g][2t, 2t+1],
+// d2, d3 = D[g+8][2t, 2t+1]. Each 32-bit register holds two bf16, the lower k in the low half.
+__device__ __forceinline__ void mma_bf16_16x8x16(float (&d)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,
+                                                 std::uint32_t a3, std::uint32_t b0, std::uint32_t b1) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+}  // namespace kgate::kernels

@@ -1,0 +1,34 @@
+#pragma once
+// Decode attention over a contiguous KV cache: one query token per sequence, k and v as
+// [batch, kv_heads, max_len, head_dim] with per-sequence lengths, GQA, scale 1/sqrt(d); bf16 in
+// and out, fp32 softmax and accumulation. The problem is stated in
+// ../common/decode_attention_problem.hpp and shared with decode_attention_paged.
+// Variants: naive.cu (reference), splitk.cu.
+#include "../common/decode_attention_args.hpp"
+#include "kgate/family.hpp"
+
+namespace kgate::kernels {
+
+struct DecodeAttentionArgs {
+  AttentionArgs attention;
+  ContiguousKv kv;
+};
+
+class DecodeAttentionFamily final : public TypedFamily<DecodeAttentionArgs> {
+ public:
+  static constexpr const char* kName = "decode_attention";
+
+  std::string name() const override { return kName; }
+  std::string description() const override;
+  std::vector<Shape> test_shapes() const override;
+  std::vector<Shape> bench_shapes() const override;
+  std::vector<TensorSpec> tensors(const Shape& shape) const override;
+  double min_bytes(const Shape& shape) const override;
+  double flops(const Shape& shape) const override;
+  void reference(const Shape& shape, HostTensors& tensors) const override;
+  Tolerance tolerance(const Shape& shape) const override;
+  bool read_dominated() const override { return true; }
+  DecodeAttentionArgs make_args(const Shape& shape, const TensorViews& views) const override;
+};
+
+}  // namespace kgate::kernels

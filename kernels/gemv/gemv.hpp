@@ -1,0 +1,38 @@
+#pragma once
+// Skinny matrix multiplication for decode: y[m, n] = Σ_k x[m, k] · W[n, k], i.e. y = x·Wᵀ with
+// every matrix row-major and W in the [out_features, in_features] layout of a linear layer.
+// m is the decode batch (1..16). bf16 in and out, fp32 accumulation.
+// Variants: naive.cu (reference), cublas.cu (vendor), vectorized.cu.
+#include <cuda_bf16.h>
+
+#include "kgate/family.hpp"
+
+namespace kgate::kernels {
+
+struct GemvArgs {
+  const __nv_bfloat16* x;  // [m, k]
+  const __nv_bfloat16* w;  // [n, k]
+  __nv_bfloat16* y;        // [m, n]
+  int m;
+  int n;
+  int k;
+};
+
+class GemvFamily final : public TypedFamily<GemvArgs> {
+ public:
+  static constexpr const char* kName = "gemv";
+
+  std::string name() const override { return kName; }
+  std::string description() const override;
+  std::vector<Shape> test_shapes() const override;
+  std::vector<Shape> bench_shapes() const override;
+  std::vector<TensorSpec> tensors(const Shape& shape) const override;
+  double min_bytes(const Shape& shape) const override;
+  double flops(const Shape& shape) const override;
+  void reference(const Shape& shape, HostTensors& tensors) const override;
+  Tolerance tolerance(const Shape& shape) const override;
+  bool read_dominated() const override { return true; }
+  GemvArgs make_args(const Shape& shape, const TensorViews& views) const override;
+};
+
+}  // namespace kgate::kernels

@@ -1,0 +1,23 @@
+// Which charts a report gets: those its data can fill.
+#include "report_charts.hpp"
+
+#include <cctype>
+
+namespace kgate::report {
+
+std::string file_safe(const std::string& name) {
+  std::string out;
+  for (const char c : name) out += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ? c : '-';
+  return out;
+}
+
+std::vector<Chart> draw_charts(const ReportModel& model) {
+  std::vector<Chart> charts;
+  for (const auto& chart : {roofline_chart(model), speedup_chart(model), roof_share_chart(model)})
+    if (chart) charts.push_back(*chart);
+  for (const std::vector<Chart>& more : {histogram_charts(model), trend_charts(model)})
+    charts.insert(charts.end(), more.begin(), more.end());
+  return charts;
+}
+
+}  // namespace kgate::report

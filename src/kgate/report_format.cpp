@@ -1,0 +1,124 @@
+#include "report_format.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace kgate::report {
+namespace {
+
+constexpr std::size_t kMaxTemplateArguments = 24;  // longer argument lists become <…>
+constexpr std::size_t kMaxShortName = 48;
+
+std::string printf_string(const char* format, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+
+std::string with_unit(double value, const char* unit) { return sig3(value) + " " + unit; }
+
+// The positions of `text` outside any <...> and (...) other than "(anonymous namespace)", where
+// `wanted` starts.
+std::size_t find_top_level(std::string_view text, std::string_view wanted, bool last) {
+  int angle = 0;
+  std::size_t found = std::string_view::npos;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text.substr(i).starts_with("(anonymous namespace)")) {
+      i += std::string_view("(anonymous namespace)").size() - 1;
+      continue;
+    }
+    const char c = text[i];
+    if (angle == 0 && text.substr(i).starts_with(wanted)) {
+      found = i;
+      if (!last) return found;
+    }
+    if (c == '<')
+      ++angle;
+    else if (c == '>' && angle > 0)
+      --angle;
+  }
+  return found;
+}
+
+}  // namespace
+
+std::string sig3(double value) {
+  if (value == 0 || !std::isfinite(value)) return printf_string("%.0f", value);
+  if (std::fabs(value) < 1) return printf_string("%.3g", value);  // 0.0863, 0.01: no trailing zeros
+  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(value))));
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", std::max(2 - magnitude, 0), value);
+  return text;
+}
+
+std::string format_time(double seconds) {
+  if (!(seconds > 0)) return "-";
+  if (seconds < 1e-6) return with_unit(seconds * 1e9, "ns");
+  if (seconds < 1e-3) return with_unit(seconds * 1e6, "µs");
+  if (seconds < 1) return with_unit(seconds * 1e3, "ms");
+  return with_unit(seconds, "s");
+}
+
+std::string format_ratio(double ratio) {
+  if (!(ratio > 0)) return "-";
+  return (ratio < 10 ? printf_string("%.2f", ratio) : sig3(ratio)) + "×";
+}
+
+std::string format_pct(double percent) { return sig3(percent) + "%"; }
+
+std::string format_bandwidth(double bytes_per_s) { return with_unit(bytes_per_s / 1e9, "GB/s"); }
+
+std::string format_flops(double flops_per_s) {
+  if (flops_per_s >= 1e12) return with_unit(flops_per_s / 1e12, "TFLOP/s");
+  if (flops_per_s >= 1e9) return with_unit(flops_per_s / 1e9, "GFLOP/s");
+  return with_unit(flops_per_s / 1e6, "MFLOP/s");
+}
+
+std::string format_bytes(double bytes) {
+  if (bytes >= 1024.0 * 1024 * 1024) return with_unit(bytes / (1024.0 * 1024 * 1024), "GiB");
+  if (bytes >= 1024.0 * 1024) return with_unit(bytes / (1024.0 * 1024), "MiB");
+  if (bytes >= 1024) return with_unit(bytes / 1024, "KiB");
+  return printf_string("%.0f B", bytes);
+}
+
+std::string format_mhz(double mhz) { return mhz > 0 ? printf_string("%.0f MHz", mhz) : "-"; }
+
+std::string format_cuda_version(int version) {
+  if (version <= 0) return "-";
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+std::string format_dims(const int (&dims)[3]) {
+  return std::to_string(dims[0]) + "×" + std::to_string(dims[1]) + "×" + std::to_string(dims[2]);
+}
+
+std::string code(std::string_view name) {
+  std::string text(1, '`');
+  text += name;
+  return text += '`';
+}
+
+std::string full_kernel_name(const KernelRecord& kernel) { return kernel.demangled.empty() ? kernel.name : kernel.demangled; }
+
+std::string short_kernel_name(const KernelRecord& kernel) {
+  std::string name = full_kernel_name(kernel);
+  if (kernel.demangled.empty()) return name.size() > kMaxShortName ? name.substr(0, kMaxShortName - 1) + "…" : name;
+  if (const std::size_t params = find_top_level(name, "(", false); params != std::string::npos && params > 0) name.erase(params);
+  if (const std::size_t space = find_top_level(name, " ", true); space != std::string::npos) name.erase(0, space + 1);
+  if (const std::size_t scope = find_top_level(name, "::", true); scope != std::string::npos) name.erase(0, scope + 2);
+  if (const std::size_t open = name.find('<'); open != std::string::npos && name.size() - open - 2 > kMaxTemplateArguments)
+    name = name.substr(0, open) + "<…>";
+  return name.size() > kMaxShortName ? name.substr(0, kMaxShortName - 1) + "…" : name;
+}
+
+std::string join_words(const std::vector<std::string>& words) {
+  std::string out;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (i > 0) out += i + 1 == words.size() ? " and " : ", ";
+    out += words[i];
+  }
+  return out;
+}
+
+}  // namespace kgate::report

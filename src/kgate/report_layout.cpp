@@ -1,0 +1,329 @@
+// The report's document: which sections, in which order, and the short GitHub summary.
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "kgate/statistics.hpp"
+#include "report_format.hpp"
+#include "report_sections.hpp"
+
+namespace kgate::report {
+namespace {
+
+constexpr std::size_t kMaxNoisyNamed = 10;
+
+std::string short_commit(const RunContext& c) {
+  if (c.git_commit.empty()) return "unknown";
+  std::string commit = c.git_commit.size() > 12 && c.git_commit != "unknown" ? c.git_commit.substr(0, 12) : c.git_commit;
+  return commit + (c.git_dirty ? " (dirty)" : "");
+}
+
+std::string subtitle(const ReportModel& model) {
+  const ReportInputs& in = *model.inputs;
+  std::string s = "Run " + code(in.current.source);
+  if (in.current.run.has_kgate_block) s += ", commit " + short_commit(model.context()) + ", " + model.context().date;
+  if (in.baseline) s += "; baseline " + code(in.baseline->source);
+  return s;
+}
+
+std::string clocks_seen(const RunResults& run) {
+  std::vector<double> clocks;
+  for (const BenchmarkRecord& r : run.benchmarks)
+    if (const TimingRecord* t = r.status == BenchmarkStatus::ok ? r.headline() : nullptr; t && t->sm_clock_mhz > 0)
+      clocks.push_back(t->sm_clock_mhz);
+  if (clocks.empty()) return "-";
+  const auto [low, high] = std::minmax_element(clocks.begin(), clocks.end());
+  return "median " + format_mhz(median(clocks)) + " (" + sig3(*low) + "–" + format_mhz(*high) + ") over " +
+         std::to_string(clocks.size()) + " benchmarks";
+}
+
+std::string against_datasheet(double measured, double datasheet) {
+  if (!(measured > 0)) return "-";
+  std::string s = format_bandwidth(measured) + " measured";
+  if (datasheet > 0) s += ", " + format_pct(100 * measured / datasheet) + " of the datasheet " + format_bandwidth(datasheet);
+  return s;
+}
+
+// The environment of one run as (label, value) rows; the labels are the same for every run.
+std::vector<std::pair<std::string, std::string>> environment_rows(const NamedRun& named) {
+  const RunContext& c = named.run.context;
+  const Calibration& cal = c.calibration;
+  std::vector<std::pair<std::string, std::string>> rows = {{"Results file", code(named.source)}};
+  if (!named.run.has_kgate_block) {
+    rows.emplace_back("Environment", "not recorded (plain Google Benchmark JSON)");
+    return rows;
+  }
+  std::string gpu = c.gpu_name + " (compute capability " + std::to_string(c.compute_capability / 10) + "." +
+                    std::to_string(c.compute_capability % 10) + ", " + std::to_string(c.sm_count) + " SMs, " +
+                    format_bytes(static_cast<double>(c.memory_bytes)) + ", L2 " + format_bytes(static_cast<double>(c.l2_bytes)) +
+                    ")";
+  rows.insert(
+      rows.end(),
+      {
+          {"GPU", gpu},
+          {"CUDA driver / runtime", format_cuda_version(c.driver_version) + " / " + format_cuda_version(c.runtime_version)},
+          {"Default clocks", "SM " + format_mhz(c.sm_clock_mhz_default) + ", memory " + format_mhz(c.memory_clock_mhz)},
+          {"SM clock while timing", clocks_seen(named.run)},
+          {"Copy bandwidth", against_datasheet(cal.copy_bytes_per_s, cal.datasheet_bytes_per_s)},
+          {"Read bandwidth", against_datasheet(cal.read_bytes_per_s, cal.datasheet_bytes_per_s)},
+          {"bf16 GEMM rate", cal.gemm_flops_per_s > 0 ? format_flops(cal.gemm_flops_per_s) + " measured (cuBLAS)" : "-"},
+          {"Launch floor",
+           format_time(cal.launch_floor_s) + " per launch, " + format_time(cal.graph_floor_s) + " from a CUDA graph"},
+          {"Datasheet", "memory " +
+                            (cal.datasheet_bytes_per_s > 0 ? format_bandwidth(cal.datasheet_bytes_per_s) : std::string("-")) +
+                            ", SM clock " + format_mhz(cal.datasheet_sm_clock_mhz)},
+          {"Calibration", cal.cached_from.empty() ? "measured in this run" : "reused from " + code(cal.cached_from)},
+          {"Commit", c.git_commit.empty() ? "unknown" : code(c.git_commit) + (c.git_dirty ? " with uncommitted changes" : "")},
+          {"Build", (c.build_type.empty() ? "-" : c.build_type) + ", CUDA architectures " +
+                        (c.cuda_architectures.empty() ? "-" : c.cuda_architectures)},
+          {"Date", c.date.empty() ? "-" : c.date},
+          {"Host", c.host.empty() ? "-" : c.host},
+          {"Suite", c.suite},
+      });
+  for (const auto& [key, value] : c.extra) rows.emplace_back(key, value);
+  return rows;
+}
+
+const char* chart_caption(const std::string& file) {
+  if (file == "roofline.svg")
+    return "Every benchmark at its arithmetic intensity and achieved FLOP/s, under the copy, read and GEMM ceilings measured in "
+           "this run (marker: family, colour: variant; the HTML version names a point on hover).";
+  if (file == "speedup.svg")
+    return "Each compared benchmark's speedup against the baseline, sorted; colour is the verdict, the grey band the benchmark's "
+           "threshold.";
+  if (file == "roof-share.svg")
+    return "Each benchmark's share of the roof it comes closest to, coloured by its bound class; the dashed line is 100%.";
+  if (file == "hist-memory-roof.svg")
+    return "How the benchmarks spread over the share of the measured memory ceiling they reach.";
+  if (file == "hist-occupancy.svg") return "How the benchmarks spread over achieved occupancy (CUPTI).";
+  if (file == "hist-dram-throughput.svg") return "How the benchmarks spread over DRAM throughput (CUPTI).";
+  return "Each variant's geometric-mean speedup over its shapes against the first run of the history.";
+}
+
+Table history_table(const ReportModel& model) {
+  Table table;
+  table.columns = {{"Run"},          {"Commit"},       {"Date"},    {"Compared with"}, {"Geomean speedup", true},
+                   {"Slower", true}, {"Failed", true}, {"Verdicts"}};
+  for (const HistoryRow& row : model.history) {
+    const RunContext& c = row.run->run.context;
+    std::vector<Cell> cells = {{code(row.run->source)},
+                               {short_commit(c)},
+                               {c.date.empty() ? "-" : c.date},
+                               {row.against ? code(row.against->source) : "-"}};
+    if (row.comparison) {
+      const std::size_t slower = row.comparison->count(Verdict::slower), failed = row.comparison->count(Verdict::failed);
+      cells.push_back({format_ratio(row.comparison->geomean_speedup())});
+      cells.push_back({std::to_string(slower), slower ? Tone::bad : Tone::plain});
+      cells.push_back({std::to_string(failed), failed ? Tone::bad : Tone::plain});
+      cells.push_back({row.comparison->summary_line()});
+    } else {
+      const bool is_baseline = model.inputs->baseline && row.run->source == model.inputs->baseline->source;
+      cells.insert(cells.end(),
+                   {{"-"}, {"-"}, {"-"}, {is_baseline ? "the baseline" : "first run: nothing to compare with", Tone::muted}});
+    }
+    table.rows.push_back(std::move(cells));
+  }
+  return table;
+}
+
+Section regressions_section(const ReportModel& model) {
+  Section section{"Regressions", {}};
+  Table table;
+  table.columns = {{"Benchmark"}, {"Baseline", true}, {"New", true}, {"Speedup", true}, {"What changed"}};
+  for (const BenchmarkComparison& row : model.comparison->benchmarks) {
+    if (row.verdict != Verdict::slower) continue;
+    std::string notes;
+    for (const std::string& note : row.notes) notes += (notes.empty() ? "" : "; ") + note;
+    table.rows.push_back({{code(row.name)},
+                          {format_time(row.baseline_median_s)},
+                          {format_time(row.new_median_s)},
+                          {format_ratio(row.speedup), Tone::bad},
+                          {notes.empty() ? "-" : notes}});
+  }
+  section.blocks.push_back(std::move(table));
+  return section;
+}
+
+Section failed_section(const std::vector<const BenchmarkView*>& failed) {
+  Section section{"Failed", {}};
+  Table table;
+  table.columns = {{"Benchmark"}, {"Why"}};
+  for (const BenchmarkView* v : failed) {
+    const BenchmarkRecord& r = *v->record;
+    std::string why = r.status == BenchmarkStatus::failed ? "error: " + r.error : "wrong result: " + r.correctness_detail;
+    std::replace(why.begin(), why.end(), '\n', ' ');
+    table.rows.push_back({{code(r.name)}, {why, Tone::bad}});
+  }
+  section.blocks.push_back(std::move(table));
+  return section;
+}
+
+Document summary_document(const ReportModel& model, const Document& full) {
+  Document doc;
+  doc.title = full.title;
+  doc.subtitle = full.subtitle;
+  Section summary{"Summary", {}};
+  std::string sentences;
+  for (const std::string& s : executive_summary(model)) sentences += (sentences.empty() ? "" : " ") + s;
+  summary.blocks.push_back(Paragraph{sentences});
+  summary.blocks.push_back(Paragraph{"**" + gate_line(model) + "**"});
+  if (model.comparison && model.comparison->count(Verdict::noisy)) {
+    std::vector<std::string> noisy;
+    for (const BenchmarkComparison& row : model.comparison->benchmarks)
+      if (row.verdict == Verdict::noisy && noisy.size() < kMaxNoisyNamed) noisy.push_back(code(row.name));
+    const std::size_t n = model.comparison->count(Verdict::noisy);
+    if (n > noisy.size()) noisy.push_back(std::to_string(n - noisy.size()) + " more");
+    summary.blocks.push_back(Paragraph{"Noisy (too spread to decide, not failing the gate): " + join_words(noisy) + "."});
+  }
+  doc.sections.push_back(std::move(summary));
+  if (model.comparison && model.comparison->count(Verdict::slower)) doc.sections.push_back(regressions_section(model));
+  std::vector<const BenchmarkView*> failed;
+  for (const BenchmarkView& v : model.views)
+    if (v.record->status == BenchmarkStatus::failed || v.record->correct == false) failed.push_back(&v);
+  if (!failed.empty()) doc.sections.push_back(failed_section(failed));
+  Section links{"Full report", {}};
+  std::string charts;
+  for (const Chart& chart : full.charts) charts += (charts.empty() ? "" : ", ") + ("[" + chart.title + "](" + chart.file + ")");
+  links.blocks.push_back(
+      Paragraph{"[report.md](report.md), [report.html](report.html) (self-contained); charts: " + charts + "."});
+  doc.sections.push_back(std::move(links));
+  return doc;
+}
+
+}  // namespace
+
+std::string anchor(const std::string& title) {
+  std::string out;
+  for (const char c : title) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || c == '-' || c == '_')
+      out += static_cast<char>(std::tolower(u));
+    else if (c == ' ')
+      out += '-';
+    else if (u >= 0x80)
+      out += c;  // GitHub keeps letters outside ASCII
+  }
+  return out;
+}
+
+const Chart* Document::chart(const std::string& file) const {
+  for (const Chart& c : charts)
+    if (c.file == file) return &c;
+  return nullptr;
+}
+
+Section summary_section(const ReportModel& model) {
+  Section section{"Executive summary", {}};
+  std::string sentences;
+  for (const std::string& s : executive_summary(model)) sentences += (sentences.empty() ? "" : " ") + s;
+  section.blocks.push_back(Paragraph{sentences, true});
+  section.blocks.push_back(Paragraph{"**" + gate_line(model) + "**", true});
+  if (model.comparison && !(model.comparison->warnings.empty() && model.comparison->notices.empty())) {
+    Bullets notes{{}, true};
+    for (const std::string& w : model.comparison->warnings) notes.items.push_back("**warning:** " + w);
+    for (const std::string& n : model.comparison->notices) notes.items.push_back(n);
+    section.blocks.push_back(notes);
+  }
+  return section;
+}
+
+Section environment_section(const ReportModel& model) {
+  Section section{"Environment", {}};
+  const auto current = environment_rows(model.inputs->current);
+  const auto baseline = model.inputs->baseline ? environment_rows(*model.inputs->baseline) : decltype(current){};
+  Table table;
+  table.columns = {{""}, {"This run"}};
+  if (!baseline.empty()) table.columns.push_back({"Baseline"});
+  for (const auto& [label, value] : current) {
+    std::vector<Cell> row = {{"**" + label + "**"}, {value}};
+    if (!baseline.empty()) {
+      const auto it = std::find_if(baseline.begin(), baseline.end(), [&](const auto& b) { return b.first == label; });
+      const bool differs = it != baseline.end() && it->second != value && label != "Results file";
+      row.push_back({it == baseline.end() ? "-" : it->second, differs ? Tone::warn : Tone::plain});
+    }
+    table.rows.push_back(std::move(row));
+  }
+  section.blocks.push_back(std::move(table));
+  return section;
+}
+
+Section charts_section(const ReportModel& model, const std::vector<Chart>& charts) {
+  Section section{"Charts", {}};
+  for (const Chart& chart : charts) {
+    const bool compact = chart.file == (model.comparison ? "speedup.svg" : "roof-share.svg");
+    section.blocks.push_back(Figure{chart.file, chart_caption(chart.file), compact});
+  }
+  if (charts.empty()) section.blocks.push_back(Paragraph{"No chart: the run has no timings with measured ceilings."});
+  return section;
+}
+
+Section observations_section(const ReportModel& model) {
+  Section section{"Observations", {}};
+  Bullets bullets{observations(model), true};
+  if (bullets.items.empty())
+    section.blocks.push_back(Paragraph{"Nothing stands out in the measured data.", true});
+  else
+    section.blocks.push_back(std::move(bullets));
+  return section;
+}
+
+Section history_section(const ReportModel& model) {
+  Section section{"History", {}};
+  section.blocks.push_back(Paragraph{model.inputs->baseline
+                                         ? "Each run compared with the baseline by `kgate compare`'s rules, oldest first."
+                                         : "Each run compared with the one before it by `kgate compare`'s rules, oldest first."});
+  section.blocks.push_back(history_table(model));
+  return section;
+}
+
+Section reproduction_section(const ReportModel& model) {
+  Section section{"Reproduction", {}};
+  const RunContext& c = model.context();
+  const ReportInputs& in = *model.inputs;
+  if (!in.current.run.has_kgate_block) {
+    section.blocks.push_back(Paragraph{"The run is plain Google Benchmark JSON: it records neither the commit nor the command."});
+    return section;
+  }
+  std::string where = "Measured on " + c.gpu_name + " with CUDA driver " + format_cuda_version(c.driver_version) +
+                      " and runtime " + format_cuda_version(c.runtime_version) + ", default SM clock " +
+                      format_mhz(c.sm_clock_mhz_default) + ".";
+  if (c.git_commit.empty() || c.git_commit == "unknown")
+    where += " The run recorded no commit: the source tree cannot be pinned from this file.";
+  else if (c.git_dirty)
+    where += " The tree had uncommitted changes: checking out the commit does not reproduce them.";
+  section.blocks.push_back(Paragraph{where});
+  std::string commands;
+  if (!c.git_commit.empty() && c.git_commit != "unknown") commands += "git checkout " + c.git_commit + "\n";
+  commands +=
+      "cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=" + (c.build_type.empty() ? std::string("Release") : c.build_type) +
+      " -DCMAKE_CUDA_ARCHITECTURES=" + (c.cuda_architectures.empty() ? std::string("native") : c.cuda_architectures) + "\n";
+  commands += "ninja -C build kgate_bench kgate\n";
+  commands += (c.command_line.empty() ? std::string("./build/bench/kgate_bench --kgate_out=run.json") : c.command_line) + "\n";
+  if (in.baseline) commands += "kgate compare " + in.baseline->source + " " + in.current.source + "\n";
+  if (!in.invocation.empty()) commands += in.invocation + "\n";
+  section.blocks.push_back(Code{commands});
+  section.blocks.push_back(
+      Paragraph{"`kgate` is `./build/tools/kgate/kgate`. kgate_bench is a Google Benchmark binary: add "
+                "`--benchmark_filter='^<family>/<variant>/'` to measure one variant again."});
+  return section;
+}
+
+Report build_report(const ReportInputs& inputs) {
+  const ReportModel model = build_model(inputs);
+  Report report;
+  Document& doc = report.full;
+  doc.title = "kgate report" + (model.context().gpu_name.empty() ? std::string() : ": " + model.context().gpu_name);
+  doc.subtitle = subtitle(model);
+  doc.charts = draw_charts(model);
+  doc.sections = {summary_section(model),  environment_section(model),        correctness_section(model), families_section(model),
+                  hardware_section(model), charts_section(model, doc.charts), observations_section(model)};
+  if (!model.history.empty()) doc.sections.push_back(history_section(model));
+  doc.sections.push_back(reproduction_section(model));
+  doc.sections.push_back(kernel_names_appendix(model));
+  report.summary = summary_document(model, doc);
+  report.gate_line = gate_line(model);
+  report.gate_failed = model.comparison && model.comparison->regression();
+  return report;
+}
+
+}  // namespace kgate::report

@@ -1,0 +1,171 @@
+// The per-benchmark tables: correctness, and the kernel families' times, speedups and roofs.
+#include <map>
+
+#include "report_format.hpp"
+#include "report_sections.hpp"
+
+namespace kgate::report {
+namespace {
+
+constexpr const char* kNoReason = "no reason recorded";
+
+std::string figures(const BenchmarkRecord& r) {
+  const std::vector<TensorCheck> checks = parse_correctness_detail(r.correctness_detail);
+  std::string out;
+  for (const TensorCheck& c : checks) {
+    out += (out.empty() ? "" : "; ") + c.tensor + ": rel_l2 " + sig3(c.rel_l2) + " (limit " + sig3(c.limit) + "), max_abs " +
+           sig3(c.max_abs);
+    if (!c.violations.empty()) out += ", " + c.violations + " outside the bound";
+  }
+  if (!checks.empty()) return out;
+  for (const char ch : r.correctness_detail) out += ch == '\n' ? std::string("; ") : std::string(1, ch);
+  return out.empty() ? "-" : out;
+}
+
+// Plain Google Benchmark JSON has no variant and shape: the rest of the name stands for the shape.
+Cell shape_cell(const BenchmarkRecord& r) {
+  if (!r.shape.empty()) return {code(r.shape)};
+  return {r.name.size() > r.family.size() + 1 ? code(r.name.substr(r.family.size() + 1)) : "-"};
+}
+
+Cell variant_cell(const BenchmarkRecord& r) { return {r.variant.empty() ? "-" : code(r.variant)}; }
+
+Cell result_cell(const BenchmarkRecord& r) {
+  if (r.status == BenchmarkStatus::failed) return {"did not run: " + r.error, Tone::bad};
+  if (!r.correct) return {"not checked", Tone::muted};
+  return *r.correct ? Cell{"pass", Tone::good} : Cell{"**FAIL**", Tone::bad};
+}
+
+Cell time_cell(const BenchmarkView& v) {
+  if (v.ran()) return {format_time(v.median_s)};
+  const BenchmarkRecord& r = *v.record;
+  return {to_string(r.status) + (r.error.empty() ? "" : ": " + r.error),
+          r.status == BenchmarkStatus::failed ? Tone::bad : Tone::muted};
+}
+
+Cell verdict_cell(const BenchmarkComparison& row) {
+  std::string text(to_string(row.verdict));
+  if (row.low_confidence) text += " (low confidence)";
+  switch (row.verdict) {
+    case Verdict::slower:
+    case Verdict::failed: return {"**" + text + "**", Tone::bad};
+    case Verdict::faster: return {text, Tone::good};
+    case Verdict::noisy: return {text, Tone::warn};
+    default: return {text, Tone::plain};
+  }
+}
+
+Table family_table(const ReportModel& model, const FamilyView& family) {
+  const bool compared = model.comparison.has_value();
+  Table table;
+  table.compact = true;
+  table.columns = {{"Shape"}, {"Variant"}};
+  if (compared)
+    table.columns.insert(table.columns.end(), {{"Baseline", true, false}, {"New", true}, {"Speedup", true}, {"Verdict"}});
+  else
+    table.columns.insert(table.columns.end(), {{"Median", true}, {"rsd", true, false}});
+  table.columns.insert(table.columns.end(), {{"Achieved", true, false}, {"% of roof", true}, {"Bound", false, false}});
+  for (const std::string& comparator : family.comparators)
+    table.columns.push_back({"vs " + comparator + " (" + family.roles.at(comparator) + ")", true});
+
+  for (const BenchmarkView* v : family.rows) {
+    const BenchmarkRecord& r = *v->record;
+    std::vector<Cell> row = {shape_cell(r), variant_cell(r)};
+    if (compared) {
+      const BenchmarkComparison* c = v->comparison;
+      row.push_back({c ? format_time(c->baseline_median_s) : "-"});
+      row.push_back(v->ran() ? Cell{format_time(c ? c->new_median_s : v->median_s)} : time_cell(*v));
+      row.push_back({c ? format_ratio(c->speedup) : "-"});
+      row.push_back(c ? verdict_cell(*c) : Cell{"-"});
+    } else {
+      row.push_back(time_cell(*v));
+      const TimingRecord* t = v->ran() ? r.headline() : nullptr;
+      row.push_back({t ? format_pct(t->summary.rel_stddev() * 100) : "-"});
+    }
+    row.push_back({achieved_rate(*v)});
+    row.push_back({v->roof.pct > 0 ? format_pct(v->roof.pct) + " " + v->roof.ceiling : "-"});
+    row.push_back({v->ran() && v->roof.pct > 0 ? std::string(to_string(r.roofline)) : "-"});
+    for (const Versus& vs : v->versus) {
+      if (vs.self)
+        row.push_back({"—", Tone::muted});
+      else
+        row.push_back({format_ratio(vs.speedup), vs.speedup >= 1 ? Tone::plain : Tone::warn});
+    }
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+}  // namespace
+
+Section correctness_section(const ReportModel& model) {
+  Section section{"Correctness", {}};
+  std::size_t passed = 0, wrong = 0;
+  std::map<std::string, std::size_t> unchecked;  // reason -> benchmarks
+  for (const BenchmarkView& v : model.views) {
+    const BenchmarkRecord& r = *v.record;
+    if (!r.correct)
+      ++unchecked[r.correctness_detail.empty() ? kNoReason : r.correctness_detail];
+    else
+      (*r.correct ? passed : wrong) += 1;
+  }
+  std::size_t not_checked = 0;
+  for (const auto& [reason, n] : unchecked) not_checked += n;
+  section.blocks.push_back(Paragraph{
+      "Outputs are checked against the family's fp64 CPU reference before timing: " + std::to_string(passed) + " passed, " +
+      std::to_string(wrong) + " gave a wrong result, " + std::to_string(not_checked) + " were not checked."});
+  if (!unchecked.empty()) {
+    Bullets reasons;
+    for (const auto& [reason, n] : unchecked)
+      reasons.items.push_back(std::to_string(n) + (reason.starts_with("not checked") ? " " : " not checked: ") + reason);
+    section.blocks.push_back(reasons);
+  }
+  if (passed + wrong == 0 && unchecked.contains(kNoReason) && unchecked.size() == 1) return section;  // nothing to tabulate
+  for (const FamilyView& family : model.families) {
+    if (family.rows.empty()) continue;
+    section.blocks.push_back(Subheading{family.name});
+    Table table;
+    table.columns = {{"Shape"}, {"Variant"}, {"Result"}, {"Error figures (per output tensor)"}};
+    std::size_t family_passed = 0, family_unchecked = 0;
+    for (const BenchmarkView* v : family.rows) {
+      const BenchmarkRecord& r = *v->record;
+      table.rows.push_back({shape_cell(r), variant_cell(r), result_cell(r), {r.correct ? figures(r) : "-"}});
+      family_passed += r.correct == true;
+      family_unchecked += !r.correct && r.status != BenchmarkStatus::failed;
+    }
+    // A family with nothing wrong is shown folded: its figures are there for whoever wants them.
+    if (family_passed + family_unchecked == family.rows.size())
+      table.folded =
+          std::to_string(family_passed) + " passed, " + std::to_string(family_unchecked) + " not checked (show the figures)";
+    section.blocks.push_back(std::move(table));
+  }
+  return section;
+}
+
+Section families_section(const ReportModel& model) {
+  Section section{"Kernel families", {}};
+  std::string intro =
+      "One table per family, one row per shape and variant. **Median** is the headline mode's median time per launch; "
+      "**% of roof** is the achieved rate against the measured ceiling it comes closest to (copy or read bandwidth, "
+      "or the GEMM rate); **vs X** is X's median time divided by this row's at the same shape (above 1: this variant is faster).";
+  if (model.comparison)
+    intro =
+        "One table per family, one row per shape and variant. **Speedup** = baseline median / new median, judged by `kgate "
+        "compare`'s "
+        "rules (docs/compare.md); **% of roof** is the achieved rate against the measured ceiling it comes closest to; **vs X** "
+        "is X's "
+        "median time divided by this row's at the same shape (above 1: this variant is faster).";
+  section.blocks.push_back(Paragraph{intro});
+  for (const FamilyView& family : model.families) {
+    section.blocks.push_back(Subheading{family.name, true});
+    if (!family.rows.empty()) section.blocks.push_back(family_table(model, family));
+    if (!family.missing.empty()) {
+      std::vector<std::string> names;
+      for (const BenchmarkComparison* row : family.missing) names.push_back(code(row->name));
+      section.blocks.push_back(Paragraph{"In the baseline but not in this run: " + join_words(names) + ".", true});
+    }
+  }
+  return section;
+}
+
+}  // namespace kgate::report

@@ -1,0 +1,749 @@
+// kgate report, rendered from the recorded H200 runs in tests/data and from a synthetic "new" run
+// derived from them, and checked against that input: the sections, the figures in the tables,
+// the executive summary (every number in it comes from the data), the observations, the history,
+// well-formed SVG and self-contained HTML, and the command line. The assertions relate the output
+// to whatever run is recorded, so a newer recording under the same name pattern keeps them valid.
+#include "kgate/report.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "cli.hpp"
+#include "kgate/compare.hpp"
+#include "kgate/results_io.hpp"
+#include "kgate/statistics.hpp"
+#include "src/kgate/report_format.hpp"
+#include "src/kgate/report_model.hpp"
+#include "tests/synthetic_results.hpp"
+
+namespace {
+
+using kgate::BenchmarkRecord;
+using kgate::RunResults;
+using kgate::report::Document;
+using kgate::report::Section;
+using kgate::report::Table;
+namespace fs = std::filesystem;
+namespace syn = kgate::synthetic;
+
+// ---------------------------------------------------------------------------------------------
+// Inputs
+
+// Every recorded RMSNorm run: recorded-<gpu>-rmsnorm-<run>.json.
+std::vector<std::string> recorded_runs() {
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(KGATE_TEST_DATA_DIR)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("recorded-") && name.find("-rmsnorm-") != std::string::npos && name.ends_with(".json"))
+      files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+const RunResults& recorded(const std::string& path) {
+  static std::map<std::string, RunResults> cache;  // a recording is megabytes of samples: read once
+  if (!cache.contains(path)) cache.emplace(path, kgate::read_results_file(path));
+  return cache.at(path);
+}
+
+// The bootstrap over a recording's thousands of samples a side takes half a minute per
+// comparison; the first kSamples of each timing are still recorded data and keep the tests fast.
+constexpr std::size_t kSamples = 200;
+
+RunResults trimmed(RunResults run) {
+  for (BenchmarkRecord& r : run.benchmarks)
+    for (auto* timing : {&r.cold, &r.hot})
+      if (*timing && (*timing)->samples_s.size() > kSamples) {
+        (*timing)->samples_s.resize(kSamples);
+        (*timing)->summary = kgate::summarize((*timing)->samples_s);
+      }
+  return run;
+}
+
+void scale_time(BenchmarkRecord& r, double factor) {
+  for (auto* timing : {&r.cold, &r.hot})
+    if (*timing) {
+      for (double& s : (*timing)->samples_s) s *= factor;
+      (*timing)->summary = kgate::summarize((*timing)->samples_s);
+    }
+  r.bytes_per_s /= factor;
+  r.flops_per_s /= factor;
+  r.pct_of_memory_ceiling /= factor;
+  r.pct_of_compute_ceiling /= factor;
+}
+
+struct Planted {
+  std::string slower, faster, wrong;
+};
+
+// A synthetic new run from a recorded one: its longest-running benchmark 25% slower with twice
+// the DRAM reads, the next 25% faster, and one checked benchmark with a wrong result.
+RunResults synthetic_new(const RunResults& base, Planted& planted) {
+  RunResults next = base;
+  next.context.git_commit = "5e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e7e";
+  next.context.date = "2099-01-01T00:00:00Z";
+  std::vector<BenchmarkRecord*> by_time;
+  for (BenchmarkRecord& r : next.benchmarks)
+    if (r.status == kgate::BenchmarkStatus::ok) by_time.push_back(&r);
+  std::sort(by_time.begin(), by_time.end(), [](auto* a, auto* b) { return a->headline_median_s() > b->headline_median_s(); });
+  scale_time(*by_time[0], 1.25);
+  if (by_time[0]->metrics.contains("dram__bytes_read.sum")) by_time[0]->metrics["dram__bytes_read.sum"] *= 2;
+  scale_time(*by_time[1], 0.8);
+  planted.slower = by_time[0]->name;
+  planted.faster = by_time[1]->name;
+  for (BenchmarkRecord& r : next.benchmarks)
+    if (r.correct == true && planted.wrong.empty()) {
+      r.correct = false;
+      r.correctness_detail = "y: rel_l2=0.5 (limit 0.01) max_abs=3 worst [7] got=1 ref=4 violations=100/4096 FAIL";
+      planted.wrong = r.name;
+    }
+  return next;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading the document
+
+const Section* find_section(const Document& doc, const std::string& title) {
+  for (const Section& s : doc.sections)
+    if (s.title == title) return &s;
+  return nullptr;
+}
+
+// The tables of a section that follow the subheading `heading` (all of them when empty), up to
+// the next subheading.
+std::vector<const Table*> tables(const Section& section, const std::string& heading = "") {
+  std::vector<const Table*> out;
+  bool inside = heading.empty();
+  for (const kgate::report::Block& block : section.blocks) {
+    if (const auto* h = std::get_if<kgate::report::Subheading>(&block)) inside = heading.empty() || h->text == heading;
+    if (const auto* t = std::get_if<Table>(&block); t && inside) out.push_back(t);
+  }
+  return out;
+}
+
+std::size_t column(const Table& t, const std::string& title) {
+  for (std::size_t i = 0; i < t.columns.size(); ++i)
+    if (t.columns[i].title == title) return i;
+  ADD_FAILURE() << "no column " << title;
+  return 0;
+}
+
+std::string cell(const Table& t, const std::vector<kgate::report::Cell>& row, const std::string& title) {
+  return row[column(t, title)].text;
+}
+
+std::string unquoted(std::string text) {
+  std::erase(text, '`');
+  return text;
+}
+
+// A printed figure and half a unit of its last digit: the rounding it carries. Units scale both:
+// "17.5 µs" -> 17.5e-6 ± 0.05e-6, "2712 GB/s" -> 2.712e12 ± 0.5e9, "0.80×" -> 0.8 ± 0.005.
+struct Printed {
+  double value = 0, tolerance = 0;
+  bool matches(double actual) const { return std::fabs(value - actual) <= tolerance * 1.0001 + 1e-12 * std::fabs(actual); }
+};
+
+Printed printed(const std::string& text) {
+  static const std::regex number(R"(([0-9]+)(?:\.([0-9]+))?(?:e([-+][0-9]+))?\s*(ns|µs|ms|s|GB/s|TFLOP/s|GFLOP/s|MFLOP/s|%|×)?)");
+  std::smatch m;
+  if (!std::regex_search(text, m, number)) {
+    ADD_FAILURE() << "no figure in '" << text << "'";
+    return {};
+  }
+  const double exponent = m[3].matched ? std::pow(10.0, std::stod(m[3].str())) : 1;
+  static const std::map<std::string, double> units = {{"ns", 1e-9},  {"µs", 1e-6},      {"ms", 1e-3},     {"s", 1},
+                                                      {"GB/s", 1e9}, {"TFLOP/s", 1e12}, {"GFLOP/s", 1e9}, {"MFLOP/s", 1e6}};
+  const double scale = exponent * (units.contains(m[4].str()) ? units.at(m[4].str()) : 1);
+  return {std::stod(m[1].str() + (m[2].matched ? "." + m[2].str() : "")) * scale,
+          0.5 * std::pow(10.0, -static_cast<double>(m[2].length())) * scale};
+}
+
+// The figures of a text outside its `code` spans (names hold digits that are not figures), and
+// not glued to a letter ("L2", "H200", "fp64").
+std::vector<std::string> figures_in(const std::string& text) {
+  std::string plain;
+  bool in_code = false;
+  for (const char c : text) {
+    if (c == '`')
+      in_code = !in_code;
+    else if (!in_code)
+      plain += c;
+  }
+  static const std::regex number(R"((^|[^A-Za-z0-9_.:])([0-9]+(?:\.[0-9]+)?))");
+  std::vector<std::string> out;
+  for (auto it = std::sregex_iterator(plain.begin(), plain.end(), number); it != std::sregex_iterator(); ++it)
+    out.push_back((*it)[2]);
+  return out;
+}
+
+// Everything in a run (and its comparison) that a summary may quote: counts, shares of the roof,
+// error figures, speedups, and the numbers in compare's notes.
+struct Quotable {
+  std::vector<double> values;
+  std::set<std::string> note_figures;
+  bool contains(const std::string& figure) const {
+    if (note_figures.contains(figure)) return true;
+    const Printed p = printed(figure);
+    return std::any_of(values.begin(), values.end(), [&](double v) { return p.matches(v); });
+  }
+};
+
+Quotable quotable(const RunResults& run, const kgate::ComparisonReport* comparison) {
+  Quotable q;
+  std::set<std::string> families;
+  std::map<std::string, double> counts;
+  for (const BenchmarkRecord& r : run.benchmarks) {
+    families.insert(r.family);
+    q.values.push_back(r.pct_of_memory_ceiling);
+    q.values.push_back(r.pct_of_compute_ceiling);
+    counts[r.correct ? (*r.correct ? "passed" : "wrong") : "unchecked"] += 1;
+    counts["status " + kgate::to_string(r.status)] += 1;
+    counts[std::string(kgate::to_string(r.roofline))] += 1;
+    for (const auto& check : kgate::report::parse_correctness_detail(r.correctness_detail)) {
+      q.values.push_back(check.rel_l2);
+      q.values.push_back(check.limit);
+    }
+  }
+  q.values.push_back(static_cast<double>(run.benchmarks.size()));
+  q.values.push_back(static_cast<double>(families.size()));
+  for (const auto& [what, n] : counts) q.values.push_back(n);
+  q.values.push_back(0);  // "0 gave a wrong result"
+  if (comparison) {
+    q.values.push_back(static_cast<double>(comparison->benchmarks.size()));
+    q.values.push_back(comparison->geomean_speedup());
+    for (const kgate::Verdict v : {kgate::Verdict::faster, kgate::Verdict::slower, kgate::Verdict::same, kgate::Verdict::noisy,
+                                   kgate::Verdict::added, kgate::Verdict::missing, kgate::Verdict::failed})
+      q.values.push_back(static_cast<double>(comparison->count(v)));
+    for (const kgate::BenchmarkComparison& row : comparison->benchmarks) {
+      q.values.push_back(row.speedup);
+      for (const std::string& note : row.notes)
+        for (const std::string& f : figures_in(note)) q.note_figures.insert(f);
+    }
+  }
+  return q;
+}
+
+kgate::ReportInputs inputs_for(kgate::NamedRun current, std::optional<kgate::NamedRun> baseline = std::nullopt,
+                               std::vector<kgate::NamedRun> previous = {}) {
+  kgate::ReportInputs inputs;
+  inputs.current = std::move(current);
+  inputs.baseline = std::move(baseline);
+  inputs.previous = std::move(previous);
+  return inputs;
+}
+
+std::string summary_text(const Document& doc) {
+  const Section* s = find_section(doc, "Executive summary");
+  return s ? std::get<kgate::report::Paragraph>(s->blocks.front()).text : "";
+}
+
+std::vector<std::string> observation_items(const Document& doc) {
+  const Section* s = find_section(doc, "Observations");
+  if (!s) return {};
+  const auto* bullets = std::get_if<kgate::report::Bullets>(&s->blocks.front());
+  return bullets ? bullets->items : std::vector<std::string>{};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Well-formed XML, checked here so the test needs nothing installed: one root element, nested
+// and closed tags, quoted attributes, known entities, nothing outside the root. "" when well
+// formed, else the first problem and where.
+std::string xml_problem(const std::string& xml) {
+  static const std::regex entity(R"(&(amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);)");
+  const auto name_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '-' || c == '.';
+  };
+  const auto bad_entity = [&](std::size_t at) {
+    std::smatch m;
+    const std::string rest = xml.substr(at, 12);
+    return !std::regex_search(rest, m, entity, std::regex_constants::match_continuous);
+  };
+  std::vector<std::string> open;
+  bool root_seen = false;
+  std::size_t i = 0;
+  while (i < xml.size()) {
+    const std::string at = " at byte " + std::to_string(i);
+    if (xml[i] == '&') {
+      if (bad_entity(i)) return "bad entity" + at;
+      ++i;
+    } else if (xml[i] != '<') {
+      if (open.empty() && !std::isspace(static_cast<unsigned char>(xml[i]))) return "text outside the root element" + at;
+      ++i;
+    } else if (xml.compare(i, 4, "<!--") == 0 || xml.compare(i, 2, "<?") == 0) {
+      const std::string close = xml.compare(i, 4, "<!--") == 0 ? "-->" : "?>";
+      const std::size_t end = xml.find(close, i);
+      if (end == std::string::npos) return "unclosed comment or declaration" + at;
+      i = end + close.size();
+    } else if (xml.compare(i, 2, "</") == 0) {
+      std::size_t j = i + 2;
+      while (j < xml.size() && name_char(xml[j])) ++j;
+      const std::string name = xml.substr(i + 2, j - i - 2);
+      if (j >= xml.size() || xml[j] != '>') return "bad end tag" + at;
+      if (open.empty() || open.back() != name)
+        return "</" + name + "> does not close " + (open.empty() ? "anything" : "<" + open.back() + ">") + at;
+      open.pop_back();
+      i = j + 1;
+    } else {
+      std::size_t j = i + 1;
+      while (j < xml.size() && name_char(xml[j])) ++j;
+      const std::string name = xml.substr(i + 1, j - i - 1);
+      if (name.empty()) return "stray '<'" + at;
+      if (open.empty() && root_seen) return "a second root element <" + name + ">" + at;
+      root_seen = true;
+      std::set<std::string> attributes;
+      while (true) {
+        while (j < xml.size() && std::isspace(static_cast<unsigned char>(xml[j]))) ++j;
+        if (j >= xml.size()) return "unclosed <" + name + at;
+        if (xml.compare(j, 2, "/>") == 0) {
+          j += 2;
+          break;
+        }
+        if (xml[j] == '>') {
+          open.push_back(name);
+          ++j;
+          break;
+        }
+        const std::size_t attribute_start = j;
+        while (j < xml.size() && name_char(xml[j])) ++j;
+        const std::string attribute = xml.substr(attribute_start, j - attribute_start);
+        if (attribute.empty() || j + 1 >= xml.size() || xml[j] != '=' || (xml[j + 1] != '"' && xml[j + 1] != '\''))
+          return "bad attribute in <" + name + at;
+        if (!attributes.insert(attribute).second) return "repeated attribute " + attribute + " in <" + name + at;
+        const std::size_t close = xml.find(xml[j + 1], j + 2);
+        if (close == std::string::npos) return "unclosed attribute value in <" + name + at;
+        for (std::size_t k = j + 2; k < close; ++k) {
+          if (xml[k] == '<') return "'<' in an attribute of <" + name + at;
+          if (xml[k] == '&' && bad_entity(k)) return "bad entity in an attribute of <" + name + at;
+        }
+        j = close + 1;
+      }
+      i = j;
+    }
+  }
+  if (!open.empty()) return "unclosed <" + open.back() + ">";
+  return root_seen ? "" : "no root element";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checks every report gets
+
+void expect_sections(const Document& doc, const std::vector<std::string>& titles) {
+  std::vector<std::string> got;
+  for (const Section& s : doc.sections) got.push_back(s.title);
+  EXPECT_EQ(got, titles);
+}
+
+void expect_charts_are_xml(const Document& doc) {
+  EXPECT_FALSE(doc.charts.empty());
+  for (const kgate::report::Chart& chart : doc.charts) {
+    EXPECT_EQ(xml_problem(chart.svg), "") << chart.file;
+    EXPECT_TRUE(chart.svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\"")) << chart.file;
+    EXPECT_TRUE(chart.file.ends_with(".svg"));
+  }
+}
+
+// Every benchmark's row of its family table carries its own figures, and its "vs" columns the
+// ratio of the comparator's median to its own.
+void expect_family_tables_match(const Document& doc, const RunResults& run, const kgate::ComparisonReport* comparison) {
+  const Section* section = find_section(doc, "Kernel families");
+  ASSERT_NE(section, nullptr);
+  std::map<std::string, const BenchmarkRecord*> by_name;
+  for (const BenchmarkRecord& r : run.benchmarks) by_name[r.name] = &r;
+  std::map<std::string, const kgate::BenchmarkComparison*> compared;
+  if (comparison)
+    for (const auto& row : comparison->benchmarks) compared[row.name] = &row;
+  std::set<std::string> families;
+  for (const BenchmarkRecord& r : run.benchmarks) families.insert(r.family);
+  std::size_t rows_seen = 0;
+  for (const std::string& family : families) {
+    const std::vector<const Table*> found = tables(*section, family);
+    ASSERT_EQ(found.size(), 1u) << family;
+    const Table& t = *found.front();
+    for (const auto& row : t.rows) {
+      const std::string name = family + "/" + unquoted(cell(t, row, "Variant")) + "/" + unquoted(cell(t, row, "Shape"));
+      ASSERT_TRUE(by_name.contains(name)) << name;
+      const BenchmarkRecord& r = *by_name.at(name);
+      ++rows_seen;
+      if (r.status != kgate::BenchmarkStatus::ok) continue;
+      const std::string time_column = comparison ? "New" : "Median";
+      EXPECT_TRUE(printed(cell(t, row, time_column)).matches(r.headline_median_s())) << name << ": " << cell(t, row, time_column);
+      const double roof = std::max(r.pct_of_memory_ceiling, r.pct_of_compute_ceiling);
+      const std::string roof_cell = cell(t, row, "% of roof");
+      EXPECT_TRUE(printed(roof_cell).matches(roof)) << name << ": " << roof_cell << " vs " << roof;
+      EXPECT_TRUE(roof_cell.ends_with(r.pct_of_compute_ceiling > r.pct_of_memory_ceiling ? "compute" : r.memory_ceiling))
+          << roof_cell;
+      EXPECT_EQ(cell(t, row, "Bound"), std::string(kgate::to_string(r.roofline))) << name;
+      if (comparison) {
+        const kgate::BenchmarkComparison& c = *compared.at(name);
+        if (c.speedup > 0)
+          EXPECT_TRUE(printed(cell(t, row, "Speedup")).matches(c.speedup)) << name;
+        else
+          EXPECT_EQ(cell(t, row, "Speedup"), "-") << name;
+        EXPECT_TRUE(printed(cell(t, row, "Baseline")).matches(c.baseline_median_s)) << name;
+        EXPECT_NE(cell(t, row, "Verdict").find(std::string(kgate::to_string(c.verdict))), std::string::npos) << name;
+      }
+      for (std::size_t i = 0; i < t.columns.size(); ++i) {
+        static const std::regex versus(R"(vs (\S+) \((reference|vendor|peer)\))");
+        std::smatch m;
+        if (!std::regex_match(t.columns[i].title, m, versus)) continue;
+        const std::string other_name = family + "/" + m[1].str() + "/" + r.shape;
+        if (m[1].str() == r.variant) {
+          EXPECT_EQ(row[i].text, "—");
+        } else if (by_name.contains(other_name) && by_name.at(other_name)->status == kgate::BenchmarkStatus::ok) {
+          const double expected = by_name.at(other_name)->headline_median_s() / r.headline_median_s();
+          EXPECT_TRUE(printed(row[i].text).matches(expected))
+              << name << " " << t.columns[i].title << ": " << row[i].text << " vs " << expected;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(rows_seen, run.benchmarks.size());
+}
+
+void expect_correctness_matches(const Document& doc, const RunResults& run) {
+  const Section* section = find_section(doc, "Correctness");
+  ASSERT_NE(section, nullptr);
+  std::map<std::string, std::string> results;  // benchmark name -> result cell
+  for (const BenchmarkRecord& r : run.benchmarks)
+    for (const Table* t : tables(*section, r.family))
+      for (const auto& row : t->rows)
+        results[r.family + "/" + unquoted(cell(*t, row, "Variant")) + "/" + unquoted(cell(*t, row, "Shape"))] =
+            cell(*t, row, "Result");
+  for (const BenchmarkRecord& r : run.benchmarks) {
+    if (r.status == kgate::BenchmarkStatus::failed) continue;
+    EXPECT_EQ(results[r.name], !r.correct ? "not checked" : *r.correct ? "pass" : "**FAIL**") << r.name;
+  }
+}
+
+void expect_summary_from_input(const Document& doc, const RunResults& run, const kgate::ComparisonReport* comparison) {
+  const std::string summary = summary_text(doc);
+  ASSERT_FALSE(summary.empty());
+  const Quotable q = quotable(run, comparison);
+  const std::vector<std::string> figures = figures_in(summary);
+  EXPECT_GE(figures.size(), 4u) << summary;
+  for (const std::string& f : figures) EXPECT_TRUE(q.contains(f)) << "'" << f << "' does not come from the input: " << summary;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+TEST(ReportXmlCheck, RejectsWhatIsNotWellFormed) {
+  EXPECT_EQ(xml_problem(R"(<svg a="1"><g><text>x &amp; y</text><rect b='2'/></g></svg>)"), "");
+  EXPECT_NE(xml_problem("<svg><g></svg></g>"), "");
+  EXPECT_NE(xml_problem("<svg><text>a < b</text></svg>"), "");
+  EXPECT_NE(xml_problem("<svg><text>a & b</text></svg>"), "");
+  EXPECT_NE(xml_problem("<svg a=1></svg>"), "");
+  EXPECT_NE(xml_problem("<svg a=\"1\" a=\"2\"></svg>"), "");
+  EXPECT_NE(xml_problem("<svg></svg><svg></svg>"), "");
+  EXPECT_NE(xml_problem("<svg>"), "");
+}
+
+TEST(Report, RecordedRunsAreFound) {
+  EXPECT_FALSE(recorded_runs().empty()) << "no recorded-*-rmsnorm-*.json in " KGATE_TEST_DATA_DIR;
+}
+
+TEST(Report, RecordedRunWithoutBaseline) {
+  for (const std::string& path : recorded_runs()) {
+    SCOPED_TRACE(path);
+    const RunResults& run = recorded(path);
+    const kgate::ReportInputs inputs = inputs_for({path, run});
+    const kgate::report::Report report = kgate::report::build_report(inputs);
+    const Document& doc = report.full;
+    expect_sections(doc, {"Executive summary", "Environment", "Correctness", "Kernel families", "Hardware behaviour", "Charts",
+                          "Observations", "Reproduction", "Appendix: kernel names"});
+    EXPECT_EQ(report.gate_line, "gate: not evaluated (no baseline)");
+    EXPECT_FALSE(report.gate_failed);
+    expect_family_tables_match(doc, run, nullptr);
+    expect_correctness_matches(doc, run);
+    expect_summary_from_input(doc, run, nullptr);
+    expect_charts_are_xml(doc);
+    for (const char* chart : {"roofline.svg", "roof-share.svg", "hist-memory-roof.svg"})
+      EXPECT_NE(doc.chart(chart), nullptr) << chart;
+    EXPECT_EQ(doc.chart("speedup.svg"), nullptr);  // no baseline: nothing to draw
+
+    // The best share of a roof, and where, as the summary says.
+    const BenchmarkRecord* best = nullptr;
+    for (const BenchmarkRecord& r : run.benchmarks)
+      if (r.status == kgate::BenchmarkStatus::ok && (!best || r.pct_of_memory_ceiling > best->pct_of_memory_ceiling)) best = &r;
+    EXPECT_NE(summary_text(doc).find("`" + best->name + "`"), std::string::npos) << summary_text(doc);
+
+    // Environment: the GPU, the measured ceilings and the command line of the run.
+    const std::string markdown = kgate::report::render_markdown(doc);
+    EXPECT_NE(markdown.find(run.context.gpu_name), std::string::npos);
+    EXPECT_NE(markdown.find(kgate::report::format_bandwidth(run.context.calibration.copy_bytes_per_s) + " measured"),
+              std::string::npos);
+    EXPECT_NE(markdown.find(run.context.command_line), std::string::npos);
+    for (const kgate::report::Chart& chart : doc.charts)
+      EXPECT_NE(markdown.find("](" + chart.file + ")"), std::string::npos) << chart.file;
+  }
+}
+
+TEST(Report, ObservationsQuoteTheRun) {
+  const std::string path = recorded_runs().front();
+  const RunResults& run = recorded(path);
+  const kgate::ReportInputs inputs = inputs_for({path, run});
+  const std::vector<std::string> items = observation_items(kgate::report::build_report(inputs).full);
+  ASSERT_FALSE(items.empty());
+
+  std::map<std::string, std::vector<const BenchmarkRecord*>> by_variant;  // "family/variant"
+  std::map<std::string, const BenchmarkRecord*> by_name;
+  for (const BenchmarkRecord& r : run.benchmarks) {
+    by_variant[r.family + "/" + r.variant].push_back(&r);
+    by_name[r.name] = &r;
+  }
+  std::size_t checked = 0;
+  for (const std::string& item : items) {
+    std::smatch m;
+    static const std::regex latency(R"(^`([^`]+)` is latency-bound at ([0-9]+) of ([0-9]+) shapes)");
+    static const std::regex faster(R"(^`([^`]+)` is up to ([0-9.]+)× as fast as `([^`]+)`)");
+    static const std::regex few_blocks(R"(at most ([0-9]+) of ([0-9]+) SMs have work)");
+    static const std::regex noise(R"(^([0-9]+) of ([0-9]+) benchmarks stopped before)");
+    if (std::regex_search(item, m, latency)) {
+      const auto& records = by_variant.at(m[1]);
+      const auto n = std::count_if(records.begin(), records.end(),
+                                   [](auto* r) { return r->roofline == kgate::RooflineClass::latency_bound; });
+      EXPECT_EQ(std::stoul(m[2]), static_cast<unsigned long>(n)) << item;
+      EXPECT_EQ(std::stoul(m[3]), records.size()) << item;
+      ++checked;
+    } else if (std::regex_search(item, m, faster)) {
+      const std::string family = m[1].str().substr(0, m[1].str().find('/'));
+      double best = 0;
+      for (const BenchmarkRecord* r : by_variant.at(m[1])) {
+        const BenchmarkRecord* ref = by_name.at(family + "/" + m[3].str() + "/" + r->shape);
+        best = std::max(best, ref->headline_median_s() / r->headline_median_s());
+      }
+      EXPECT_TRUE(printed(m[2].str() + "×").matches(best)) << item << " vs " << best;
+      ++checked;
+    } else if (std::regex_search(item, m, few_blocks)) {
+      EXPECT_EQ(std::stoi(m[2]), run.context.sm_count) << item;
+      EXPECT_LT(std::stoi(m[1]), run.context.sm_count) << item;
+      ++checked;
+    } else if (std::regex_search(item, m, noise)) {
+      const auto missed = std::count_if(run.benchmarks.begin(), run.benchmarks.end(),
+                                        [](const BenchmarkRecord& r) { return r.headline() && !r.headline()->target_met; });
+      EXPECT_EQ(std::stol(m[1]), missed) << item;
+      ++checked;
+    }
+    EXPECT_EQ(item.find("nan"), std::string::npos) << item;
+    EXPECT_EQ(item.find("inf"), std::string::npos) << item;
+  }
+  EXPECT_GT(checked, 0u);
+}
+
+TEST(Report, SyntheticNewRunAgainstTheRecordedBaseline) {
+  const std::string path = recorded_runs().front();
+  const RunResults base = trimmed(recorded(path));
+  Planted planted;
+  const RunResults next = synthetic_new(base, planted);
+  const kgate::ReportInputs inputs = inputs_for({"synthetic-new.json", next}, kgate::NamedRun{path, base});
+  const kgate::report::Report report = kgate::report::build_report(inputs);
+  const kgate::ComparisonReport comparison = kgate::compare_runs(base, next, path, "synthetic-new.json", inputs.compare);
+  const Document& doc = report.full;
+
+  // The verdicts are compare's: the same gate, the same counts.
+  EXPECT_TRUE(report.gate_failed);
+  EXPECT_EQ(report.gate_line, "gate: FAIL (" + comparison.summary_line() + ")");
+  expect_family_tables_match(doc, next, &comparison);
+  expect_correctness_matches(doc, next);
+  expect_summary_from_input(doc, next, &comparison);
+  expect_charts_are_xml(doc);
+  ASSERT_NE(doc.chart("speedup.svg"), nullptr);
+  EXPECT_NE(doc.chart("speedup.svg")->svg.find(planted.slower), std::string::npos);
+
+  // The summary names the slowdown and its cause from the counter deltas.
+  const std::string summary = summary_text(doc);
+  EXPECT_NE(summary.find("The largest slowdown, `" + planted.slower + "`"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("dram bytes +"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("**fails**"), std::string::npos) << summary;
+  const auto items = observation_items(doc);
+  EXPECT_TRUE(std::any_of(items.begin(), items.end(), [&](const std::string& s) {
+    return s.starts_with("`" + planted.slower + "` is slower than the baseline");
+  }));
+  EXPECT_TRUE(std::any_of(items.begin(), items.end(),
+                          [&](const std::string& s) { return s.starts_with("`" + planted.wrong + "` failed"); }));
+
+  // The short summary: regressions and failures, linked to the full report.
+  const std::string github = kgate::report::render_markdown(report.summary);
+  EXPECT_NE(github.find("## Regressions"), std::string::npos) << github;
+  EXPECT_NE(github.find("`" + planted.slower + "`"), std::string::npos);
+  EXPECT_NE(github.find("## Failed"), std::string::npos);
+  EXPECT_NE(github.find("`" + planted.wrong + "`"), std::string::npos);
+  EXPECT_NE(github.find("[report.html](report.html)"), std::string::npos);
+}
+
+TEST(Report, HistoryAndTrendFromEarlierRuns) {
+  const std::string path = recorded_runs().front();
+  const RunResults current = trimmed(recorded(path));
+  RunResults older = current;  // a synthetic earlier run: every non-reference variant 30% slower
+  older.context.date = "2000-01-01T00:00:00Z";
+  for (BenchmarkRecord& r : older.benchmarks)
+    if (r.role != "reference") scale_time(r, 1.3);
+  const kgate::ReportInputs inputs = inputs_for({path, current}, std::nullopt, {{"synthetic-older.json", older}});
+  const Document doc = kgate::report::build_report(inputs).full;
+  const Section* history = find_section(doc, "History");
+  ASSERT_NE(history, nullptr);
+  const Table& t = *tables(*history).front();
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(cell(t, t.rows[0], "Run"), "`synthetic-older.json`");  // oldest first
+  const kgate::ComparisonReport comparison = kgate::compare_runs(older, current, "synthetic-older.json", path, inputs.compare);
+  EXPECT_TRUE(printed(cell(t, t.rows[1], "Geomean speedup")).matches(comparison.geomean_speedup()));
+  EXPECT_EQ(cell(t, t.rows[1], "Slower"), std::to_string(comparison.count(kgate::Verdict::slower)));
+  std::set<std::string> families;
+  for (const BenchmarkRecord& r : current.benchmarks) families.insert(r.family);
+  for (const std::string& family : families) {
+    const kgate::report::Chart* trend = doc.chart("trend-" + family + ".svg");
+    ASSERT_NE(trend, nullptr) << family;
+    EXPECT_EQ(xml_problem(trend->svg), "");
+    EXPECT_NE(trend->svg.find("1.30×"), std::string::npos) << family;  // the candidates' planted 1.3× since then
+  }
+}
+
+TEST(Report, PlainGoogleBenchmarkJson) {
+  const std::string path = KGATE_TEST_DATA_DIR "/synthetic-gbench-repetitions.json";
+  const kgate::ReportInputs inputs = inputs_for({path, kgate::read_results_file(path)});
+  const kgate::report::Report report = kgate::report::build_report(inputs);
+  EXPECT_EQ(report.full.chart("roofline.svg"), nullptr);  // no ceilings recorded
+  const std::string markdown = kgate::report::render_markdown(report.full);
+  EXPECT_NE(markdown.find("not recorded (plain Google Benchmark JSON)"), std::string::npos) << markdown;
+  for (const kgate::report::Chart& chart : report.full.charts) EXPECT_EQ(xml_problem(chart.svg), "") << chart.file;
+}
+
+TEST(ReportPieces, CorrectnessDetailAndKernelNames) {
+  const auto checks = kgate::report::parse_correctness_detail(
+      "x: rel_l2=0.00161 (limit 0.01) max_abs=0.0141 worst [2419] got=-0.0942 ref=-0.0945 violations=0/4096 PASS\n"
+      "residual: rel_l2=0 (limit 0.01) max_abs=0 worst [0] violations=0/4096 PASS");
+  ASSERT_EQ(checks.size(), 2u);
+  EXPECT_EQ(checks[0].tensor, "x");
+  EXPECT_DOUBLE_EQ(checks[0].rel_l2, 0.00161);
+  EXPECT_DOUBLE_EQ(checks[0].limit, 0.01);
+  EXPECT_EQ(checks[1].violations, "0/4096");
+  EXPECT_TRUE(kgate::report::parse_correctness_detail("not checked: too large").empty());
+
+  kgate::KernelRecord k;
+  k.demangled = "void kgate::kernels::(anonymous namespace)::rmsnorm_vectorized_kernel<8, 1>(kgate::kernels::RmsNormArgs)";
+  EXPECT_EQ(kgate::report::short_kernel_name(k), "rmsnorm_vectorized_kernel<8, 1>");
+  k.demangled = "std::enable_if<!T7, void>::type internal::gemvx::kernel<int, int, __nv_bfloat16, __nv_bfloat16, float>(T13)";
+  EXPECT_EQ(kgate::report::short_kernel_name(k), "kernel<…>");
+  k.demangled.clear();
+  k.name = "_Z6kernelv";
+  EXPECT_EQ(kgate::report::short_kernel_name(k), "_Z6kernelv");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command line
+
+struct Outcome {
+  int status;
+  std::string out, err;
+};
+
+Outcome kgate_report(std::vector<std::string> args) {
+  args.insert(args.begin(), {"kgate", "report"});
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  std::ostringstream out, err;
+  const int status = kgate::kgate_main(static_cast<int>(argv.size()), argv.data(), out, err);
+  return {status, out.str(), err.str()};
+}
+
+TEST(ReportCli, WritesEveryFormatAndDoesNotGate) {
+  const syn::TempDir dir;
+  const RunResults base = trimmed(recorded(recorded_runs().front()));
+  Planted planted;
+  const std::string base_file = dir.file("base.json"), new_file = dir.file("new.json");
+  kgate::write_results_file(base_file, kgate::to_json(base));
+  kgate::write_results_file(new_file, kgate::to_json(synthetic_new(base, planted)));
+
+  const Outcome all = kgate_report({new_file, "--baseline", base_file, "--previous", base_file, "--out", dir.file("all")});
+  EXPECT_EQ(all.status, 0) << all.err;  // a regression is reported, not gated on
+  EXPECT_NE(all.out.find("gate: FAIL ("), std::string::npos) << all.out;
+  for (const char* file : {"report.md", "report.html", "summary.md", "roofline.svg", "speedup.svg", "roof-share.svg"})
+    EXPECT_TRUE(fs::exists(dir.file("all") + "/" + file)) << file;
+
+  // Markdown links its charts by relative path; every one is there and is well-formed XML.
+  const std::string markdown = syn::read_text(dir.file("all") + "/report.md");
+  static const std::regex image(R"(!\[[^\]]*\]\(([^)]+)\))");
+  std::vector<std::string> svgs;
+  for (auto it = std::sregex_iterator(markdown.begin(), markdown.end(), image); it != std::sregex_iterator(); ++it) {
+    const std::string file = dir.file("all") + "/" + (*it)[1].str();
+    ASSERT_TRUE(fs::exists(file)) << file;
+    EXPECT_EQ(xml_problem(syn::read_text(file)), "") << file;
+    svgs.push_back(file);
+  }
+  EXPECT_GE(svgs.size(), 5u);
+  if (std::system("python3 -c 'import xml.etree.ElementTree' >/dev/null 2>&1") == 0) {
+    std::string check = "python3 -c 'import sys, xml.etree.ElementTree as E; [E.parse(f) for f in sys.argv[1:]]'";
+    for (const std::string& f : svgs) check += " " + f;
+    EXPECT_EQ(std::system(check.c_str()), 0);
+  }
+
+  // The HTML stands alone: every chart inline, no script, nothing fetched.
+  const std::string html = syn::read_text(dir.file("all") + "/report.html");
+  std::size_t inline_svgs = 0;
+  for (std::size_t at = html.find("<svg "); at != std::string::npos; at = html.find("<svg ", at + 1)) ++inline_svgs;
+  EXPECT_EQ(inline_svgs, svgs.size());
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(std::regex_search(html, std::regex(R"((src|href)=["']?(https?:)?//)")), false);
+  EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
+  EXPECT_TRUE(html.ends_with("</html>\n"));
+
+  const Outcome github = kgate_report({new_file, "--baseline", base_file, "--format", "github", "--out", dir.file("gh")});
+  EXPECT_EQ(github.status, 0) << github.err;
+  EXPECT_TRUE(fs::exists(dir.file("gh") + "/summary.md"));
+  EXPECT_FALSE(fs::exists(dir.file("gh") + "/report.html"));
+
+  const Outcome text = kgate_report({new_file, "--baseline", base_file, "--format", "text"});
+  EXPECT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("EXECUTIVE SUMMARY"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(planted.slower), std::string::npos);
+  EXPECT_NE(text.out.find("#|"), std::string::npos) << text.out;  // the slowdown's ASCII bar ends at 1
+  EXPECT_EQ(text.out.find('`'), std::string::npos);
+}
+
+TEST(ReportCli, BadInputExitsTwoWithOneLine) {
+  const syn::TempDir dir;
+  const std::string good = recorded_runs().front();
+  struct Case {
+    std::vector<std::string> args;
+    std::string expected;  // stderr starts with this
+  };
+  const std::vector<Case> cases = {
+      {{dir.file("missing.json"), "--out", dir.file("o")}, "kgate report: " + dir.file("missing.json") + ": cannot open"},
+      {{good, "--baseline", dir.write("empty.json", ""), "--out", dir.file("o")},
+       "kgate report: " + dir.file("empty.json") + ": file is empty"},
+      {{good, "--previous", dir.write("list.json", "[]"), "--out", dir.file("o")},
+       "kgate report: " + dir.file("list.json") + ": $: expected a JSON object"},
+      {{good}, "kgate report: missing --out DIR"},
+      {{good, "--out", dir.file("o"), "--format", "pdf"},
+       "kgate report: --format: expected all, markdown, html, text or github, got 'pdf'"},
+      {{good, "--baseline", good, "--baseline-dir", dir.path().string(), "--out", dir.file("o")},
+       "kgate report: give --baseline FILE or --baseline-dir DIR, not both"},
+      {{good, "--previous", "--out", dir.file("o")}, "kgate report: --previous needs at least one file"},
+      {{"--out", dir.file("o")}, "kgate report: expected one results file (NEW.json), got 0"},
+      {{good, "--baseline-dir", dir.file("baselines"), "--out", dir.file("o")},
+       "kgate report: " + dir.file("baselines") + "/nvidia-h200/kgate.json: no baseline for NVIDIA H200"},
+  };
+  for (const Case& c : cases) {
+    const Outcome r = kgate_report(c.args);
+    EXPECT_EQ(r.status, 2) << c.expected << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind(c.expected, 0), 0u) << "got:      " << r.err << "expected: " << c.expected;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(dir.file("o")));
+}
+
+TEST(ReportCli, Help) {
+  const Outcome r = kgate_report({"--help"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out.rfind("usage: kgate report", 0), 0u) << r.out;
+}
+
+}  // namespace

@@ -1,0 +1,140 @@
+// kgate report: the thin layer between the command line and report.hpp.
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+
+#include "args.hpp"
+#include "baseline.hpp"
+#include "commands.hpp"
+#include "kgate/report.hpp"
+#include "kgate/results_io.hpp"
+
+namespace kgate::cli {
+namespace {
+
+constexpr const char* kUsage = R"(usage: kgate report NEW.json [--baseline FILE | --baseline-dir DIR] [--previous FILE...]
+                    --out DIR [--format all|markdown|html|text|github]
+
+Writes a report of NEW (docs/report.md): executive summary, environment, correctness, a table per
+kernel family, hardware behaviour (CUPTI metrics, bound classification, kernels launched),
+charts drawn as SVG (roofline, speedup, share of the roof, histograms, trends), observations,
+history and a reproduction guide. With a baseline, the verdicts are kgate compare's.
+
+options:
+  --baseline FILE       compare NEW with this run
+  --baseline-dir DIR    compare NEW with DIR/<GPU slug of NEW>/<suite of NEW>.json
+  --previous FILE...    earlier runs, for the history table and the trend charts; takes every
+                        file up to the next option, and may be repeated
+  --out DIR             the directory to write to (created when missing); not needed for text
+  --format FORMAT       all (default): report.md, report.html, the charts (.svg) and summary.md
+                        markdown: report.md and the charts it links
+                        html: report.html, one self-contained file
+                        text: a compact version on standard output
+                        github: summary.md, short, for a GitHub step summary or PR comment
+  --thresholds FILE     per-family and per-benchmark thresholds
+                        (default: DIR/thresholds.json when it exists, DIR being --baseline-dir or
+                        baselines)
+  --allow-env-mismatch  compare runs from different GPU models (warns instead of refusing)
+  -h, --help            this text
+
+exit status: 0 report written (a regression does not change it: the gate verdict is printed),
+2 bad input or usage
+)";
+
+const std::vector<std::string> kFormats = {"all", "markdown", "html", "text", "github"};
+
+// "--previous A B C" takes every argument up to the next option; the parser keeps one value
+// per option, so these are taken out before it runs.
+std::vector<std::string> take_previous(Arguments& arguments) {
+  std::vector<std::string> previous;
+  Arguments rest;
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    if (arguments[i].starts_with("--previous=")) {
+      previous.push_back(arguments[i].substr(11));
+    } else if (arguments[i] == "--previous") {
+      const std::size_t first = previous.size();
+      while (i + 1 < arguments.size() && !arguments[i + 1].starts_with("-")) previous.push_back(arguments[++i]);
+      if (previous.size() == first) throw UsageError("--previous needs at least one file");
+    } else {
+      rest.push_back(arguments[i]);
+    }
+  }
+  arguments = std::move(rest);
+  return previous;
+}
+
+std::string invocation(const Arguments& arguments) {
+  std::string text = "kgate report";
+  for (const std::string& a : arguments) text += " " + (a.find_first_of(" \t'\"$") == std::string::npos ? a : "'" + a + "'");
+  return text;
+}
+
+void write(const std::filesystem::path& dir, const std::string& name, const std::string& text,
+           std::vector<std::string>& written) {
+  const std::string path = (dir / name).string();
+  write_file_atomically(path, text);
+  written.push_back(path);
+}
+
+}  // namespace
+
+int run_report(const Arguments& all_arguments, Io& io) {
+  Arguments arguments = all_arguments;
+  const std::vector<std::string> previous_paths = take_previous(arguments);
+  const Args args(arguments, {.with_value = {"--baseline", "--baseline-dir", "--out", "--format", "--thresholds"},
+                              .flags = {"--allow-env-mismatch"},
+                              .aliases = {}});
+  if (args.help()) {
+    io.out << kUsage;
+    return kExitOk;
+  }
+  if (args.positionals().size() != 1)
+    throw UsageError("expected one results file (NEW.json), got " + std::to_string(args.positionals().size()));
+  const std::string format = args.value("--format").value_or("all");
+  if (std::find(kFormats.begin(), kFormats.end(), format) == kFormats.end())
+    throw UsageError("--format: expected all, markdown, html, text or github, got '" + format + "'");
+  const auto out_dir = args.value("--out");
+  if (!out_dir && format != "text") throw UsageError("missing --out DIR");
+  const auto baseline_file = args.value("--baseline"), baseline_dir = args.value("--baseline-dir");
+  if (baseline_file && baseline_dir) throw UsageError("give --baseline FILE or --baseline-dir DIR, not both");
+
+  ReportInputs inputs;
+  inputs.current = {args.positionals().front(), read_results_file(args.positionals().front())};
+  if (baseline_file || baseline_dir) {
+    std::string path = baseline_file.value_or("");
+    if (baseline_dir) {
+      path = baseline_file_for(*baseline_dir, inputs.current.run, inputs.current.source, std::nullopt);
+      if (!std::filesystem::exists(path))
+        throw ResultsError(path + ": no baseline for " + inputs.current.run.context.gpu_name +
+                           " (record one with 'kgate baseline update " + inputs.current.source + "')");
+    }
+    inputs.baseline = NamedRun{path, read_results_file(path)};
+  }
+  for (const std::string& path : previous_paths) inputs.previous.push_back({path, read_results_file(path)});
+  const std::string default_thresholds = (std::filesystem::path(baseline_dir.value_or("baselines")) / "thresholds.json").string();
+  if (const auto file = args.value("--thresholds"))
+    inputs.compare.thresholds = read_thresholds_file(*file);
+  else if (std::filesystem::exists(default_thresholds))
+    inputs.compare.thresholds = read_thresholds_file(default_thresholds);
+  inputs.compare.allow_env_mismatch = args.flag("--allow-env-mismatch");
+  inputs.invocation = invocation(all_arguments);
+
+  const report::Report report = report::build_report(inputs);
+  if (format == "text") {
+    io.out << report::render_text(report.full);
+    return kExitOk;
+  }
+  const std::filesystem::path dir(*out_dir);
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> written;
+  if (format == "all" || format == "markdown") {
+    write(dir, "report.md", report::render_markdown(report.full), written);
+    for (const report::Chart& chart : report.full.charts) write(dir, chart.file, chart.svg, written);
+  }
+  if (format == "all" || format == "html") write(dir, "report.html", report::render_html(report.full), written);
+  if (format == "all" || format == "github") write(dir, "summary.md", report::render_markdown(report.summary), written);
+  io.out << "kgate report: wrote " << written.size() << " files to " << dir.string() << "\n" << report.gate_line << "\n";
+  return kExitOk;
+}
+
+}  // namespace kgate::cli
