@@ -294,6 +294,11 @@ void compare_timings(const BenchmarkRecord& base, const BenchmarkRecord& cur, co
   }
   row.baseline_samples = b->samples_s.size();
   row.baseline_median_s = median(b->samples_s);
+  if (const double floor = options.thresholds.min_change_s / row.baseline_median_s; floor > row.threshold) {
+    row.notes.push_back("band widened to ±" + printf_string("%.1f%%", floor * 100) + " by the " +
+                        printf_string("%.2g", options.thresholds.min_change_s * 1e6) + " us minimum change");
+    row.threshold = floor;
+  }
   row.baseline_clock_mhz = b->sm_clock_mhz;
   row.new_clock_mhz = c->sm_clock_mhz;
 
@@ -468,12 +473,18 @@ double Thresholds::for_benchmark(const std::string& name, const std::string& fam
 Thresholds parse_thresholds(const json& doc, const std::string& source) {
   if (!doc.is_object()) threshold_error(source, "$", "expected an object, got " + std::string(doc.type_name()));
   for (const auto& [key, value] : doc.items())
-    if (key != "schema_version" && key != "default" && key != "families" && key != "benchmarks")
-      threshold_error(source, "$." + key, "unknown field (expected schema_version, default, families, benchmarks)");
+    if (key != "schema_version" && key != "default" && key != "min_change_us" && key != "families" && key != "benchmarks")
+      threshold_error(source, "$." + key, "unknown field (expected schema_version, default, min_change_us, families, benchmarks)");
   if (doc.contains("schema_version") && doc["schema_version"] != 1)
     threshold_error(source, "$.schema_version", "unsupported thresholds schema version " + doc["schema_version"].dump() + " (this kgate reads 1)");
   Thresholds t;
   if (doc.contains("default")) t.default_fraction = threshold_value(doc["default"], source, "$.default");
+  if (doc.contains("min_change_us")) {
+    const json& v = doc["min_change_us"];
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+      threshold_error(source, "$.min_change_us", "expected a number of microseconds >= 0, got " + v.dump());
+    t.min_change_s = v.get<double>() * 1e-6;
+  }
   t.families = threshold_map(doc, "families", source);
   t.benchmarks = threshold_map(doc, "benchmarks", source);
   return t;

@@ -28,6 +28,9 @@ options:
                           (default: DIR/thresholds.json when it exists)
   --threshold FRACTION    the default threshold, e.g. 0.05 = 5%; replaces the file's default only,
                           its per-family and per-benchmark entries still apply
+  --min-change-us US      the smallest change in a median that can count (default: the file's
+                          min_change_us, else 1): short kernels shift by up to ~0.9 us between
+                          separate runs of identical code, which no within-run sample shows
   --alpha P               significance level of the U test (default 0.01; intervals at 1 - P)
   --noise-limit FRACTION  relative stddev above which a side is too noisy to call same (default 0.10)
   --allow-env-mismatch    compare runs from different GPU models (warns instead of refusing)
@@ -53,7 +56,7 @@ void write_report(const std::string& path, const std::string& text) {
 
 int run_compare(const Arguments& arguments, Io& io) {
   const Args args(arguments,
-                  {.with_value = {"--baseline-dir", "--suite", "--thresholds", "--threshold", "--alpha", "--noise-limit",
+                  {.with_value = {"--baseline-dir", "--suite", "--thresholds", "--threshold", "--min-change-us", "--alpha", "--noise-limit",
                                   "--json", "--junit", "--markdown"},
                    .flags = {"--allow-env-mismatch"},
                    .aliases = {}});
@@ -86,6 +89,7 @@ int run_compare(const Arguments& arguments, Io& io) {
   if (const auto file = args.value("--thresholds")) options.thresholds = read_thresholds_file(*file);
   else if (std::filesystem::exists(default_thresholds)) options.thresholds = read_thresholds_file(default_thresholds);
   options.thresholds.default_fraction = args.number("--threshold", options.thresholds.default_fraction, 0, 1);
+  options.thresholds.min_change_s = args.number("--min-change-us", options.thresholds.min_change_s * 1e6, 0, 1e9) * 1e-6;
   if (!(options.thresholds.default_fraction > 0)) throw UsageError("--threshold must be above 0");
   options.alpha = args.number("--alpha", options.alpha, 1e-9, 0.5);
   options.noise_limit = args.number("--noise-limit", options.noise_limit, 1e-6, 10);
