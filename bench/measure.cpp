@@ -53,21 +53,6 @@ std::vector<BenchmarkPlan> plan_benchmarks(const Registry& registry, const Devic
   return plans;
 }
 
-void derive_roofline(BenchmarkRecord& record, const Calibration& calibration, bool read_dominated) {
-  const double seconds = record.headline_median_s();
-  if (!(seconds > 0)) return;
-  record.memory_ceiling = read_dominated ? "read" : "copy";
-  const Ceilings ceilings{.memory_bytes_per_s = read_dominated ? calibration.read_bytes_per_s : calibration.copy_bytes_per_s,
-                          .compute_flops_per_s = calibration.gemm_flops_per_s,
-                          .launch_floor_s = calibration.launch_floor_s};
-  const RooflinePoint point = place_on_roofline(record.min_bytes, record.flops, seconds, ceilings);
-  record.bytes_per_s = point.bytes_per_s;
-  record.flops_per_s = point.flops_per_s;
-  record.arithmetic_intensity = point.arithmetic_intensity;
-  record.pct_of_memory_ceiling = point.pct_of_memory;
-  record.pct_of_compute_ceiling = point.pct_of_compute;
-  record.roofline = point.cls;
-}
 
 MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, const Calibration& calibration,
                                  const BenchOptions& options) {
@@ -108,7 +93,8 @@ MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, con
     }
     if (options.cold) r.cold = timer.measure_cold(launch, plan.copies);
     if (options.hot) r.hot = timer.measure_hot(launch);
-    derive_roofline(r, calibration, plan.family->read_dominated());
+    r.memory_ceiling = plan.family->read_dominated() ? "read" : "copy";
+    place_record_on_roofline(r, calibration);
   } catch (const UnsupportedShape& e) {
     r.status = BenchmarkStatus::skipped;
     r.error = e.what();

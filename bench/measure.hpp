@@ -29,7 +29,4 @@ struct MeasureOutcome {
 MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, const Calibration& calibration,
                                  const BenchOptions& options);
 
-// Bytes/s, FLOP/s, % of the measured ceilings and the roofline class from the headline median.
-void derive_roofline(BenchmarkRecord& record, const Calibration& calibration, bool read_dominated);
-
 }  // namespace kgate::bench

@@ -1,23 +1,51 @@
 #!/usr/bin/env bash
-# The main job: build, then check every kernel variant on this machine's GPU.
-# Without a GPU it builds, says so, and lists what it would have run.
+# The main job: build; on a GPU, check every kernel variant, benchmark the suite, compare it with
+# the stored baseline of this GPU and write the report. Exits 1 when the gate finds a regression.
+# Without a GPU it builds, says so, and renders the report of the most recent recorded run instead.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 "$KGATE_ROOT/scripts/bootstrap.sh"
 kgate_build default
 build="$KGATE_ROOT/build"
+kgate="$build/tools/kgate/kgate"
+runs="$KGATE_ROOT/runs"
+mkdir -p "$runs"
+
+# write_report RUN DIR: against the stored baseline of RUN's GPU when there is one.
+write_report() {
+  if ! "$kgate" report "$1" --baseline-dir "$KGATE_ROOT/baselines" --out "$2" 2>/dev/null; then
+    echo "kgate: no stored baseline for this run's GPU; the report has no comparison"
+    "$kgate" report "$1" --out "$2"
+  fi
+  echo "kgate: report written to $2/report.html (Markdown: $2/report.md)"
+}
 
 if ! kgate_has_gpu; then
+  cases=$("$build/correctness/kgate_correctness" --gtest_list_tests | grep -c '^  ')
+  benchmarks=$("$build/bench/kgate_bench" --benchmark_list_tests | wc -l)
   echo
   echo "kgate: no CUDA device found on $(hostname) (nvidia-smi lists no GPU); nothing was measured."
-  echo "kgate: on a GPU machine this job would run the correctness suite:"
-  "$build/correctness/kgate_correctness" --gtest_list_tests | awk '/^[^ ]/{suite=$1} /^  /{print "  " suite $1}'
+  echo "kgate: on a GPU machine this job runs $cases correctness cases, then $benchmarks benchmarks"
+  echo "       (ctest -L gpu; build/bench/kgate_bench), compares them with baselines/ and writes a report."
+  latest=$(ls -t "$runs"/*.json 2>/dev/null | head -n 1 || true)
+  [[ -n $latest ]] || latest="$KGATE_ROOT/tests/data/recorded-h200-run-b.json"
+  echo "kgate: rendering the report of the most recent recorded run instead: $latest"
+  write_report "$latest" "$runs/report-$(basename "$latest" .json)"
   exit 0
 fi
 
 nvidia-smi -L
 echo "kgate: correctness suite"
-ctest --test-dir "$build" -L gpu -j 1 --output-on-failure
-
+ctest --test-dir "$build" -L gpu -j 4 --output-on-failure
 echo "kgate: benchmark suite"
-"$build/bench/kgate_bench" --kgate_out_dir="$KGATE_ROOT/runs"
+"$build/bench/kgate_bench" --kgate_out_dir="$runs"
+run=$(ls -t "$runs"/*.json | head -n 1)
+echo "kgate: comparing $run with baselines/"
+gate=0
+"$kgate" compare --baseline-dir "$KGATE_ROOT/baselines" "$run" --markdown "${run%.json}-compare.md" || gate=$?
+if ((gate == 2)); then
+  echo "kgate: no comparison (see above); record a baseline with: $kgate baseline update $run"
+  gate=0
+fi
+write_report "$run" "${run%.json}-report"
+exit $gate

@@ -18,8 +18,16 @@ namespace syn = kgate::synthetic;
 
 const std::string kName = "rmsnorm/vectorized/m:4096/n:4096/bf16";
 
+// These fixtures time ~10 us kernels, where a planted 10% change is exactly the default 1 us
+// minimum change; the tests of the relative rules switch that floor off (MinimumChange tests it).
+CompareOptions relative_only() {
+  CompareOptions options;
+  options.thresholds.min_change_s = 0;
+  return options;
+}
+
 kgate::ComparisonReport compare(const BenchmarkRecord& baseline, const BenchmarkRecord& current,
-                                const CompareOptions& options = {}) {
+                                const CompareOptions& options = relative_only()) {
   return kgate::compare_runs(syn::run({baseline}), syn::run({current}), "base.json", "new.json", options);
 }
 
@@ -142,7 +150,7 @@ TEST(Compare, ThresholdPrecedence) {
   EXPECT_DOUBLE_EQ(t.for_benchmark("gemm/x/m:1/bf16", "gemm"), 0.05);
 
   // A 7% slowdown: slower under the 5% default, same under a 10% per-benchmark threshold.
-  CompareOptions options;
+  CompareOptions options = relative_only();
   const auto b = syn::benchmark(kName, {.rel_noise = 0.005, .seed = 1});
   const auto n = syn::benchmark(kName, {.median_s = 10.7e-6, .rel_noise = 0.005, .seed = 2});
   EXPECT_EQ(compare(b, n, options).benchmarks[0].verdict, Verdict::slower);
@@ -182,7 +190,7 @@ TEST(Compare, EnvironmentChecks) {
     EXPECT_NE(message.find("NVIDIA H200"), std::string::npos) << message;
     EXPECT_NE(message.find("NVIDIA H100 80GB HBM3"), std::string::npos) << message;
   }
-  CompareOptions allow;
+  CompareOptions allow = relative_only();
   allow.allow_env_mismatch = true;
   EXPECT_EQ(kgate::compare_runs(h200, h100, "b", "n", allow).warnings.size(), 1u);
 
@@ -265,7 +273,7 @@ TEST(Compare, Renderings) {
   const auto report = kgate::compare_runs(
       syn::run({syn::benchmark("f/slow<&>/s", {.seed = 1}), syn::benchmark("f/same/s", {.seed = 3}),
                 syn::benchmark("f/broken|pipe/s", {})}),
-      syn::run({slow, syn::benchmark("f/same/s", {.seed = 4}), broken}), "base.json", "new.json", {});
+      syn::run({slow, syn::benchmark("f/same/s", {.seed = 4}), broken}), "base.json", "new.json", relative_only());
 
   const nlohmann::json doc = nlohmann::json::parse(kgate::report_to_json(report).dump());
   EXPECT_EQ(doc["regression"], true);
@@ -293,3 +301,18 @@ TEST(Compare, Renderings) {
 }
 
 }  // namespace
+
+TEST(Compare, MinimumChangeKeepsSubMicrosecondShiftsSame) {
+  // 0.8 us on a 5 us kernel: 16%, significant, but under the 1 us floor that separate runs of
+  // identical code were seen to move (0.87 us on an H200).
+  const auto base = syn::benchmark(kName, {.median_s = 5e-6, .seed = 1});
+  const auto shifted = syn::benchmark(kName, {.median_s = 5.8e-6, .seed = 2});
+  const auto floored = compare(base, shifted, CompareOptions{});
+  EXPECT_EQ(floored.benchmarks.at(0).verdict, Verdict::same) << floored.benchmarks.at(0).notes.front();
+  EXPECT_FALSE(floored.regression());
+  EXPECT_NE(floored.benchmarks.at(0).notes.front().find("minimum change"), std::string::npos);
+  EXPECT_EQ(compare(base, shifted).benchmarks.at(0).verdict, Verdict::slower);  // without the floor
+  // 2 us on the same kernel is past the floor: a regression.
+  EXPECT_EQ(compare(base, syn::benchmark(kName, {.median_s = 7e-6, .seed = 2}), CompareOptions{}).benchmarks.at(0).verdict,
+            Verdict::slower);
+}

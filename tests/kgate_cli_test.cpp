@@ -62,7 +62,7 @@ TEST(KgateCli, IdenticalRunsPass) {
 
 TEST(KgateCli, PlantedSlowdownFailsTheGate) {
   const syn::TempDir dir;
-  const auto r = kgate_cli({"compare", write_run(dir, "a.json", two_benchmarks(10e-6, 1)), write_run(dir, "b.json", two_benchmarks(11e-6, 2))});
+  const auto r = kgate_cli({"compare", write_run(dir, "a.json", two_benchmarks(10e-6, 1)), write_run(dir, "b.json", two_benchmarks(11e-6, 2)), "--min-change-us", "0"});
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_EQ(last_line(r.out).rfind("1 slower, 0 faster, 1 same, 0 noisy", 0), 0u) << r.out;
 }
@@ -173,7 +173,7 @@ TEST(KgateCli, PlainGoogleBenchmarkIsComparedOnTimeOnly) {
   for (json& row : slower["benchmarks"])
     if (row["name"] == "BM_Copy/4096") row["real_time"] = row["real_time"].get<double>() * 1.5;
   const std::string plain = KGATE_TEST_DATA_DIR "/synthetic-gbench-repetitions.json";
-  const auto r = kgate_cli({"compare", plain, dir.write("slower.json", slower.dump())});
+  const auto r = kgate_cli({"compare", plain, dir.write("slower.json", slower.dump()), "--min-change-us", "0"});
   EXPECT_EQ(r.status, 1) << r.out << r.err;  // BM_Broken failed in the new file too
   EXPECT_NE(r.out.find("time-only comparison: " + plain + " has no kgate block"), std::string::npos) << r.out;
   // Three repetitions a side: a U test cannot reach p < 0.01, so a 50% slowdown is only noisy,
@@ -184,7 +184,7 @@ TEST(KgateCli, PlainGoogleBenchmarkIsComparedOnTimeOnly) {
 TEST(KgateCli, ReportFiles) {
   const syn::TempDir dir;
   const auto r = kgate_cli({"compare", write_run(dir, "a.json", two_benchmarks(10e-6, 1)), write_run(dir, "b.json", two_benchmarks(11e-6, 2)),
-                            "--json", dir.file("v.json"), "--junit", dir.file("j.xml"), "--markdown", dir.file("m.md")});
+                            "--min-change-us", "0", "--json", dir.file("v.json"), "--junit", dir.file("j.xml"), "--markdown", dir.file("m.md")});
   EXPECT_EQ(r.status, 1) << r.err;
   const json verdicts = kgate::read_json_file(dir.file("v.json"));
   EXPECT_EQ(verdicts["benchmarks"][0]["verdict"], "slower");
@@ -203,11 +203,11 @@ TEST(KgateCli, ThresholdsFileAndCommandLineDefault) {
   const syn::TempDir dir;
   const std::string a = write_run(dir, "a.json", two_benchmarks(10e-6, 1));
   const std::string b = write_run(dir, "b.json", two_benchmarks(10.7e-6, 2));  // kA 7% slower
-  EXPECT_EQ(kgate_cli({"compare", a, b}).status, 1);
-  EXPECT_EQ(kgate_cli({"compare", a, b, "--threshold", "0.1"}).status, 0);
+  EXPECT_EQ(kgate_cli({"compare", a, b, "--min-change-us", "0"}).status, 1);
+  EXPECT_EQ(kgate_cli({"compare", a, b, "--threshold", "0.1", "--min-change-us", "0"}).status, 0);
   // A family entry outranks --threshold, which replaces only the default.
   dir.write("t.json", R"({"schema_version": 1, "default": 0.05, "families": {"rmsnorm": 0.03}})");
-  EXPECT_EQ(kgate_cli({"compare", a, b, "--thresholds", dir.file("t.json"), "--threshold", "0.1"}).status, 1);
+  EXPECT_EQ(kgate_cli({"compare", a, b, "--thresholds", dir.file("t.json"), "--threshold", "0.1", "--min-change-us", "0"}).status, 1);
   // DIR/thresholds.json is read by default.
   fs::create_directories(dir.file("baselines"));
   dir.write("baselines/thresholds.json", R"({"families": {"rmsnorm": 0.1}})");

@@ -41,4 +41,9 @@ RooflinePoint place_on_roofline(double bytes, double flops, double seconds, cons
 std::string_view to_string(RooflineClass cls);  // "memory-bound", "compute-bound", "latency-bound", "balanced"
 std::optional<RooflineClass> parse_roofline_class(std::string_view text);
 
+// Places a benchmark record on the roofline from its headline median and the run's measured
+// ceilings (the record's memory_ceiling, "copy" or "read", says which bandwidth applies) and
+// fills its derived figures. Leaves the record untouched when a ceiling is missing.
+void place_record_on_roofline(BenchmarkRecord& record, const Calibration& calibration);
+
 }  // namespace kgate

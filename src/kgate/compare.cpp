@@ -1,4 +1,5 @@
 #include "kgate/compare.hpp"
+#include "kgate/xml.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -409,23 +410,6 @@ const char* verdict_colour(Verdict verdict) {
   return "";
 }
 
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        // XML 1.0 forbids control characters other than tab, newline and carriage return.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') out += '?';
-        else out += c;
-    }
-  }
-  return out;
-}
 
 std::string markdown_cell(std::string_view text) {
   std::string out;

@@ -34,21 +34,6 @@ std::string element(const std::string& open, std::string_view tooltip) {
 
 }  // namespace
 
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default:
-        if (static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\n' || c == '\r') out += c;
-    }
-  }
-  return out;
-}
 
 Svg::Svg(double width, double height) : width_(width), height_(height) {
   // An opaque background: on a dark page (GitHub's dark theme) dark text stays readable.

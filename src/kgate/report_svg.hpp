@@ -1,6 +1,7 @@
 #pragma once
 // A tiny SVG writer for the report's charts: shapes, text and tooltips, nothing else. The output
 // is a standalone document (a file a browser or GitHub opens) that can also be inlined in HTML.
+#include "kgate/xml.hpp"
 #include <string>
 #include <string_view>
 #include <utility>
@@ -10,7 +11,6 @@ namespace kgate::report {
 
 // Escapes text for XML character data and attribute values, dropping the control characters XML
 // forbids.
-std::string xml_escape(std::string_view text);
 
 struct Style {
   std::string fill = "none";

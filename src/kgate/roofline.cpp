@@ -71,4 +71,20 @@ std::optional<RooflineClass> parse_roofline_class(std::string_view text) {
   return std::nullopt;
 }
 
+void place_record_on_roofline(BenchmarkRecord& r, const Calibration& c) {
+  const Ceilings ceilings{.memory_bytes_per_s = r.memory_ceiling == "read" ? c.read_bytes_per_s : c.copy_bytes_per_s,
+                          .compute_flops_per_s = c.gemm_flops_per_s,
+                          .launch_floor_s = c.launch_floor_s};
+  const double seconds = r.headline_median_s();
+  if (!(ceilings.memory_bytes_per_s > 0 && ceilings.compute_flops_per_s > 0 && ceilings.launch_floor_s > 0 && seconds > 0))
+    return;
+  const RooflinePoint point = place_on_roofline(r.min_bytes, r.flops, seconds, ceilings);
+  r.bytes_per_s = point.bytes_per_s;
+  r.flops_per_s = point.flops_per_s;
+  r.arithmetic_intensity = point.arithmetic_intensity;
+  r.pct_of_memory_ceiling = point.pct_of_memory;
+  r.pct_of_compute_ceiling = point.pct_of_compute;
+  r.roofline = point.cls;
+}
+
 }  // namespace kgate

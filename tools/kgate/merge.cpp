@@ -50,20 +50,6 @@ void pool(std::optional<TimingRecord>& into, const std::optional<TimingRecord>& 
   into->wall_time_s += from->wall_time_s;
 }
 
-// The pooled median moves the derived figures; they are placed again against the run's ceilings.
-void rederive(BenchmarkRecord& r, const Calibration& c) {
-  const Ceilings ceilings{.memory_bytes_per_s = r.memory_ceiling == "read" ? c.read_bytes_per_s : c.copy_bytes_per_s,
-                          .compute_flops_per_s = c.gemm_flops_per_s,
-                          .launch_floor_s = c.launch_floor_s};
-  if (!(ceilings.memory_bytes_per_s > 0 && ceilings.compute_flops_per_s > 0 && ceilings.launch_floor_s > 0)) return;
-  const RooflinePoint point = place_on_roofline(r.min_bytes, r.flops, r.headline_median_s(), ceilings);
-  r.bytes_per_s = point.bytes_per_s;
-  r.flops_per_s = point.flops_per_s;
-  r.arithmetic_intensity = point.arithmetic_intensity;
-  r.pct_of_memory_ceiling = point.pct_of_memory;
-  r.pct_of_compute_ceiling = point.pct_of_compute;
-  r.roofline = point.cls;
-}
 
 }  // namespace
 
@@ -113,7 +99,7 @@ int run_merge(const Arguments& arguments, Io& io) {
                            "family, variant, shape and headline mode)");
       pool(into.cold, r.cold);
       pool(into.hot, r.hot);
-      rederive(into, merged.context.calibration);
+      place_record_on_roofline(into, merged.context.calibration);  // the pooled median moves the derived figures
       merged.context.extra[source_key] += " " + path;
       ++pooled;
     }
