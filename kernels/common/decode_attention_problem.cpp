@@ -162,4 +162,18 @@ void attention_reference(const AttentionDims& d, const std::vector<double>& q, c
   }
 }
 
+AttentionArgs attention_args(const AttentionDims& d, const TensorViews& v, const AttentionTensorIndices& at) {
+  return {.q = v.get<const __nv_bfloat16>(at.q),
+          .lengths = v.get<const std::int32_t>(at.lengths),
+          .out = v.get<__nv_bfloat16>(at.out),
+          .partial_out = v.get<float>(at.partial_out),
+          .partial_lse = v.get<float>(at.partial_lse),
+          .batch = static_cast<int>(d.batch),
+          .q_heads = static_cast<int>(d.q_heads),
+          .kv_heads = static_cast<int>(d.kv_heads),
+          .head_dim = static_cast<int>(d.head_dim),
+          .max_len = static_cast<int>(d.max_len),
+          .max_splits = max_splits(d.batch * d.kv_heads, d.max_len)};
+}
+
 }  // namespace kgate::kernels

@@ -7,6 +7,7 @@
 #include <functional>
 #include <vector>
 
+#include "decode_attention_args.hpp"
 #include "kgate/accuracy.hpp"
 #include "kgate/shape.hpp"
 #include "kgate/tensor.hpp"
@@ -21,6 +22,13 @@ struct AttentionDims {
   static AttentionDims of(const Shape& shape);
   std::int64_t group() const { return q_heads / kv_heads; }
 };
+
+// The launch arguments both layouts share, from the positions of the shared tensors in the
+// family's own declaration order.
+struct AttentionTensorIndices {
+  std::size_t q, lengths, out, partial_out, partial_lse;
+};
+AttentionArgs attention_args(const AttentionDims& dims, const TensorViews& views, const AttentionTensorIndices& at);
 
 // Dimensions b, hq, hkv, d, l (max length) and, when the batch is ragged, l_min.
 std::vector<Shape> decode_attention_test_shapes();

@@ -50,17 +50,7 @@ void DecodeAttentionFamily::reference(const Shape& shape, HostTensors& t) const 
 
 DecodeAttentionArgs DecodeAttentionFamily::make_args(const Shape& shape, const TensorViews& v) const {
   const AttentionDims d = AttentionDims::of(shape);
-  return {.attention = {.q = v.get<const __nv_bfloat16>(kQ),
-                        .lengths = v.get<const std::int32_t>(kLengths),
-                        .out = v.get<__nv_bfloat16>(kOut),
-                        .partial_out = v.get<float>(kPartialOut),
-                        .partial_lse = v.get<float>(kPartialLse),
-                        .batch = static_cast<int>(d.batch),
-                        .q_heads = static_cast<int>(d.q_heads),
-                        .kv_heads = static_cast<int>(d.kv_heads),
-                        .head_dim = static_cast<int>(d.head_dim),
-                        .max_len = static_cast<int>(d.max_len),
-                        .max_splits = max_splits(d.batch * d.kv_heads, d.max_len)},
+  return {.attention = attention_args(d, v, {kQ, kLengths, kOut, kPartialOut, kPartialLse}),
           .kv = {.k = v.get<const __nv_bfloat16>(kK),
                  .v = v.get<const __nv_bfloat16>(kV),
                  .kv_heads = static_cast<int>(d.kv_heads),
