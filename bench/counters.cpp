@@ -11,6 +11,8 @@ CounterPass::CounterPass(std::vector<std::string> metrics)
     : metrics_(metrics.empty() ? default_range_metrics() : std::move(metrics)),
       counters_unavailable_(counters_unavailable_reason()),
       activity_unavailable_(activity_unavailable_reason()) {
+  if (!activity_unavailable_.empty())
+    std::cerr << "kgate_bench: warning: kernel records unavailable (" << activity_unavailable_ << ")\n";
   if (!counters_unavailable_.empty()) {
     std::cerr << "kgate_bench: warning: hardware counters unavailable (" << counters_unavailable_
               << "); timings are recorded without them\n";
@@ -23,9 +25,15 @@ CounterPass::CounterPass(std::vector<std::string> metrics)
   }
 }
 
+std::vector<KernelRecord> CounterPass::trace(const std::function<void()>& launch_once) const {
+  if (!activity_unavailable_.empty()) return {};
+  KernelTrace trace;
+  trace.start();
+  launch_once();
+  return trace.stop();
+}
+
 void CounterPass::run(RunResults& results, const Registry& registry) const {
-  if (!activity_unavailable_.empty())
-    std::cerr << "kgate_bench: warning: kernel records unavailable (" << activity_unavailable_ << ")\n";
   std::optional<RangeProfiler> profiler;
   std::string profiler_failure = counters_unavailable_;
   if (profiler_failure.empty()) {
@@ -39,6 +47,10 @@ void CounterPass::run(RunResults& results, const Registry& registry) const {
 
   for (BenchmarkRecord& record : results.benchmarks) {
     if (record.status != BenchmarkStatus::ok) continue;
+    if (!profiler) {
+      record.metrics_unavailable = profiler_failure;
+      continue;
+    }
     const Variant* variant = registry.find_variant(record.family + "/" + record.variant);
     const Family* family = registry.find_family(record.family);
     if (!variant || !family) continue;
@@ -46,22 +58,12 @@ void CounterPass::run(RunResults& results, const Registry& registry) const {
       ProblemInstance instance(*family, Shape::parse(record.shape));
       instance.fill_inputs(derive_seed(benchmark_seed(), record.name), false);
       instance.poison_outputs();
-      auto launch_once = [&] {
-        variant->launch(instance, 0, nullptr);
-        KGATE_CUDA_CHECK(cudaDeviceSynchronize());
-      };
-      launch_once();  // warm: module loading and handle creation stay out of both records
-      if (activity_unavailable_.empty()) {
-        KernelTrace trace;
-        trace.start();
-        launch_once();
-        record.kernels = trace.stop();
-      }
-      if (profiler) {
-        record.metrics = profiler->profile(launch_once).combined;
-      } else {
-        record.metrics_unavailable = profiler_failure;
-      }
+      record.metrics = profiler
+                           ->profile([&] {
+                             variant->launch(instance, 0, nullptr);
+                             KGATE_CUDA_CHECK(cudaDeviceSynchronize());
+                           })
+                           .combined;
     } catch (const std::exception& e) {
       record.metrics_unavailable = e.what();
     }

@@ -1,10 +1,12 @@
 #pragma once
-// The CUPTI pass, run after all timing so that neither activity tracing nor kernel replay can
-// perturb a single timed sample: for each benchmark that ran, one launch traced (which kernels
-// really ran, with their launch configuration and resources) and one launch under the range
-// profiler (hardware counters). Counters degrade, never crash: when CUPTI cannot profile here
-// (permissions, a profiler already attached, an unsupported GPU) one warning is printed and every
-// record says why it has no counters.
+// What kgate_bench learns from CUPTI, arranged so that neither part perturbs a timed sample:
+//  - kernel records (Activity API): one launch traced per benchmark, right after its correctness
+//    check and before its timing, with tracing off again before the first timed sample;
+//  - hardware counters (range profiler): one pass over all benchmarks after all timing, with the
+//    profiler enabled once for the whole pass (enabling it costs more than a small kernel's replay).
+// Both degrade, never crash: when CUPTI cannot trace or profile here (permissions, a profiler
+// already attached, an unsupported GPU) one warning is printed and every record says why.
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -25,6 +27,10 @@ class CounterPass {
   // UnknownMetrics naming the ones it does not know.
   explicit CounterPass(std::vector<std::string> metrics);
 
+  // The kernels one call of launch_once really ran; empty when the Activity API is unavailable.
+  std::vector<KernelRecord> trace(const std::function<void()>& launch_once) const;
+
+  // The range-profiler metrics of every benchmark that ran, each on a fresh instance.
   void run(RunResults& results, const Registry& registry) const;
 
  private:

@@ -11,13 +11,18 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <set>
 
 #include "counters.hpp"
 #include "kgate/calibration.hpp"
 #include "kgate/provenance.hpp"
+#include "kgate/repetitions.hpp"
 #include "kgate/results_io.hpp"
+#include "kgate/shard.hpp"
+#include "listing.hpp"
 #include "measure.hpp"
 #include "options.hpp"
+#include "workloads.hpp"
 
 namespace {
 
@@ -41,21 +46,28 @@ std::string join(const std::vector<std::string>& args) {
 }
 
 // Folds a repetition (--benchmark_repetitions) into the record already there: more samples of the
-// same distribution.
+// same distribution. A failure in any repetition is the benchmark's result.
 void add_record(RunResults& results, BenchmarkRecord record) {
   for (BenchmarkRecord& existing : results.benchmarks) {
     if (existing.name != record.name) continue;
-    for (auto [mine, theirs] : {std::pair{&existing.cold, &record.cold}, std::pair{&existing.hot, &record.hot}}) {
-      if (!mine->has_value() || !theirs->has_value()) continue;
-      auto& samples = (*mine)->samples_s;
-      samples.insert(samples.end(), (*theirs)->samples_s.begin(), (*theirs)->samples_s.end());
-      (*mine)->summary = summarize(samples);
-      (*mine)->throttled_samples += (*theirs)->throttled_samples;
-      (*mine)->target_met = (*mine)->target_met && (*theirs)->target_met;
-    }
+    if (is_repetition(existing, record)) pool_repetition(existing, record, results.context.calibration);
+    else if (record.status == BenchmarkStatus::failed) existing = std::move(record);
     return;
   }
   results.benchmarks.push_back(std::move(record));
+}
+
+// The benchmarks of this process's shard (--kgate_shard), from every benchmark of the suite in
+// its order: each shard process computes the same split on its own.
+std::set<std::string> names_in_shard(const BenchOptions& options, const Registry& registry, const std::vector<WorkloadPlan>& workloads) {
+  std::vector<std::string> names;
+  for (const Variant* v : registry.variants())
+    for (const Shape& s : registry.find_family(v->info.family)->bench_shapes()) names.push_back(v->info.full_name() + "/" + s.id());
+  for (const WorkloadPlan& w : workloads) names.push_back(w.name);
+  std::map<std::string, double> durations;
+  if (!options.shard_durations.empty()) durations = benchmark_durations(read_results_file(options.shard_durations));
+  const std::vector<std::string> mine = split_into_shards(names, options.shard->count, durations)[static_cast<std::size_t>(options.shard->index)];
+  return {mine.begin(), mine.end()};
 }
 
 class Progress {
@@ -127,17 +139,38 @@ int run(int argc, char** argv) {
     return 2;
   }
   if (options.help) std::cout << bench_usage() << "\nGoogle Benchmark flags:\n";
+  if (!options.list_json.empty() && !options.help) return write_registry_listing(options.list_json, options.timing);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
 
   const Registry& registry = Registry::instance();
   registry.validate();
+  std::vector<WorkloadPlan> workload_plans;
+  try {
+    workload_plans = plan_workloads(options.workloads);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "kgate_bench: --kgate_workloads: " << e.what() << "\n";
+    return 2;
+  }
+  std::optional<std::set<std::string>> shard;
+  if (options.shard) {
+    try {
+      shard = names_in_shard(options, registry, workload_plans);
+    } catch (const ResultsError& e) {
+      std::cerr << "kgate_bench: --kgate_shard_durations: " << e.what() << "\n";
+      return 2;
+    }
+  }
+  const auto outside_shard = [&](const std::string& name) { return shard && !shard->contains(name); };
   if (!flag_value(original_args, "--benchmark_list_tests").empty() &&
       flag_value(original_args, "--benchmark_list_tests") != "false") {
     // Listing needs no GPU: names come from the registry alone.
     for (const Variant* v : registry.variants())
       for (const Shape& s : registry.find_family(v->info.family)->bench_shapes())
-        benchmark::RegisterBenchmark((v->info.full_name() + "/" + s.id()).c_str(), [](benchmark::State&) {});
+        if (const std::string name = v->info.full_name() + "/" + s.id(); !outside_shard(name))
+          benchmark::RegisterBenchmark(name.c_str(), [](benchmark::State&) {});
+    for (const WorkloadPlan& w : workload_plans)
+      if (!outside_shard(w.name)) benchmark::RegisterBenchmark(w.name.c_str(), [](benchmark::State&) {});
     benchmark::RunSpecifiedBenchmarks();
     return 0;
   }
@@ -155,6 +188,11 @@ int run(int argc, char** argv) {
     std::remove(options.resume.c_str());
   } else {
     results.context = make_run_context(device, join(original_args));
+    results.context.extra["l2_flush"] = std::string(to_string(options.timing.flush));
+    // Which part of the suite and which GPU this process had, for `kgate merge` (docs/ci.md).
+    if (options.shard) results.context.extra["shard"] = options.shard->text();
+    if (!options.shard_durations.empty()) results.context.extra["shard_durations"] = options.shard_durations;
+    if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) results.context.extra["cuda_visible_devices"] = visible;
   }
 
   std::optional<CounterPass> counters;
@@ -194,16 +232,37 @@ int run(int argc, char** argv) {
   end_phase("calibration");
 
   std::vector<BenchmarkPlan> plans = plan_benchmarks(registry, device);
+  std::erase_if(plans, [&](const BenchmarkPlan& p) { return outside_shard(p.name); });
+  std::erase_if(workload_plans, [&](const WorkloadPlan& p) { return outside_shard(p.name); });
   std::erase_if(plans, [&](const BenchmarkPlan& p) {
     return std::any_of(results.benchmarks.begin(), results.benchmarks.end(),
                        [&](const BenchmarkRecord& r) { return r.name == p.name; });
   });
-  Progress progress(plans.size());
+  std::erase_if(workload_plans, [&](const WorkloadPlan& p) {
+    return std::any_of(results.benchmarks.begin(), results.benchmarks.end(),
+                       [&](const BenchmarkRecord& r) { return r.name == p.name; });
+  });
+  Progress progress(plans.size() + workload_plans.size());
   for (const BenchmarkPlan& plan : plans) {
     benchmark::RegisterBenchmark(plan.name.c_str(),
                                  [&, plan_ptr = &plan](benchmark::State& state) {
                                    progress.starting(plan_ptr->name);
-                                   MeasureOutcome outcome = measure_benchmark(*plan_ptr, timer, results.context.calibration, options);
+                                   MeasureOutcome outcome = measure_benchmark(*plan_ptr, timer, results.context.calibration, options,
+                                                                               counters ? &*counters : nullptr);
+                                   report_to_google_benchmark(state, outcome.record);
+                                   add_record(results, std::move(outcome.record));
+                                   if (outcome.context_lost) restart_on_remaining(results, original_args);
+                                 })
+        ->UseManualTime()
+        ->Iterations(1)
+        ->Unit(benchmark::kMicrosecond);
+  }
+  for (const WorkloadPlan& plan : workload_plans) {
+    benchmark::RegisterBenchmark(plan.name.c_str(),
+                                 [&, plan_ptr = &plan](benchmark::State& state) {
+                                   progress.starting(plan_ptr->name);
+                                   MeasureOutcome outcome = measure_workload(*plan_ptr, registry, timer, results.context.calibration,
+                                                                             options, counters.has_value());
                                    report_to_google_benchmark(state, outcome.record);
                                    add_record(results, std::move(outcome.record));
                                    if (outcome.context_lost) restart_on_remaining(results, original_args);
@@ -216,7 +275,10 @@ int run(int argc, char** argv) {
   benchmark::Shutdown();
   end_phase("timing");
 
-  if (counters) counters->run(results, registry);
+  if (counters) {
+    counters->run(results, registry);
+    profile_workloads(results, registry, options.metrics);
+  }
   end_phase("counters");
   std::fprintf(stderr, "kgate_bench: wall time: calibration %s s, timing %s s, counter pass %s s\n",
                results.context.extra["wall_s.calibration"].c_str(), results.context.extra["wall_s.timing"].c_str(),

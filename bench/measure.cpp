@@ -1,6 +1,7 @@
 #include "measure.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "kgate/random.hpp"
@@ -44,6 +45,10 @@ std::vector<BenchmarkPlan> plan_benchmarks(const Registry& registry, const Devic
       if (device.compute_capability < variant->info.min_compute_capability) {
         plan.skip_reason = "needs compute capability " + std::to_string(variant->info.min_compute_capability) + ", " +
                            device.name + " has " + std::to_string(device.compute_capability);
+      } else if (variant->info.max_bench_flops > 0 && family->flops(shape) > variant->info.max_bench_flops) {
+        plan.skip_reason = "not benchmarked: " + std::to_string(static_cast<long long>(family->flops(shape) / 1e9)) +
+                           " GFLOP is above this variant's benchmark limit of " +
+                           std::to_string(static_cast<long long>(variant->info.max_bench_flops / 1e9)) + " GFLOP";
       } else if (static_cast<double>(per_copy) > usable) {
         plan.skip_reason = "needs " + gib(static_cast<double>(per_copy)) + " of device memory, " + gib(usable) + " usable";
       }
@@ -55,7 +60,8 @@ std::vector<BenchmarkPlan> plan_benchmarks(const Registry& registry, const Devic
 
 
 MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, const Calibration& calibration,
-                                 const BenchOptions& options) {
+                                 const BenchOptions& options, const CounterPass* cupti) {
+  const auto started = std::chrono::steady_clock::now();
   MeasureOutcome outcome;
   BenchmarkRecord& r = outcome.record;
   r.name = plan.name;
@@ -91,8 +97,11 @@ MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, con
                                                  " MiB checked in benchmarks (the correctness suite covers small shapes)"
                                            : "not checked (--kgate_check=off)";
     }
-    if (options.cold) r.cold = timer.measure_cold(launch, plan.copies);
-    if (options.hot) r.hot = timer.measure_hot(launch);
+    if (cupti) {
+      r.kernels = cupti->trace([&] { launch(0, timer.stream()); });
+    }
+    if (options.measures("cold", r.headline_mode)) r.cold = timer.measure_cold(launch, plan.copies);
+    if (options.measures("hot", r.headline_mode)) r.hot = timer.measure_hot(launch);
     r.memory_ceiling = plan.family->read_dominated() ? "read" : "copy";
     place_record_on_roofline(r, calibration);
   } catch (const UnsupportedShape& e) {
@@ -108,6 +117,7 @@ MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, con
     r.status = BenchmarkStatus::failed;
     r.error = e.what();
   }
+  r.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return outcome;
 }
 

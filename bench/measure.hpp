@@ -1,9 +1,10 @@
 #pragma once
-// One benchmark, start to finish: instance, first launch, correctness check, cold and hot timing,
+// One benchmark, start to finish: instance, first launch, correctness check, kernel records, cold and hot timing,
 // and the derived figures. Faults are caught and recorded, never propagated.
 #include "kgate/registry.hpp"
 #include "kgate/results.hpp"
 #include "kgate/timing.hpp"
+#include "counters.hpp"
 #include "options.hpp"
 
 namespace kgate::bench {
@@ -26,7 +27,8 @@ struct MeasureOutcome {
   bool context_lost = false;  // a sticky fault: the process must restart to go on
 };
 
+// `cupti` (null when counters are off) traces one launch between the check and the timing.
 MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, const Calibration& calibration,
-                                 const BenchOptions& options);
+                                 const BenchOptions& options, const CounterPass* cupti);
 
 }  // namespace kgate::bench

@@ -43,15 +43,27 @@ std::string bench_usage() {
 kgate flags (Google Benchmark's own flags, listed below them, work as usual):
   --kgate_out=FILE              write the complete results JSON (Google Benchmark format + kgate blocks)
   --kgate_out_dir=DIR           the same, as DIR/<UTC date>-<gpu>.json (the path is printed)
-  --kgate_modes=cold,hot        timing modes to run (both by default; a family names its headline mode)
+  --kgate_modes=cold,hot        timing modes to run (both by default; a family names its headline mode);
+                                headline: only each benchmark's headline mode (what kgate ab compares)
   --kgate_min_samples=N         samples before stopping is considered (default 10)
   --kgate_min_time=SECONDS      GPU time to accumulate per mode before stopping (default 0.1)
   --kgate_max_time=SECONDS      wall-clock cap per mode (default 5)
+  --kgate_max_samples=N         sample cap per mode (default 2000)
+  --kgate_flush=read|write      how cold mode empties the L2: read or memset a buffer of twice its size (default read)
   --kgate_target_rsd=FRACTION   relative stddev that ends sampling early (default 0.005)
   --kgate_throttle=FRACTION     drop samples whose SM clock is below this fraction of the default clock (default 0.75)
   --kgate_counters=on|off       CUPTI pass after timing: kernel records and range-profiler metrics (default on)
   --kgate_metrics=a,b,...       range-profiler metrics (default: kgate's list; any metric the chip supports)
   --kgate_check=on|off          check each benchmark's output against the reference before timing (default on)
+  --kgate_workloads=NAME,...    the workload benchmarks to run instead of the suite's, by name, e.g.
+                                workload/llama3-8b-decode/b:64/l:4096/bf16 (docs/story.md)
+  --kgate_shard=I/N             run shard I of N (counting from 0) of the benchmark list: a deterministic
+                                split, so N processes (one per GPU, scripts/shard-run.sh) run the suite
+                                once between them; --benchmark_filter then narrows each shard
+  --kgate_shard_durations=FILE  balance the shards by the time each benchmark took in FILE (a results
+                                file, e.g. the baseline); without it they are balanced by count
+  --kgate_list_json=FILE        write every family's benchmark shapes as JSON (FILE, or - for standard
+                                output) and exit; needs no GPU (docs/peers.md)
 
 nvbench's defaults are --kgate_min_time=0.5 --kgate_max_time=15; kgate's are shorter so that a
 whole suite fits a CI job, and every record says whether its noise target was met.
@@ -62,6 +74,9 @@ BenchOptions parse_bench_options(int& argc, char** argv) {
   BenchOptions o;
   o.timing.stopping.min_gpu_time_s = 0.1;
   o.timing.stopping.max_wall_time_s = 5.0;
+  // The comparator's U test and bootstrap settle well before 2000 samples, and a baseline keeps
+  // 1000; without the cap a 5 us kernel takes 20000 cold samples to reach the minimum GPU time.
+  o.timing.stopping.max_samples = 2000;
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -83,8 +98,11 @@ BenchOptions parse_bench_options(int& argc, char** argv) {
       for (const std::string& mode : split_list(value)) {
         if (mode == "cold") o.cold = true;
         else if (mode == "hot") o.hot = true;
-        else throw std::invalid_argument(flag + ": unknown mode '" + mode + "' (cold, hot)");
+        else if (mode == "headline") o.headline_only = o.cold = o.hot = true;
+        else throw std::invalid_argument(flag + ": unknown mode '" + mode + "' (cold, hot, headline)");
       }
+      if (o.headline_only && split_list(value).size() > 1)
+        throw std::invalid_argument(flag + ": headline stands alone (it picks cold or hot per benchmark)");
       if (!o.cold && !o.hot) throw std::invalid_argument(flag + ": name at least one mode");
     } else if (flag == "--kgate_min_samples") {
       o.timing.stopping.min_samples = static_cast<int>(parse_number(flag, value, 1));
@@ -92,6 +110,14 @@ BenchOptions parse_bench_options(int& argc, char** argv) {
       o.timing.stopping.min_gpu_time_s = parse_number(flag, value, 0);
     } else if (flag == "--kgate_max_time") {
       o.timing.stopping.max_wall_time_s = parse_number(flag, value, 0.001);
+    } else if (flag == "--kgate_max_samples") {
+      o.timing.stopping.max_samples = static_cast<int>(parse_number(flag, value, 1));
+    } else if (flag == "--kgate_flush") {
+      try {
+        o.timing.flush = parse_l2_flush(value);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(flag + ": " + e.what());
+      }
     } else if (flag == "--kgate_target_rsd") {
       o.timing.stopping.target_rel_stddev = parse_number(flag, value, 0);
     } else if (flag == "--kgate_throttle") {
@@ -102,12 +128,27 @@ BenchOptions parse_bench_options(int& argc, char** argv) {
       o.metrics = split_list(value);
     } else if (flag == "--kgate_check") {
       o.check = parse_switch(flag, value);
+    } else if (flag == "--kgate_workloads") {
+      o.workloads = split_list(value);
+      if (o.workloads.empty()) throw std::invalid_argument(flag + ": name at least one workload benchmark");
+    } else if (flag == "--kgate_list_json") {
+      o.list_json = value;
+    } else if (flag == "--kgate_shard") {
+      try {
+        o.shard = parse_shard(value);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(flag + ": " + e.what());
+      }
+    } else if (flag == "--kgate_shard_durations") {
+      o.shard_durations = value;
     } else if (flag == "--kgate_resume") {
       o.resume = value;
     } else {
       throw std::invalid_argument("unknown flag " + flag + " (see --help)");
     }
   }
+  if (!o.shard_durations.empty() && !o.shard)
+    throw std::invalid_argument("--kgate_shard_durations: balances shards; give --kgate_shard=I/N too");
   argc = kept;
   argv[argc] = nullptr;
   return o;

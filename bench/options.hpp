@@ -3,8 +3,10 @@
 // removed from argv before Google Benchmark parses the rest, so its flags keep working unchanged.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "kgate/shard.hpp"
 #include "kgate/timing.hpp"
 
 namespace kgate::bench {
@@ -14,11 +16,21 @@ struct BenchOptions {
   std::string out_dir;  // --kgate_out_dir: the same, named <date>-<gpu>.json in this folder
   TimingOptions timing{};
   bool cold = true, hot = true;          // --kgate_modes=cold,hot
+  bool headline_only = false;            // --kgate_modes=headline: each benchmark's headline mode only
   bool counters = true;                  // --kgate_counters=on|off: the CUPTI pass after timing
   std::vector<std::string> metrics;      // --kgate_metrics=a,b,c (empty: the default list)
   bool check = true;                     // --kgate_check=on|off: correctness check before timing
   std::string resume;                    // --kgate_resume=FILE (internal: continue after a fault)
+  std::string list_json;                 // --kgate_list_json=FILE|-: write the registry listing and exit
+  std::vector<std::string> workloads;    // --kgate_workloads=a,b: these workload benchmarks (empty: the suite's)
+  std::optional<ShardSpec> shard;        // --kgate_shard=i/n: this process's part of the suite
+  std::string shard_durations;           // --kgate_shard_durations=FILE: a results file to balance shards by
   bool help = false;
+
+  // Whether `mode` ("cold" or "hot") is measured for a benchmark whose headline mode is `headline`.
+  bool measures(std::string_view mode, std::string_view headline) const {
+    return (mode == "cold" ? cold : hot) && (!headline_only || mode == headline);
+  }
 };
 
 // Parses and removes the --kgate_* flags (and --help, which is left for Google Benchmark too).

@@ -5,8 +5,11 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdio>
+#include <stdexcept>
 #include <string>
 
+#include "kgate/ctest_gpu.hpp"
 #include "kgate/cuda_check.hpp"
 #include "kgate/cupti.hpp"
 #include "kgate/device_buffer.hpp"
@@ -213,3 +216,14 @@ TEST(Cupti, TraceProfileTraceAlternate) {
 }
 
 }  // namespace kgate_cupti_test
+
+int main(int argc, char** argv) {
+  try {  // before anything touches CUDA: the GPU ctest gave this test (RESOURCE_GROUPS gpus:1)
+    if (const std::string gpu = kgate::use_ctest_gpu(); !gpu.empty()) std::fprintf(stderr, "kgate: %s\n", gpu.c_str());
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "kgate_cupti_test: %s\n", e.what());
+    return 1;
+  }
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

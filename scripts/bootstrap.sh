@@ -28,6 +28,8 @@ need nlohmann-json3-dev /usr/include/nlohmann/json.hpp /usr/local/include/nlohma
 # Google Benchmark's compare.py and its statistics, for the interoperability test.
 need libbenchmark-tools /usr/share/benchmark/tools/compare.py "/usr/local/share/benchmark*/compare.py"
 need python3-scipy "/usr/lib/python3/dist-packages/scipy"
+# The workflow check parses .github/workflows/*.yml.
+need python3-yaml "/usr/lib/python3/dist-packages/yaml"
 
 if ((${#missing[@]})); then
   command="apt-get install -y --no-install-recommends ${missing[*]}"

@@ -15,3 +15,14 @@ kgate_build() {
 kgate_has_gpu() {
   command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU '
 }
+
+# The GPUs this job may use, one per line: the entries of CUDA_VISIBLE_DEVICES when it is set
+# (indices or UUIDs), else the indices nvidia-smi lists, which are CUDA's device numbers under
+# CUDA_DEVICE_ORDER=PCI_BUS_ID.
+kgate_visible_gpus() {
+  if [[ -n ${CUDA_VISIBLE_DEVICES:-} ]]; then
+    tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | sed '/^$/d'
+  else
+    nvidia-smi -L 2>/dev/null | sed -n 's/^GPU \([0-9][0-9]*\):.*/\1/p'
+  fi
+}

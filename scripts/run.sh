@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job: build; on a GPU, check every kernel variant, benchmark the suite, compare it with
-# the stored baseline of this GPU and write the report. Exits 1 when the gate finds a regression.
+# The main job: build; on a GPU, check every kernel variant, benchmark the suite (and PyTorch's
+# peers, when python3 has torch), compare it with the stored baseline of this GPU and write the
+# report. Exits 1 when the gate finds a regression.
 # Without a GPU it builds, says so, and renders the report of the most recent recorded run instead.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -40,6 +41,18 @@ ctest --test-dir "$build" -L gpu -j 4 --output-on-failure
 echo "kgate: benchmark suite"
 "$build/bench/kgate_bench" --kgate_out_dir="$runs"
 run=$(ls -t "$runs"/*.json | head -n 1)
+# Peers (docs/peers.md): PyTorch's implementations of the same problems, timed the same way and
+# merged into the run for the report. They are never gated.
+if python3 -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then
+  echo "kgate: peers (PyTorch)"
+  mkdir -p "$runs/peers"
+  peers="$runs/peers/$(basename "$run")"
+  python3 "$KGATE_ROOT/scripts/peers/torch_peers.py" --list "$build/bench/kgate_bench" --out "$peers" >/dev/null ||
+    echo "kgate: some peers did not run (see above)"
+  if [[ -f $peers ]]; then "$kgate" merge "$run" "$peers" -o "$run"; fi
+else
+  echo "kgate: peers skipped: python3 cannot import torch with a CUDA device (docs/peers.md)"
+fi
 echo "kgate: comparing $run with baselines/"
 gate=0
 "$kgate" compare --baseline-dir "$KGATE_ROOT/baselines" "$run" --markdown "${run%.json}-compare.md" || gate=$?

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "kgate/problem.hpp"
+#include "listing.hpp"
 #include "options.hpp"
 
 namespace {
@@ -29,7 +31,11 @@ TEST(BenchOptions, DefaultsAreDocumented) {
   EXPECT_DOUBLE_EQ(o.timing.stopping.max_wall_time_s, 5.0);
   EXPECT_DOUBLE_EQ(o.timing.stopping.target_rel_stddev, 0.005);
   EXPECT_DOUBLE_EQ(o.timing.throttle.threshold, 0.75);
+  EXPECT_EQ(o.timing.stopping.max_samples, 2000);
+  EXPECT_EQ(o.timing.flush, kgate::L2Flush::read);
   const std::string usage = kgate::bench::bench_usage();
+  EXPECT_NE(usage.find("(default 2000)"), std::string::npos);
+  EXPECT_NE(usage.find("(default read)"), std::string::npos);
   EXPECT_NE(usage.find("default 0.1"), std::string::npos);
   EXPECT_NE(usage.find("default 5)"), std::string::npos);
 }
@@ -37,7 +43,8 @@ TEST(BenchOptions, DefaultsAreDocumented) {
 TEST(BenchOptions, KgateFlagsAreRemovedAndGoogleBenchmarkFlagsKept) {
   const auto [o, rest] = parse({"--benchmark_filter=rmsnorm", "--kgate_out=r.json", "--kgate_modes=hot",
                                 "--kgate_min_time=0.5", "--kgate_max_time=15", "--kgate_counters=off",
-                                "--kgate_metrics=a,b", "--benchmark_repetitions=3"});
+                                "--kgate_metrics=a,b", "--benchmark_repetitions=3", "--kgate_flush=write",
+                                "--kgate_max_samples=500"});
   EXPECT_EQ(rest, (std::vector<std::string>{"--benchmark_filter=rmsnorm", "--benchmark_repetitions=3"}));
   EXPECT_EQ(o.out, "r.json");
   EXPECT_FALSE(o.cold);
@@ -46,11 +53,14 @@ TEST(BenchOptions, KgateFlagsAreRemovedAndGoogleBenchmarkFlagsKept) {
   EXPECT_DOUBLE_EQ(o.timing.stopping.max_wall_time_s, 15);
   EXPECT_FALSE(o.counters);
   EXPECT_EQ(o.metrics, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(o.timing.flush, kgate::L2Flush::write);
+  EXPECT_EQ(o.timing.stopping.max_samples, 500);
 }
 
 TEST(BenchOptions, BadValuesNameTheFlag) {
   for (const char* bad : {"--kgate_min_time=abc", "--kgate_min_time=-1", "--kgate_modes=warm", "--kgate_modes=",
-                          "--kgate_counters=maybe", "--kgate_unknown=1", "--kgate_out"}) {
+                          "--kgate_counters=maybe", "--kgate_unknown=1", "--kgate_out", "--kgate_flush=sideways",
+                          "--kgate_max_samples=0"}) {
     try {
       parse({bad});
       ADD_FAILURE() << bad << " was accepted";
@@ -65,4 +75,79 @@ TEST(BenchOptions, HelpIsSeenAndPassedOn) {
   const auto [o, rest] = parse({"--help"});
   EXPECT_TRUE(o.help);
   EXPECT_EQ(rest, (std::vector<std::string>{"--help"}));
+}
+
+TEST(BenchOptions, ShardAndItsDurations) {
+  const auto [o, rest] = parse({"--kgate_shard=1/3", "--kgate_shard_durations=baselines/nvidia-h200/kgate.json"});
+  ASSERT_TRUE(o.shard.has_value());
+  EXPECT_EQ(o.shard->index, 1);
+  EXPECT_EQ(o.shard->count, 3);
+  EXPECT_EQ(o.shard_durations, "baselines/nvidia-h200/kgate.json");
+  EXPECT_TRUE(rest.empty());
+  EXPECT_FALSE(parse({}).first.shard.has_value());
+  for (const char* bad : {"--kgate_shard=3/3", "--kgate_shard=1", "--kgate_shard_durations=run.json"}) {
+    try {
+      parse({bad});
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      const std::string flag = std::string(bad).substr(0, std::string(bad).find('='));
+      EXPECT_NE(std::string(e.what()).find(flag), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(BenchOptions, HeadlineModeMeasuresEachBenchmarksHeadlineOnly) {
+  const auto [o, rest] = parse({"--kgate_modes=headline"});
+  EXPECT_TRUE(o.measures("cold", "cold"));
+  EXPECT_FALSE(o.measures("hot", "cold"));
+  EXPECT_TRUE(o.measures("hot", "hot"));
+  EXPECT_FALSE(o.measures("cold", "hot"));
+  const auto both = parse({}).first;
+  EXPECT_TRUE(both.measures("cold", "cold") && both.measures("hot", "cold"));
+  const auto hot_only = parse({"--kgate_modes=hot"}).first;
+  EXPECT_FALSE(hot_only.measures("cold", "cold"));
+  EXPECT_TRUE(hot_only.measures("hot", "cold"));
+  EXPECT_THROW(parse({"--kgate_modes=headline,hot"}), std::invalid_argument);
+}
+
+TEST(BenchOptions, WorkloadsAreNamedOneByOne) {
+  const auto [o, rest] = parse({"--kgate_workloads=workload/llama3-8b-decode/b:1/l:4096/bf16,workload/llama3-8b-prefill/b:1/p:512/bf16"});
+  EXPECT_EQ(o.workloads, (std::vector<std::string>{"workload/llama3-8b-decode/b:1/l:4096/bf16", "workload/llama3-8b-prefill/b:1/p:512/bf16"}));
+  EXPECT_TRUE(parse({}).first.workloads.empty());  // the suite's workload benchmarks
+  EXPECT_THROW(parse({"--kgate_workloads="}), std::invalid_argument);
+}
+
+// kgate_bench --kgate_list_json: the registry as the peers read it (docs/peers.md), every family
+// and bench shape with the figures kgate records, and the timing options the flags give.
+TEST(BenchListing, EveryFamilyAndShapeWithTheTimingOptions) {
+  const auto [o, rest] = parse({"--kgate_list_json=-", "--kgate_max_time=0.25", "--kgate_flush=write"});
+  EXPECT_EQ(o.list_json, "-");
+  const kgate::Registry& registry = kgate::Registry::instance();
+  const nlohmann::json listing = kgate::bench::registry_listing(registry, o.timing);
+  EXPECT_EQ(listing["schema_version"], kgate::bench::kListingSchemaVersion);
+  EXPECT_DOUBLE_EQ(listing["timing"]["max_wall_time_s"].get<double>(), 0.25);
+  EXPECT_EQ(listing["timing"]["l2_flush"], "write");
+  EXPECT_EQ(listing["timing"]["min_samples"], o.timing.stopping.min_samples);
+  ASSERT_EQ(listing["families"].size(), registry.families().size());
+  for (const nlohmann::json& f : listing["families"]) {
+    const kgate::Family* family = registry.find_family(f["name"].get<std::string>());
+    ASSERT_NE(family, nullptr) << f["name"];
+    EXPECT_EQ(f["read_dominated"], family->read_dominated());
+    EXPECT_EQ(f["variants"].size(), registry.variants_of(family->name()).size());
+    const std::vector<kgate::Shape> shapes = family->bench_shapes();
+    ASSERT_EQ(f["bench_shapes"].size(), shapes.size()) << family->name();
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      const nlohmann::json& s = f["bench_shapes"][i];
+      EXPECT_EQ(s["id"], shapes[i].id());
+      ASSERT_EQ(s["dims"].size(), shapes[i].dims().size());
+      for (std::size_t d = 0; d < shapes[i].dims().size(); ++d) {
+        EXPECT_EQ(s["dims"][d]["name"], shapes[i].dims()[d].name);
+        EXPECT_EQ(s["dims"][d]["value"], shapes[i].dims()[d].value);
+      }
+      EXPECT_DOUBLE_EQ(s["min_bytes"].get<double>(), family->min_bytes(shapes[i]));
+      EXPECT_DOUBLE_EQ(s["flops"].get<double>(), family->flops(shapes[i]));
+      EXPECT_EQ(s["instance_bytes"], kgate::instance_bytes(*family, shapes[i]));
+      EXPECT_EQ(s["tensors"].size(), family->tensors(shapes[i]).size());
+    }
+  }
 }

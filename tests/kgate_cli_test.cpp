@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <sstream>
 
 #include "args.hpp"
 #include "baseline.hpp"
+#include "kgate/ab.hpp"
 #include "kgate/provenance.hpp"
 #include "kgate/results_io.hpp"
 #include "tests/synthetic_results.hpp"
@@ -334,6 +336,255 @@ TEST(KgateCli, MergeShards) {
   r = kgate_cli({"merge", a, KGATE_TEST_DATA_DIR "/synthetic-gbench-repetitions.json", "-o", dir.file("bad.json")});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("$.context.kgate: required field is missing"), std::string::npos) << r.err;
+}
+
+// Peers (other libraries measured beside kgate, docs/peers.md) are reported, never gated: compare
+// leaves them out, even failed, and baseline update does not record them.
+TEST(KgateCli, PeersAreNotGated) {
+  const syn::TempDir dir;
+  const std::string base = write_run(dir, "base.json", two_benchmarks(10e-6, 1));
+  RunResults with_peers = two_benchmarks(10e-6, 2);
+  for (const char* variant : {"torch", "torch-broken"}) {
+    BenchmarkRecord peer = syn::benchmark("rmsnorm/" + std::string(variant) + "/m:4096/n:4096/bf16", {.median_s = 20e-6, .seed = 3});
+    peer.role = "peer";
+    with_peers.benchmarks.push_back(peer);
+  }
+  with_peers.benchmarks.back().status = kgate::BenchmarkStatus::failed;
+  with_peers.benchmarks.back().error = "cuDNN error";
+  const std::string current = write_run(dir, "new.json", with_peers);
+
+  auto r = kgate_cli({"compare", base, current, "--json", dir.file("v.json")});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  const json verdicts = kgate::read_json_file(dir.file("v.json"));
+  EXPECT_EQ(verdicts["benchmarks"].size(), 2u);
+  EXPECT_NE(r.out.find("2 peer benchmark(s)"), std::string::npos) << r.out;
+
+  // A peer in the baseline (an older file) is not "missing" from a run without peers either.
+  r = kgate_cli({"compare", current, base});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("missing"), std::string::npos) << r.out;
+
+  const std::string baselines = dir.file("baselines");
+  r = kgate_cli({"baseline", "update", "--baseline-dir", baselines, current});
+  ASSERT_EQ(r.status, 0) << r.err;  // the failed peer does not make the run unfit
+  EXPECT_NE(r.out.find("not recorded: 2 peer benchmark(s)"), std::string::npos) << r.out;
+  const RunResults stored = kgate::read_results_file(baselines + "/nvidia-h200/kgate.json");
+  EXPECT_EQ(stored.benchmarks.size(), 2u);
+}
+
+// A peers file merges into a kgate run: its context's extra entries are kept beside the run's own,
+// and its benchmarks, measured without ceilings of their own, are placed on the run's.
+TEST(KgateCli, MergePeersIntoARun) {
+  const syn::TempDir dir;
+  BenchmarkRecord peer = syn::benchmark("rmsnorm/torch/m:4096/n:4096/bf16", {.median_s = 20e-6, .seed = 3});
+  peer.role = "peer";
+  peer.pct_of_memory_ceiling = peer.pct_of_compute_ceiling = 0;
+  RunResults peers = syn::run({peer});
+  peers.context.calibration = {};
+  peers.context.date = "2026-12-01T00:00:00Z";
+  peers.context.extra = {{"peers.torch", "2.11.0"}, {"wall_s.timing", "99"}};
+  RunResults own = two_benchmarks(10e-6, 1);
+  own.context.extra = {{"wall_s.timing", "12"}};
+  const std::string first = write_run(dir, "own.json", own);
+  const auto r = kgate_cli({"merge", first, write_run(dir, "peers.json", peers), "-o", dir.file("merged.json")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const RunResults merged = kgate::read_results_file(dir.file("merged.json"));
+  EXPECT_EQ(merged.context.date, own.context.date);
+  EXPECT_EQ(merged.context.extra.at("peers.torch"), "2.11.0");
+  EXPECT_EQ(merged.context.extra.at("wall_s.timing"), "12");  // the first input's entry wins
+  ASSERT_EQ(merged.benchmarks.size(), 3u);
+  const BenchmarkRecord& placed = merged.benchmarks.back();
+  EXPECT_EQ(placed.role, "peer");
+  EXPECT_NEAR(placed.pct_of_memory_ceiling, 100 * placed.min_bytes / placed.headline_median_s() / own.context.calibration.copy_bytes_per_s,
+              1e-9);
+}
+
+// Shards of one run as kgate_bench --kgate_shard writes them, each on its own GPU.
+RunResults shard_run(const std::string& benchmark, const std::string& shard, const std::string& gpu_index, const std::string& uuid,
+                     std::uint64_t seed) {
+  RunResults run = syn::run({syn::benchmark(benchmark, {.seed = seed})});
+  run.context.gpu_uuid = uuid;
+  run.context.host = "gpu-node-" + gpu_index;
+  run.context.extra = {{"shard", shard}, {"cuda_visible_devices", gpu_index}, {"wall_s.timing", "12.5"}, {"l2_flush", "read"}};
+  return run;
+}
+
+TEST(KgateCli, MergeRecordsWhichGpuRanEachBenchmark) {
+  const syn::TempDir dir;
+  const std::string s0 = write_run(dir, "shard0.json", shard_run(kA, "0/2", "0", "GPU-aaaa", 1));
+  const std::string s1 = write_run(dir, "shard1.json", shard_run(kB, "1/2", "1", "GPU-bbbb", 2));
+  auto r = kgate_cli({"merge", s0, s1, "-o", dir.file("merged.json")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const RunResults merged = kgate::read_results_file(dir.file("merged.json"));
+  ASSERT_EQ(merged.benchmarks.size(), 2u);
+  const std::map<std::string, std::string> a_origin = {
+      {"gpu_name", "NVIDIA H200"}, {"gpu_uuid", "GPU-aaaa"}, {"gpu_index", "0"}, {"host", "gpu-node-0"}, {"shard", "0/2"}};
+  EXPECT_EQ(merged.benchmarks[0].provenance, a_origin);
+  EXPECT_EQ(merged.benchmarks[1].provenance.at("gpu_uuid"), "GPU-bbbb");
+  EXPECT_EQ(merged.benchmarks[1].provenance.at("gpu_index"), "1");
+  // What described one process is not the merged run's.
+  for (const char* key : {"shard", "cuda_visible_devices", "wall_s.timing"}) EXPECT_FALSE(merged.context.extra.contains(key)) << key;
+  EXPECT_EQ(merged.context.extra.at("l2_flush"), "read");
+  EXPECT_EQ(merged.context.extra.at("merged_from"), s0 + " " + s1);
+  // ... and a baseline recorded from the merged run keeps it per entry.
+  r = kgate_cli({"baseline", "update", dir.file("merged.json"), "--baseline-dir", dir.file("baselines")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const RunResults stored = kgate::read_results_file(dir.file("baselines/nvidia-h200/kgate.json"));
+  EXPECT_EQ(stored.benchmarks[1].provenance.at("gpu_uuid"), "GPU-bbbb");
+  EXPECT_EQ(stored.benchmarks[1].provenance.at("host"), "gpu-node-1");
+  EXPECT_EQ(stored.benchmarks[1].provenance.at("source"), dir.file("merged.json"));
+
+  // A repetition measured on both GPUs lists both.
+  const std::string again = write_run(dir, "again.json", shard_run(kA, "1/2", "1", "GPU-bbbb", 3));
+  r = kgate_cli({"merge", s0, s1, again, "-o", dir.file("pooled.json")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(kgate::read_results_file(dir.file("pooled.json")).benchmarks[0].provenance.at("gpu_uuid"), "GPU-aaaa GPU-bbbb");
+}
+
+TEST(KgateCli, MergeRefusesAnIncompleteOrMixedSetOfShards) {
+  const syn::TempDir dir;
+  const std::string s0 = write_run(dir, "shard0.json", shard_run(kA, "0/3", "0", "GPU-aaaa", 1));
+  const std::string s2 = write_run(dir, "shard2.json", shard_run(kB, "2/3", "1", "GPU-bbbb", 2));
+  auto r = kgate_cli({"merge", s0, s2, "-o", dir.file("merged.json")});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("shard(s) 1/3 missing"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("merged.json")));
+  r = kgate_cli({"merge", s0, s2, "--partial", "-o", dir.file("merged.json")});
+  EXPECT_EQ(r.status, 0) << r.err;
+
+  RunResults other_commit = shard_run(kB, "1/3", "1", "GPU-bbbb", 3);
+  other_commit.context.git_commit = "fedcba9876543210fedcba9876543210fedcba98";
+  const std::string s1 = write_run(dir, "shard1.json", other_commit);
+  r = kgate_cli({"merge", s0, s1, s2, "-o", dir.file("mixed.json")});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(s1 + ": $.context.kgate.provenance.git_commit: shard of commit fedcba98"), std::string::npos) << r.err;
+
+  const std::string of_two = write_run(dir, "of-two.json", shard_run(kB, "1/2", "1", "GPU-bbbb", 4));
+  r = kgate_cli({"merge", s0, of_two, "-o", dir.file("mixed.json")});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("shards of one run share their count"), std::string::npos) << r.err;
+}
+
+// Two synthetic "benchmark binaries" (tests/data/synthetic-kgate-bench.sh behind a wrapper per
+// side) with canned results per run, for kgate ab without a GPU.
+class SyntheticBinaries {
+ public:
+  explicit SyntheticBinaries(const syn::TempDir& dir) : dir_(dir) {
+    for (const char* side : {"base", "head"}) {
+      const std::string wrapper = dir.write(side, "#!/bin/sh\nSYNTHETIC_BENCH_DIR='" + dir.path().string() + "' SYNTHETIC_BENCH_SIDE=" +
+                                                      side + " exec /bin/sh '" KGATE_TEST_DATA_DIR "/synthetic-kgate-bench.sh' \"$@\"\n");
+      fs::permissions(wrapper, fs::perms::owner_all);
+    }
+  }
+  std::string binary(const char* side) const { return dir_.file(side); }
+  void list(const char* side, const std::vector<std::string>& names) const {
+    std::string text;
+    for (const std::string& n : names) text += n + "\n";
+    dir_.write(std::string(side) + ".list", text);
+  }
+  // The results of `side`'s n-th run: kA at a_median, kB unchanged.
+  void canned(const char* side, int n, double a_median, std::uint64_t seed) const {
+    kgate::write_results_file(dir_.file(std::string(side) + "-" + std::to_string(n) + ".json"),
+                              kgate::to_json(syn::run({syn::benchmark(kA, {.median_s = a_median, .seed = seed}),
+                                                       syn::benchmark(kB, {.median_s = 50e-6, .seed = seed + 100})})));
+  }
+  std::vector<std::string> calls() const {
+    std::vector<std::string> lines;
+    std::istringstream in(syn::read_text(dir_.file("calls.log")));
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+  }
+
+ private:
+  const syn::TempDir& dir_;
+};
+
+TEST(KgateCli, AbAlternatesRoundsAndFindsThePlantedSlowdown) {
+  const syn::TempDir dir;
+  const SyntheticBinaries bins(dir);
+  bins.list("base", {kA, kB});
+  bins.list("head", {kB, kA});
+  for (int n = 1; n <= 3; ++n) {
+    bins.canned("base", n, 100e-6, 10 + n);
+    bins.canned("head", n, 110e-6, 20 + n);
+  }
+  const std::string work = dir.file("work");
+  const auto r = kgate_cli({"ab", "--base", bins.binary("base"), "--head", bins.binary("head"), "--rounds", "3", "--seed", "5",
+                            "--benchmark_filter", "rmsnorm", "--work-dir", work, "--markdown", dir.file("ab.md"), "--", "--kgate_min_time=0.2"});
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_EQ(last_line(r.out).rfind("1 slower, 0 faster, 1 same, 0 noisy", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("per round: 0.9"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("3 rounds, order"), std::string::npos) << r.out;
+  EXPECT_EQ(syn::read_text(dir.file("ab.md")).rfind("### kgate ab: 1 slower", 0), 0u);
+
+  const std::vector<std::string> calls = bins.calls();
+  ASSERT_EQ(calls.size(), 8u);
+  EXPECT_EQ(calls[0], "base --benchmark_list_tests=true --benchmark_filter=rmsnorm --kgate_min_time=0.2");
+  EXPECT_EQ(calls[1], "head --benchmark_list_tests=true --benchmark_filter=rmsnorm --kgate_min_time=0.2");
+  const std::vector<bool> head_first = kgate::head_first_schedule(3, 5);
+  for (std::size_t round = 0; round < 3; ++round) {
+    const std::string& first = calls[2 + 2 * round];
+    const std::string& second = calls[3 + 2 * round];
+    EXPECT_EQ(first.substr(0, 4), head_first[round] ? "head" : "base") << first;
+    EXPECT_EQ(second.substr(0, 4), head_first[round] ? "base" : "head") << second;
+    for (const std::string* call : {&first, &second}) {
+      EXPECT_NE(call->find("--kgate_out=" + work + "/round-" + std::to_string(round + 1) + "-"), std::string::npos) << *call;
+      EXPECT_NE(call->find(" --kgate_modes=headline --kgate_counters=off "), std::string::npos) << *call;
+      EXPECT_EQ(call->find("--kgate_check=off") != std::string::npos, round > 0) << *call;
+      EXPECT_NE(call->find(" --benchmark_filter=rmsnorm --kgate_min_time=0.2"), std::string::npos) << "user flags last: " << *call;
+    }
+  }
+  const RunResults pooled_head = kgate::read_results_file(work + "/head.json");
+  EXPECT_EQ(pooled_head.benchmarks[0].cold->samples_s.size(), 180u);  // 3 rounds x 60
+}
+
+TEST(KgateCli, AbRefusesDifferentBenchmarkListsUnlessCommonOnly) {
+  const syn::TempDir dir;
+  const SyntheticBinaries bins(dir);
+  const std::string added = "rmsnorm/new_variant/m:1/n:4096/bf16";
+  bins.list("base", {kA, kB});
+  bins.list("head", {kA, kB, added});
+  for (int n = 1; n <= 2; ++n) {
+    bins.canned("base", n, 100e-6, 10 + n);
+    bins.canned("head", n, 100e-6, 20 + n);
+  }
+  auto r = kgate_cli({"ab", "--base", bins.binary("base"), "--head", bins.binary("head"), "--rounds", "2"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("benchmark lists differ"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("only in head:\n  " + added), std::string::npos) << r.err;
+  EXPECT_EQ(bins.calls().size(), 2u) << "nothing measured";
+
+  r = kgate_cli({"ab", "--base", bins.binary("base"), "--head", bins.binary("head"), "--rounds", "2", "--common-only"});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(last_line(r.out).rfind("0 slower, 0 faster, 2 same", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("note: 1 benchmark(s) not compared, only in head (new): " + added), std::string::npos) << r.out;
+  const std::vector<std::string> calls = bins.calls();
+  ASSERT_EQ(calls.size(), 8u);
+  EXPECT_NE(calls.back().find("--benchmark_filter=^(fused_add_rmsnorm/vectorized/m:1/n:8192/bf16|rmsnorm/vectorized/m:4096/n:4096/bf16)$"),
+            std::string::npos)
+      << calls.back();
+}
+
+TEST(KgateCli, AbSaysWhyABinaryDidNotRun) {
+  const syn::TempDir dir;
+  const SyntheticBinaries bins(dir);
+  bins.list("base", {kA});
+  bins.list("head", {kA});
+  bins.canned("base", 1, 100e-6, 1);  // head has no canned results: it exits 1 and writes none
+  auto r = kgate_cli({"ab", "--base", bins.binary("base"), "--head", bins.binary("head"), "--rounds", "1"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(bins.binary("head") + ": round 1 exited with status 1 and wrote no results"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no canned results"), std::string::npos) << "the log's end is shown: " << r.err;
+
+  r = kgate_cli({"ab", "--base", dir.file("no-such-binary"), "--head", bins.binary("head")});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("no-such-binary: cannot run it"), std::string::npos) << r.err;
+  r = kgate_cli({"ab", "--base", bins.binary("base")});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("give both --base BASE_BENCH and --head HEAD_BENCH"), std::string::npos) << r.err;
+  r = kgate_cli({"ab", "--base", bins.binary("base"), "--head", bins.binary("head"), "stray"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("unexpected argument 'stray'"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "src/kgate/report_format.hpp"
 #include "src/kgate/report_model.hpp"
 #include "tests/synthetic_results.hpp"
+#include "tests/xml_check.hpp"
 
 namespace {
 
@@ -32,6 +33,7 @@ using kgate::report::Section;
 using kgate::report::Table;
 namespace fs = std::filesystem;
 namespace syn = kgate::synthetic;
+using kgate::testing::xml_problem;
 
 // ---------------------------------------------------------------------------------------------
 // Inputs
@@ -251,86 +253,6 @@ std::vector<std::string> observation_items(const Document& doc) {
   if (!s) return {};
   const auto* bullets = std::get_if<kgate::report::Bullets>(&s->blocks.front());
   return bullets ? bullets->items : std::vector<std::string>{};
-}
-
-// ---------------------------------------------------------------------------------------------
-// Well-formed XML, checked here so the test needs nothing installed: one root element, nested
-// and closed tags, quoted attributes, known entities, nothing outside the root. "" when well
-// formed, else the first problem and where.
-std::string xml_problem(const std::string& xml) {
-  static const std::regex entity(R"(&(amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);)");
-  const auto name_char = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '-' || c == '.';
-  };
-  const auto bad_entity = [&](std::size_t at) {
-    std::smatch m;
-    const std::string rest = xml.substr(at, 12);
-    return !std::regex_search(rest, m, entity, std::regex_constants::match_continuous);
-  };
-  std::vector<std::string> open;
-  bool root_seen = false;
-  std::size_t i = 0;
-  while (i < xml.size()) {
-    const std::string at = " at byte " + std::to_string(i);
-    if (xml[i] == '&') {
-      if (bad_entity(i)) return "bad entity" + at;
-      ++i;
-    } else if (xml[i] != '<') {
-      if (open.empty() && !std::isspace(static_cast<unsigned char>(xml[i]))) return "text outside the root element" + at;
-      ++i;
-    } else if (xml.compare(i, 4, "<!--") == 0 || xml.compare(i, 2, "<?") == 0) {
-      const std::string close = xml.compare(i, 4, "<!--") == 0 ? "-->" : "?>";
-      const std::size_t end = xml.find(close, i);
-      if (end == std::string::npos) return "unclosed comment or declaration" + at;
-      i = end + close.size();
-    } else if (xml.compare(i, 2, "</") == 0) {
-      std::size_t j = i + 2;
-      while (j < xml.size() && name_char(xml[j])) ++j;
-      const std::string name = xml.substr(i + 2, j - i - 2);
-      if (j >= xml.size() || xml[j] != '>') return "bad end tag" + at;
-      if (open.empty() || open.back() != name)
-        return "</" + name + "> does not close " + (open.empty() ? "anything" : "<" + open.back() + ">") + at;
-      open.pop_back();
-      i = j + 1;
-    } else {
-      std::size_t j = i + 1;
-      while (j < xml.size() && name_char(xml[j])) ++j;
-      const std::string name = xml.substr(i + 1, j - i - 1);
-      if (name.empty()) return "stray '<'" + at;
-      if (open.empty() && root_seen) return "a second root element <" + name + ">" + at;
-      root_seen = true;
-      std::set<std::string> attributes;
-      while (true) {
-        while (j < xml.size() && std::isspace(static_cast<unsigned char>(xml[j]))) ++j;
-        if (j >= xml.size()) return "unclosed <" + name + at;
-        if (xml.compare(j, 2, "/>") == 0) {
-          j += 2;
-          break;
-        }
-        if (xml[j] == '>') {
-          open.push_back(name);
-          ++j;
-          break;
-        }
-        const std::size_t attribute_start = j;
-        while (j < xml.size() && name_char(xml[j])) ++j;
-        const std::string attribute = xml.substr(attribute_start, j - attribute_start);
-        if (attribute.empty() || j + 1 >= xml.size() || xml[j] != '=' || (xml[j + 1] != '"' && xml[j + 1] != '\''))
-          return "bad attribute in <" + name + at;
-        if (!attributes.insert(attribute).second) return "repeated attribute " + attribute + " in <" + name + at;
-        const std::size_t close = xml.find(xml[j + 1], j + 2);
-        if (close == std::string::npos) return "unclosed attribute value in <" + name + at;
-        for (std::size_t k = j + 2; k < close; ++k) {
-          if (xml[k] == '<') return "'<' in an attribute of <" + name + at;
-          if (xml[k] == '&' && bad_entity(k)) return "bad entity in an attribute of <" + name + at;
-        }
-        j = close + 1;
-      }
-      i = j;
-    }
-  }
-  if (!open.empty()) return "unclosed <" + open.back() + ">";
-  return root_seen ? "" : "no root element";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -645,13 +567,18 @@ struct Outcome {
   std::string out, err;
 };
 
-Outcome kgate_report(std::vector<std::string> args) {
-  args.insert(args.begin(), {"kgate", "report"});
+Outcome kgate_command(std::vector<std::string> args) {
+  args.insert(args.begin(), "kgate");
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   std::ostringstream out, err;
   const int status = kgate::kgate_main(static_cast<int>(argv.size()), argv.data(), out, err);
   return {status, out.str(), err.str()};
+}
+
+Outcome kgate_report(std::vector<std::string> args) {
+  args.insert(args.begin(), "report");
+  return kgate_command(std::move(args));
 }
 
 TEST(ReportCli, WritesEveryFormatAndDoesNotGate) {
@@ -744,6 +671,173 @@ TEST(ReportCli, Help) {
   const Outcome r = kgate_report({"--help"});
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.out.rfind("usage: kgate report", 0), 0u) << r.out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Peers (docs/peers.md): a peers file merged into a recorded kgate run by `kgate merge`, and the
+// report's peer rows, per-shape speedups and summary checked against what the merged file holds.
+
+// The peers file the tests read, named once: a synthetic one (scripts/peers' JSON writer on
+// fabricated timings, tests/make_synthetic_torch_peers.py) until a peers run recorded on the GPU
+// replaces it (recorded-h200-torch-peers.json).
+const std::string kPeersFile = KGATE_TEST_DATA_DIR "/synthetic-torch-peers.json";
+const std::string kPeersKgateRun = KGATE_TEST_DATA_DIR "/recorded-h200-run-a.json";
+
+struct ExpectedMatch {
+  std::string peer, kgate;  // the fastest of each side; empty when none ran
+  double speedup = 0;       // peer median / kgate median
+};
+
+// Per family and shape, from the run alone: the fastest peer and kgate's fastest own variant
+// (reference or candidate) among those that ran, leaving out wrong results and peers found wrong.
+std::map<std::string, std::map<std::string, ExpectedMatch>> expected_peer_matches(const RunResults& run) {
+  std::set<std::string> wrong_peers, peer_shapes;
+  for (const BenchmarkRecord& r : run.benchmarks)
+    if (r.role == "peer") {
+      if (r.correct == false) wrong_peers.insert(r.family + "/" + r.variant);
+      peer_shapes.insert(r.family + "/" + r.shape);
+    }
+  std::map<std::string, std::map<std::string, std::pair<const BenchmarkRecord*, const BenchmarkRecord*>>> best;
+  for (const BenchmarkRecord& r : run.benchmarks) {
+    if (!peer_shapes.contains(r.family + "/" + r.shape)) continue;
+    auto& [fastest_peer, fastest_kgate] = best[r.family][r.shape];
+    if (r.status != kgate::BenchmarkStatus::ok || r.correct == false) continue;
+    const BenchmarkRecord** side = nullptr;
+    if (r.role == "peer" && !wrong_peers.contains(r.family + "/" + r.variant)) side = &fastest_peer;
+    if (r.role == "reference" || r.role == "candidate") side = &fastest_kgate;
+    if (side && (!*side || r.headline_median_s() < (*side)->headline_median_s())) *side = &r;
+  }
+  std::map<std::string, std::map<std::string, ExpectedMatch>> out;
+  for (const auto& [family, shapes] : best)
+    for (const auto& [shape, sides] : shapes) {
+      ExpectedMatch& m = out[family][shape];
+      if (sides.first) m.peer = sides.first->variant;
+      if (sides.second) m.kgate = sides.second->variant;
+      if (sides.first && sides.second) m.speedup = sides.first->headline_median_s() / sides.second->headline_median_s();
+    }
+  return out;
+}
+
+TEST(ReportPeers, MergedPeersAppearWithTheirSpeedups) {
+  const syn::TempDir dir;
+  const std::string merged_file = dir.file("merged.json");
+  const Outcome merge = kgate_command({"merge", kPeersKgateRun, kPeersFile, "-o", merged_file});
+  ASSERT_EQ(merge.status, 0) << merge.err;
+  const RunResults peers = kgate::read_results_file(kPeersFile);
+  const RunResults run = kgate::read_results_file(merged_file);
+
+  // The merged run is the kgate run's, with every peer benchmark in it: role, provenance and the
+  // peers' library versions kept, and each placed on the kgate run's measured ceilings.
+  EXPECT_EQ(run.context.date, recorded(kPeersKgateRun).context.date);
+  for (const auto& [key, value] : peers.context.extra) EXPECT_EQ(run.context.extra.at(key), value) << key;
+  std::map<std::string, const BenchmarkRecord*> by_name;
+  for (const BenchmarkRecord& r : run.benchmarks) by_name[r.name] = &r;
+  for (const BenchmarkRecord& p : peers.benchmarks) {
+    ASSERT_TRUE(by_name.contains(p.name)) << p.name;
+    const BenchmarkRecord& r = *by_name.at(p.name);
+    EXPECT_EQ(r.role, "peer") << p.name;
+    EXPECT_EQ(r.provenance, p.provenance) << p.name;
+    if (r.status != kgate::BenchmarkStatus::ok) continue;
+    const kgate::Calibration& c = run.context.calibration;
+    const double ceiling = r.memory_ceiling == "read" ? c.read_bytes_per_s : c.copy_bytes_per_s;
+    EXPECT_NEAR(r.pct_of_memory_ceiling, 100 * r.min_bytes / r.headline_median_s() / ceiling, 1e-6 * r.pct_of_memory_ceiling)
+        << p.name;
+  }
+
+  const kgate::report::Report report = kgate::report::build_report(inputs_for({merged_file, run}));
+  const Document& doc = report.full;
+  const auto expected = expected_peer_matches(run);
+  ASSERT_FALSE(expected.empty());
+
+  // Per family: the peers' rows in its table, then the peer table: per shape the fastest peer,
+  // kgate's fastest variant and kgate's speedup, said to be slower where it is.
+  const Section* families = find_section(doc, "Kernel families");
+  ASSERT_NE(families, nullptr);
+  std::size_t shapes_checked = 0, kgate_slower = 0;
+  std::map<std::string, std::pair<double, std::size_t>> family_totals;  // family -> (sum of log speedups, compared)
+  std::map<std::string, std::size_t> family_slower;
+  for (const auto& [family, shapes] : expected) {
+    SCOPED_TRACE(family);
+    const std::vector<const Table*> found = tables(*families, family);
+    ASSERT_EQ(found.size(), 2u);
+    const Table& main = *found[0];
+    const Table& versus = *found[1];
+    for (const BenchmarkRecord& p : peers.benchmarks) {
+      if (p.family != family) continue;
+      EXPECT_TRUE(std::any_of(main.rows.begin(), main.rows.end(), [&](const auto& row) {
+        return unquoted(cell(main, row, "Variant")) == p.variant && unquoted(cell(main, row, "Shape")) == p.shape;
+      })) << p.name;
+    }
+    ASSERT_EQ(versus.rows.size(), shapes.size());
+    for (const auto& row : versus.rows) {
+      const std::string shape = unquoted(cell(versus, row, "Shape"));
+      ASSERT_TRUE(shapes.contains(shape)) << shape;
+      const ExpectedMatch& e = shapes.at(shape);
+      EXPECT_EQ(unquoted(cell(versus, row, "Fastest peer")), e.peer.empty() ? "no peer ran" : e.peer) << shape;
+      EXPECT_EQ(unquoted(cell(versus, row, "kgate's fastest")), e.kgate.empty() ? "no kgate variant ran" : e.kgate) << shape;
+      const std::string speedup = cell(versus, row, "kgate speedup");
+      if (e.speedup <= 0) {
+        EXPECT_EQ(speedup, "-") << shape;
+        continue;
+      }
+      EXPECT_TRUE(printed(speedup).matches(e.speedup)) << shape << ": " << speedup << " vs " << e.speedup;
+      EXPECT_EQ(speedup.find("kgate slower") != std::string::npos, e.speedup < 1) << shape << ": " << speedup;
+      ++shapes_checked;
+      kgate_slower += e.speedup < 1;
+      family_totals[family].first += std::log(e.speedup);
+      family_totals[family].second += 1;
+      family_slower[family] += e.speedup < 1;
+    }
+  }
+  EXPECT_GT(shapes_checked, 0u);
+
+  // The executive summary: one line per family, the geometric mean over its shapes, the shapes
+  // where kgate is slower counted; and the sentence with the totals.
+  const Section* summary = find_section(doc, "Executive summary");
+  ASSERT_NE(summary, nullptr);
+  const std::vector<const Table*> summary_tables = tables(*summary);
+  ASSERT_EQ(summary_tables.size(), 1u);
+  const Table& lines = *summary_tables.front();
+  EXPECT_EQ(lines.rows.size(), expected.size());
+  for (const auto& row : lines.rows) {
+    const std::string family = unquoted(cell(lines, row, "Family"));
+    ASSERT_TRUE(expected.contains(family)) << family;
+    if (!family_totals.contains(family)) {  // peers, but no shape where a kgate variant ran too
+      EXPECT_EQ(cell(lines, row, "Shapes"), "0") << family;
+      EXPECT_EQ(cell(lines, row, "Where kgate is slower"), "no shape where both ran") << family;
+      continue;
+    }
+    const auto [log_sum, n] = family_totals.at(family);
+    EXPECT_TRUE(printed(cell(lines, row, "kgate speedup")).matches(std::exp(log_sum / static_cast<double>(n)))) << family;
+    EXPECT_EQ(cell(lines, row, "Shapes"), std::to_string(n)) << family;
+    const std::string where = cell(lines, row, "Where kgate is slower");
+    const std::string said = family_slower[family]
+                                 ? "**slower at " + std::to_string(family_slower[family]) + " of " + std::to_string(n) + "**"
+                                 : "nowhere";
+    EXPECT_EQ(where.rfind(said, 0), 0u) << family << ": " << where;
+  }
+  EXPECT_NE(summary_text(doc).find("faster at " + std::to_string(shapes_checked - kgate_slower) + " of " +
+                                   std::to_string(shapes_checked) + " shapes and " +
+                                   (kgate_slower ? "**slower at " + std::to_string(kgate_slower) + "**" : "slower at none")),
+            std::string::npos)
+      << summary_text(doc);
+  // Said plainly in every rendering, wherever the data has it (the synthetic file does).
+  EXPECT_EQ(kgate::report::render_text(doc).find("kgate slower") != std::string::npos, kgate_slower > 0);
+
+  // A peer whose output fails its check is compared with nothing, and its note says why.
+  RunResults wrong = run;
+  const auto checked = std::find_if(wrong.benchmarks.begin(), wrong.benchmarks.end(),
+                                    [](const BenchmarkRecord& r) { return r.role == "peer" && r.correct == true; });
+  ASSERT_NE(checked, wrong.benchmarks.end());
+  checked->correct = false;
+  checked->correctness_detail = "out: rel_l2=0.5 (limit 0.01) max_abs=3 violations=100/4096 nan/inf=0 FAIL";
+  const Document wrong_doc = kgate::report::build_report(inputs_for({merged_file, wrong})).full;
+  const std::vector<const Table*> wrong_tables = tables(*find_section(wrong_doc, "Kernel families"), checked->family);
+  ASSERT_EQ(wrong_tables.size(), 2u);
+  for (const auto& row : wrong_tables[1]->rows) EXPECT_NE(unquoted(cell(*wrong_tables[1], row, "Fastest peer")), checked->variant);
+  const std::string markdown = kgate::report::render_markdown(wrong_doc);
+  EXPECT_NE(markdown.find("`" + checked->variant + "` (peer)"), std::string::npos);
+  EXPECT_NE(markdown.find("Left out of the comparison: its output failed the check"), std::string::npos);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "kgate/dtype.hpp"
 
@@ -53,6 +54,27 @@ struct AccuracyReport {
 // `got_raw` holds the device's bytes of the tensor (dtype-typed), `ref` the reference values.
 AccuracyReport compare(std::string tensor, DType dtype, std::span<const std::byte> got_raw,
                        std::span<const double> ref, const Tolerance& tolerance);
+
+// FlashAttention's test rule, for outputs whose error comes mostly from arithmetic in the output
+// precision (attention in bf16): a result passes when its error against the reference is at most
+// kBaselineErrorFactor times the error of a straightforward implementation in that precision (the
+// baseline) against the same reference, plus a floor. The floor is the tensor's own tolerance;
+// the baseline's largest error widens every element's bound and its relative L2 error the limit.
+inline constexpr double kBaselineErrorFactor = 2.0;
+
+struct BaselineError {
+  double max_abs = 0;  // largest |baseline - ref|
+  double rel_l2 = 0;   // ||baseline - ref|| / ||ref||
+};
+
+// Throws std::invalid_argument on different sizes or a non-finite baseline value (a host
+// emulation that overflowed is a bug in the family, not a lenient tolerance).
+BaselineError baseline_error(std::span<const double> baseline, std::span<const double> ref);
+Tolerance widen_by_baseline(const Tolerance& floor, const BaselineError& baseline,
+                            double factor = kBaselineErrorFactor);
+
+// The values of a tensor's device bytes (dtype-typed), as doubles.
+std::vector<double> decode_values(DType dtype, std::span<const std::byte> raw);
 
 // Host conversions, round-to-nearest-even as the device's __float2bfloat16_rn.
 std::uint16_t float_to_bf16_bits(float value);

@@ -86,6 +86,7 @@ struct BenchmarkComparison {
 };
 
 struct ComparisonReport {
+  std::string title = "kgate compare";  // the command that made it (`kgate ab` too), heading the renderings
   std::string baseline_source, new_source;
   std::vector<std::string> warnings;  // environment differences, shown above the table
   std::vector<std::string> notices;   // how the comparison was made (time-only, ...)

@@ -9,6 +9,7 @@
 // one warning and still record its timings. The two must not be active at the same time: trace
 // the timing pass, then profile.
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -30,6 +31,13 @@ class ProfilerError : public std::runtime_error {
 std::string activity_unavailable_reason();
 std::string counters_unavailable_reason();
 
+// One kernel launch as CUPTI recorded it: what ran, and when on the GPU's clock.
+struct KernelLaunch {
+  KernelRecord record;  // launches = 1; duration_s = 0 when CUPTI could not time it
+  std::uint32_t correlation_id = 0;  // orders the launching API calls
+  std::uint64_t start_ns = 0, end_ns = 0;
+};
+
 // Records every kernel launched between start() and stop(). One trace may be active per process.
 class KernelTrace {
  public:
@@ -42,10 +50,15 @@ class KernelTrace {
   // Synchronizes the device, then returns the launches folded by (name, grid, block, registers,
   // shared memory), in first-launch order.
   std::vector<KernelRecord> stop();
+  // The same launches unfolded, each with its start and end, in the order they started.
+  std::vector<KernelLaunch> stop_launches();
 
  private:
   bool active_ = false;
 };
+
+// Launches folded as KernelTrace::stop() folds them.
+std::vector<KernelRecord> fold_launches(std::vector<KernelLaunch> launches);
 
 // The counters of one kernel launch. range_name is CUPTI's auto-range name: the launch's index
 // within the profiled call ("0", "1", ...), so it pairs with a KernelTrace of the same call.
@@ -76,8 +89,10 @@ class RangeProfiler {
   // Runs launch_once with the profiler on; CUPTI replays each kernel it launches as many times as
   // the metrics need, restoring device memory between passes. Launches must not depend on each
   // other's concurrency (each kernel runs alone) and must be plain launches, not graph launches.
-  // Synchronizes the device. Reusable: call it once per benchmark. Throws ProfilerError while a
-  // KernelTrace is recording, or when launch_once launches more than 64 kernels.
+  // Synchronizes the device. Reusable: call it once per benchmark. The first call enables the
+  // profiler on the context and it stays enabled until this object is destroyed (enabling costs
+  // more than a small kernel's replay), so KernelTrace::start() throws meanwhile. Throws
+  // ProfilerError while a KernelTrace is recording, or when launch_once launches more than 64 kernels.
   RangeProfile profile(const std::function<void()>& launch_once);
 
   const std::vector<std::string>& metrics() const;

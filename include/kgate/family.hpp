@@ -4,6 +4,7 @@
 // variants only supply launch functions.
 #include <cuda_runtime.h>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -49,6 +50,20 @@ class Family {
   // Expected values of the checked tensors (output and inout), computed in fp64 on the host.
   virtual void reference(const Shape& shape, HostTensors& tensors) const = 0;
 
+  // FlashAttention's rule (accuracy.hpp, widen_by_baseline): a family whose outputs' error comes
+  // mostly from arithmetic in the output precision writes here, as reference() does, what a
+  // straightforward implementation in that precision returns for the checked tensors; the
+  // tolerance of each checked tensor without one of its own then grows by twice that baseline's
+  // error. Returns false, the default, when the family has no baseline.
+  virtual bool baseline(const Shape& /*shape*/, HostTensors& /*tensors*/) const { return false; }
+
+  // For shapes whose fp64 host reference would take too long (attention at long sequences): the
+  // name of a variant of this family whose outputs serve as the expected values instead. It must
+  // itself be checked against the host reference on the test shapes where this returns nothing,
+  // and tolerance(shape) must then cover that variant's own rounding. No baseline applies there.
+  virtual std::optional<std::string> device_reference(const Shape& /*shape*/) const { return std::nullopt; }
+
+  // The tolerance of the checked tensors that declare none of their own (TensorSpec::tolerance).
   virtual Tolerance tolerance(const Shape& shape) const { return default_tolerance(shape.dtype()); }
   virtual TimingMode headline_mode() const { return TimingMode::cold; }
   // Kernels that mostly read (decode attention, GEMV) are judged against the measured read-only

@@ -2,18 +2,16 @@
 // One family at one shape, with its device buffers. Owns `copies` independent sets of tensors so
 // that a cold benchmark can rotate among inputs that together exceed the L2 cache.
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "kgate/check.hpp"
 #include "kgate/device_buffer.hpp"
 #include "kgate/family.hpp"
 
 namespace kgate {
 
-struct InstanceCheck {
-  std::vector<AccuracyReport> tensors;  // one per checked tensor
-  bool passed() const;
-  std::string describe() const;
-};
+struct Variant;  // registry.hpp
 
 class ProblemInstance {
  public:
@@ -33,8 +31,11 @@ class ProblemInstance {
 
   const TensorViews& views(int copy) const { return views_.at(static_cast<std::size_t>(copy)); }
 
-  // Downloads copy 0's checked tensors, runs the family's fp64 reference on the inputs kept by
-  // fill_inputs(keep_host_copy=true), and compares.
+  // Downloads copy 0's checked tensors and compares them with the expected values: the family's
+  // fp64 host reference on the inputs kept by fill_inputs(keep_host_copy=true), with its baseline
+  // widening the tolerance where it has one (Family::baseline); or, at shapes where the family
+  // names a device reference (Family::device_reference), that variant's outputs from its own
+  // instance on the same inputs (any fill_inputs suffices).
   InstanceCheck check() const;
 
  private:
@@ -44,6 +45,10 @@ class ProblemInstance {
   std::vector<std::vector<DeviceAllocation>> copies_;  // [copy][tensor]
   std::vector<TensorViews> views_;                     // [copy], built once: launches stay allocation-free
   HostTensors host_inputs_;                            // copy 0, as generated
+  std::optional<std::uint64_t> seed_;                  // of the last fill_inputs
+
+  HostTensors host_inputs_with_outputs_zeroed() const;
+  HostTensors device_expected(const Variant& reference) const;
 };
 
 // Bytes needed on the device for `copies` copies of a shape's tensors.

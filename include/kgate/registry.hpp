@@ -31,6 +31,10 @@ struct VariantInfo {
   std::string description;
   int min_compute_capability = 80;  // major * 10 + minor
   VariantRole role = VariantRole::candidate;
+  // Benchmark shapes above this many FLOPs are recorded as skipped instead of timed (0: no limit).
+  // For deliberately slow variants (a scalar reference, the first step of a journey) whose large
+  // shapes would take most of a suite's time and tell nothing their small shapes do not.
+  double max_bench_flops = 0;
   std::string source_file;
 
   std::string full_name() const { return family + "/" + name; }
@@ -59,6 +63,13 @@ class Registry {
   std::vector<const Variant*> variants() const;
   std::vector<const Variant*> variants_of(std::string_view family) const;
   const Variant* find_variant(std::string_view full_name) const;
+  // The variant whose outputs are the expected values at `shape` (Family::device_reference), or
+  // null where the family's host reference applies. Throws std::logic_error when the family names
+  // a variant that is not registered.
+  const Variant* device_reference(const Family& family, const Shape& shape) const;
+  // Also checks every family's device references on its test shapes: each must be a registered
+  // variant of the family, and at least one test shape must use the host reference, where that
+  // variant is itself checked.
   void validate() const;
 
   // For tests that build private registries.

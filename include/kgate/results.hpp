@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kgate/model_config.hpp"
 #include "kgate/statistics.hpp"
 
 namespace kgate {
@@ -71,6 +72,35 @@ struct KernelRecord {
 
 enum class RooflineClass { memory_bound, compute_bound, latency_bound, balanced };
 
+// One step of a workload benchmark (workload.hpp) as it ran: the variant chosen for it and the
+// family's bytes and FLOP models at its shape.
+struct WorkloadStepRecord {
+  std::string label, family, variant, shape;
+  double min_bytes = 0, flops = 0;
+  std::string memory_ceiling = "copy";  // the bandwidth ceiling the family is judged against: "copy" | "read"
+};
+
+// A kernel on the stream in one traced run of a workload's step (CUPTI activity record).
+struct TimelineKernel {
+  std::size_t step = 0;  // index into WorkloadRecord::steps: the step that launched it
+  KernelRecord kernel;   // launches = 1; duration_s = end_s - start_s
+  double start_s = 0, end_s = 0;          // from the start of the run's first kernel
+  std::map<std::string, double> metrics;  // range-profiler counters of this launch
+};
+
+// What a workload benchmark records beyond a kernel benchmark: the model and the steps, and the
+// timeline of the step run cold, traced in runs queued and timed as the cold mode's samples are.
+struct WorkloadRecord {
+  std::string workload;  // "decode"
+  ModelConfig model;
+  std::int64_t tokens = 0;  // tokens one step processes (time per token = time / tokens)
+  std::vector<WorkloadStepRecord> steps;
+  std::vector<double> traced_event_s;  // each traced run's time between its events (end to end)
+  std::vector<double> traced_span_s;   // each traced run's first kernel start to last kernel end
+  std::vector<TimelineKernel> timeline;  // the traced run whose span is the median, in start order
+  std::string timeline_unavailable;      // why there is no timeline, when there is none
+};
+
 struct BenchmarkRecord {
   std::string name;  // "<family>/<variant>/<shape id>", e.g. "rmsnorm/vectorized/m:4096/n:4096/bf16"
   std::string family, variant, shape, role;  // role: "reference" | "vendor" | "candidate" | "peer"
@@ -81,6 +111,9 @@ struct BenchmarkRecord {
   std::string headline_mode = "cold";  // "cold" | "hot"
   std::optional<TimingRecord> cold, hot;
   double first_launch_s = 0;
+  // Harness wall time spent on this benchmark before the counter pass (instance, check, trace,
+  // both modes): what a shard planner balances.
+  double wall_time_s = 0;
 
   // Derived from the headline mode's median and the run's calibration.
   double bytes_per_s = 0, flops_per_s = 0, arithmetic_intensity = 0;
@@ -94,6 +127,8 @@ struct BenchmarkRecord {
 
   std::optional<bool> correct;  // outcome of the correctness check run before timing, if any
   std::string correctness_detail;
+
+  std::optional<WorkloadRecord> workload;  // workload benchmarks only (family "workload")
 
   // Baseline entries only (`kgate baseline update`): the run each entry was taken from (commit,
   // date, driver, clocks), since a baseline file gathers entries from several runs.

@@ -5,10 +5,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "kgate/accuracy.hpp"
 #include "kgate/dtype.hpp"
 #include "kgate/random.hpp"
 
@@ -35,6 +37,10 @@ struct TensorSpec {
   Access access;
   Distribution distribution{};
   CustomInit custom_init{};  // when set, used instead of `distribution`
+  // For a checked tensor whose precision differs from the family's main output (an fp32
+  // log-sum-exp beside a bf16 output): used instead of Family::tolerance(shape), and final: a
+  // family's baseline (Family::baseline) widens only the tensors checked with the family's.
+  std::optional<Tolerance> tolerance{};
 
   std::size_t bytes() const;
 };

@@ -1,8 +1,9 @@
 #pragma once
 // Device-side timing of a launch, the way nvbench does it and with what a regression harness
 // adds. Everything timed is explicit here:
-//  * cold: before every timed launch the L2 is flushed (a memset of a scratch buffer larger than
-//    the L2) and inputs rotate among copies; each launch sits between its own pair of events;
+//  * cold: before every timed launch the L2 is flushed (a scratch buffer of twice the L2 read, or
+//    written as nvbench does: L2Flush below) and inputs rotate among copies; each launch sits
+//    between its own pair of events;
 //  * hot: many launches captured in a CUDA graph, one replay timed, divided by the count;
 //  * batches of samples are queued behind a kernel that holds the stream until the host has
 //    enqueued them all, so host launch latency never lands between two events;
@@ -12,6 +13,7 @@
 #include <cuda_runtime.h>
 
 #include <functional>
+#include <string_view>
 
 #include "kgate/device.hpp"
 #include "kgate/device_buffer.hpp"
@@ -20,8 +22,18 @@
 
 namespace kgate {
 
+// How the cold mode empties the L2 before a sample. Both leave none of the previous sample's lines
+// resident; they differ in what they leave instead. A write (cudaMemsetAsync, nvbench's way) fills
+// the L2 with dirty lines, so the timed kernel's first misses pay for writing them back to DRAM —
+// traffic that is not the kernel's. A read leaves clean lines that are dropped for free, the state
+// a kernel meets after a read-mostly predecessor and the one CUPTI's replay measures.
+enum class L2Flush { read, write };
+std::string_view to_string(L2Flush flush);
+L2Flush parse_l2_flush(std::string_view text);  // "read" | "write"; throws std::invalid_argument
+
 struct TimingOptions {
   StoppingOptions stopping{};
+  L2Flush flush = L2Flush::read;
   ThrottleOptions throttle{};
   double batch_target_s = 2e-3;  // GPU time queued behind one hold: long enough to amortize the probe
   int max_batch = 64;            // samples per batch at most (events are preallocated)
@@ -47,12 +59,21 @@ class GpuTimer {
   double first_launch_s(const CopyLaunch& launch);
 
   TimingRecord measure_cold(const CopyLaunch& launch, int copies);
+  // `count` (at most options().max_batch) cold samples on copy 0 taken as measure_cold takes them,
+  // in one batch and with no stopping rule: each sample's seconds. For looking at a launch (a
+  // kernel trace) under the conditions it is timed in.
+  std::vector<double> cold_batch(const CopyLaunch& launch, int count);
   TimingRecord measure_hot(const CopyLaunch& launch);
 
   // The SM clock now, in MHz, from a probe kernel spinning a fixed number of cycles.
   double sm_clock_mhz();
 
  private:
+  // Empties the L2 as options_.flush says, on the timer's stream; `fill` varies the written bytes.
+  void flush_l2(unsigned char fill);
+  // Enqueues cold sample s: flush, start event, launch on the next of `copies` input copies, stop
+  // event. Keeps a reference to `launch`.
+  std::function<void(int)> cold_sampler(const CopyLaunch& launch, int copies);
   // Queues `count` samples behind a hold kernel, releases it and returns each sample's seconds.
   std::vector<double> run_batch(int count, const std::function<void(int sample)>& enqueue_one);
   TimingRecord sample_until_done(double expected_sample_s, const std::function<void(int)>& enqueue_one,

@@ -83,31 +83,46 @@ void launch_naive_attention(const AttentionArgs& a, const Kv& kv, cudaStream_t s
 //
 // Block (split, KV head, sequence) attends every query head of the KV head's GQA group to one
 // piece of the sequence, so each K/V row is read from memory once for the whole group. A key's
-// row is spread over D/8 lanes, 16 bytes each; a warp step loads kLoads rows of K and of V per lane
-// (all in flight before the first use) and the 4 warps interleave their steps over the piece. The
-// partial dot products meet by xor-shuffles within each key's lanes; each group of lanes that
-// shares a key slot keeps its own online-softmax state (base 2: q is pre-scaled by log2(e)/sqrt(d)),
-// and the block merges its states in shared memory. A single split writes the output directly;
-// otherwise each block writes its normalized partial output and log2-sum-exp, and a second kernel
-// merges the pieces of each (sequence, query head).
+// row is spread over D/8 lanes, 16 bytes each; a warp step takes kLoads rows of K and of V per lane
+// and the 4 warps interleave their steps over the piece. The rows travel by asynchronous copies
+// into a ring of kSplitStages steps per warp in shared memory, so a warp has the next
+// kSplitStages - 1 steps in flight while it computes one (with rows loaded into registers, each
+// step's loads waited out its arithmetic: 81% of the read ceiling at batch 64, and ptxas sinks
+// plain loads below MUFU-heavy code anyway). The first copies are issued before q is loaded, so
+// the two latencies overlap. The partial dot products meet by xor-shuffles within each key's
+// lanes; each group of lanes that shares a key slot keeps its own online-softmax state (base 2: q
+// is pre-scaled by log2(e)/sqrt(d)), and the block merges its states in shared memory, in the
+// space the ring used. A single split writes the output directly; otherwise each block writes its
+// normalized partial output and log2-sum-exp, and a second kernel merges the pieces of each
+// (sequence, query head).
 
 inline constexpr int kSplitWarps = 4;
 inline constexpr int kSplitThreads = 32 * kSplitWarps;
+inline constexpr int kSplitStages = 4;
 
 template <int D, int G>
 struct SplitTile {
   static constexpr int kLanesPerKey = D / 8;
   static constexpr int kKeysPerLoad = 32 / kLanesPerKey;
-  static constexpr int kLoads = G >= 8 ? 2 : 4;  // fewer rows in flight where q and acc fill the registers
-  static constexpr int kKeys = kLoads * kKeysPerLoad;  // keys per warp step
+  static constexpr int kLoads = 2;                        // K and V rows per lane and warp step
+  static constexpr int kKeys = kLoads * kKeysPerLoad;     // keys per warp step
+  static constexpr int kStride = kSplitWarps * kKeys;     // keys per block step
   static constexpr int kStates = kSplitWarps * kKeysPerLoad;
+  // [stage][load][K or V][thread], 16 bytes each; then, after the loop, [state][head][D] floats.
+  static constexpr std::size_t kRingBytes = std::size_t{kSplitStages} * kLoads * 2 * kSplitThreads * 16;
+  static constexpr std::size_t kStateBytes = std::size_t{kStates} * G * D * sizeof(float);
+  static constexpr std::size_t kSharedBytes = kRingBytes > kStateBytes ? kRingBytes : kStateBytes;
   // A warp step never crosses a page, and the block's steps tile a piece exactly.
-  static_assert(kPageSize % kKeys == 0 && kSplitQuantum % (kSplitWarps * kKeys) == 0);
+  static_assert(kPageSize % kKeys == 0 && kSplitQuantum % kStride == 0);
 };
 
 template <class Kv, int D, int G>
 __global__ void __launch_bounds__(kSplitThreads) attention_split_kernel(AttentionArgs a, Kv kv, int splits) {
   using Tile = SplitTile<D, G>;
+  __shared__ __align__(16) unsigned char shared[Tile::kSharedBytes];
+  // Each thread reads back only the ring slots its own copies filled: no barrier in the loop.
+  auto& ring = *reinterpret_cast<uint4 (*)[kSplitStages][Tile::kLoads][2][kSplitThreads]>(shared);
+
   const int split = blockIdx.x, kv_head = blockIdx.y, b = blockIdx.z;
   const int length = a.lengths[b];
   const int piece = split_length(length, splits);
@@ -117,6 +132,38 @@ __global__ void __launch_bounds__(kSplitThreads) attention_split_kernel(Attentio
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int slot = lane / Tile::kLanesPerKey, part = lane % Tile::kLanesPerKey;
+  const auto keys = kv.cursor(b, kv_head);
+  // The warp's step j covers keys warp_begin + j·kStride + [0, kKeys).
+  const int warp_begin = begin + warp * Tile::kKeys;
+  const int steps = warp_begin < end ? (end - warp_begin + Tile::kStride - 1) / Tile::kStride : 0;
+
+  // Row of step j's first key (a page-table read when paged; none past the end).
+  auto row_of = [&](int j) -> std::size_t {
+    const int first = warp_begin + j * Tile::kStride;
+    return first < end ? keys.row(first) : 0;
+  };
+  // Issues step j's copies as one group; keys past the end (whole steps past the warp's last
+  // included) are zero-filled without reading.
+  auto fetch = [&](int j, std::size_t row) {
+    const int first = warp_begin + j * Tile::kStride, stage = j % kSplitStages;
+#pragma unroll
+    for (int r = 0; r < Tile::kLoads; ++r) {
+      const int offset = r * Tile::kKeysPerLoad + slot;
+      const bool valid = first + offset < end;
+      const std::size_t at = valid ? row + static_cast<std::size_t>(offset) * D + part * 8 : 0;
+      copy_16B_async(&ring[stage][r][0][threadIdx.x], kv.k + at, valid);
+      copy_16B_async(&ring[stage][r][1][threadIdx.x], kv.v + at, valid);
+    }
+    commit_async_copies();
+  };
+  {
+    std::size_t rows[kSplitStages - 1];
+#pragma unroll
+    for (int j = 0; j < kSplitStages - 1; ++j) rows[j] = row_of(j);
+#pragma unroll
+    for (int j = 0; j < kSplitStages - 1; ++j) fetch(j, rows[j]);
+  }
+  std::size_t row_ahead = row_of(kSplitStages - 1);
 
   const float q_scale = 1.4426950408889634f / sqrtf(static_cast<float>(D));
   float q[G][8], acc[G][8], running_max[G], total[G];
@@ -132,32 +179,21 @@ __global__ void __launch_bounds__(kSplitThreads) attention_split_kernel(Attentio
     total[h] = 0.0f;
   }
 
-  constexpr int kStride = kSplitWarps * Tile::kKeys;
-  const uint4 zero = make_uint4(0, 0, 0, 0);
-  const auto keys = kv.cursor(b, kv_head);
-  int first = begin + warp * Tile::kKeys;
-  std::size_t row = first < end ? keys.row(first) : 0;
   // The bound depends on the warp only, so every lane reaches every shuffle.
-  for (; first < end; first += kStride) {
-    uint4 k_raw[Tile::kLoads], v_raw[Tile::kLoads];
-    bool valid[Tile::kLoads];
-#pragma unroll
-    for (int r = 0; r < Tile::kLoads; ++r) {
-      const int offset = r * Tile::kKeysPerLoad + slot;
-      valid[r] = first + offset < end;
-      const std::size_t at = row + static_cast<std::size_t>(offset) * D + part * 8;
-      k_raw[r] = valid[r] ? load_once_16B(kv.k + at) : zero;
-      v_raw[r] = valid[r] ? load_once_16B(kv.v + at) : zero;
-    }
-    // The next step's row lookup (a page-table read when paged) overlaps this step's arithmetic.
-    const int next = first + kStride;
-    const std::size_t next_row = next < end ? keys.row(next) : 0;
+  for (int j = 0; j < steps; ++j) {
+    fetch(j + kSplitStages - 1, row_ahead);
+    // The page-table read for the step after that overlaps this step's wait and arithmetic.
+    row_ahead = row_of(j + kSplitStages);
+    wait_async_copies<kSplitStages - 1>();  // step j's group has landed
+    const int first = warp_begin + j * Tile::kStride, stage = j % kSplitStages;
 
+    bool valid[Tile::kLoads];
     float score[Tile::kLoads][G];
 #pragma unroll
     for (int r = 0; r < Tile::kLoads; ++r) {
+      valid[r] = first + r * Tile::kKeysPerLoad + slot < end;
       float k[8];
-      bf16x8_to_floats(k_raw[r], k);
+      bf16x8_to_floats(ring[stage][r][0][threadIdx.x], k);
 #pragma unroll
       for (int h = 0; h < G; ++h) {
         float dot = 0.0f;
@@ -201,24 +237,27 @@ __global__ void __launch_bounds__(kSplitThreads) attention_split_kernel(Attentio
         total[h] += score[r][h];
       }
     }
-    // One V row widened at a time: 8 live values instead of kLoads·8.
+    // One V row widened at a time: 8 live values instead of kLoads·8. Zero-filled rows past the
+    // end have weight 0.
 #pragma unroll
     for (int r = 0; r < Tile::kLoads; ++r) {
       float v[8];
-      bf16x8_to_floats(v_raw[r], v);
+      bf16x8_to_floats(ring[stage][r][1][threadIdx.x], v);
 #pragma unroll
       for (int h = 0; h < G; ++h) {
 #pragma unroll
         for (int e = 0; e < 8; ++e) acc[h][e] += score[r][h] * v[e];
       }
     }
-    row = next_row;
   }
+  // The trailing zero-fill groups land, and every warp leaves the ring, before it holds the states.
+  wait_async_copies<0>();
+  __syncthreads();
 
   // Merge the block's softmax states: one per (warp, key slot).
+  auto& state_acc = *reinterpret_cast<float (*)[Tile::kStates][G][D]>(shared);
   __shared__ float state_max[Tile::kStates][G];  // becomes each state's weight in the merge
   __shared__ float state_total[Tile::kStates][G];
-  __shared__ __align__(16) float state_acc[Tile::kStates][G][D];
   __shared__ float block_lse[G];
   const int state = warp * Tile::kKeysPerLoad + slot;
 #pragma unroll

@@ -18,27 +18,42 @@ inline int sm_count() {
   return probe.device->sm_count;
 }
 
-// Blocks of `Kernel` (launched with `Threads` threads and no dynamic shared memory) that the whole
-// device holds at once: one full wave.
-template <auto Kernel, int Threads>
+// A kernel must opt in to more than 48 KiB of dynamic shared memory per block: raises `Kernel`'s
+// limit to `Bytes`, once per process.
+template <auto Kernel, int Bytes>
+void allow_dynamic_shared() {
+  static const bool allowed = [] {
+    KGATE_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Bytes));
+    return true;
+  }();
+  (void)allowed;
+}
+
+// Blocks of `Kernel` (launched with `Threads` threads and `SharedBytes` of dynamic shared memory,
+// which it is allowed) that the whole device holds at once: one full wave.
+template <auto Kernel, int Threads, int SharedBytes = 0>
 int resident_blocks() {
   static const int blocks = [] {
+    if (SharedBytes > 0) allow_dynamic_shared<Kernel, SharedBytes>();
     int per_sm = 0;
-    KGATE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, Threads, 0));
+    KGATE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, Threads, SharedBytes));
     if (per_sm < 1) throw std::runtime_error("kernel does not fit on an SM with " + std::to_string(Threads) + " threads");
     return per_sm * sm_count();
   }();
   return blocks;
 }
 
-// Grid for a grid-stride loop over `items` work items, `per_thread` per thread and iteration:
-// enough blocks to cover the work, never more than one wave.
+// Grid for a grid-stride loop over `items` work items, `per_thread` per thread and iteration: at
+// most one wave, and no more blocks than cover the work in the iterations a full wave would need.
+// A full wave over 2.4 waves' worth of work gives 40% of its threads a third iteration that the
+// others wait out; 80% of a wave gives every thread three.
 template <auto Kernel, int Threads>
 unsigned grid_stride_blocks(unsigned long long items, int per_thread = 1) {
   const unsigned long long per_block = static_cast<unsigned long long>(Threads) * per_thread;
-  const unsigned long long needed = (items + per_block - 1) / per_block;
+  const unsigned long long needed = items > 0 ? (items + per_block - 1) / per_block : 1;
   const unsigned long long wave = static_cast<unsigned long long>(resident_blocks<Kernel, Threads>());
-  return static_cast<unsigned>(needed < wave ? (needed > 0 ? needed : 1) : wave);
+  const unsigned long long iterations = (needed + wave - 1) / wave;
+  return static_cast<unsigned>((needed + iterations - 1) / iterations);
 }
 
 }  // namespace kgate::kernels

@@ -1,6 +1,7 @@
 #pragma once
 // Register-level helpers for 16-byte memory traffic: unpacking eight bf16 values held in a uint4,
-// fp32 vectors, and the inline PTX the hot loops need (cache-hinted loads, ex2, tensor-core MMA).
+// fp32 vectors, and the inline PTX the hot loops need (cache-hinted loads, asynchronous copies,
+// rcp, ex2, tensor-core MMA).
 #include <cuda_bf16.h>
 
 #include <cstdint>
@@ -37,6 +38,34 @@ __device__ __forceinline__ uint4 load_once_16B(const void* address) {
       : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
       : "l"(address));
   return v;
+}
+
+// Asynchronous 16-byte copies from global to shared memory (sm_80+), bypassing L1. They hold no
+// registers while in flight and complete as a group, so a thread can keep many in flight however
+// ptxas schedules the arithmetic around them (it sinks ordinary loads below MUFU-heavy code).
+// valid = false fills the 16 bytes with zeros and reads nothing.
+__device__ __forceinline__ void copy_16B_async(void* shared, const void* global, bool valid) {
+  const unsigned destination = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(destination), "l"(global), "r"(valid ? 16 : 0)
+               : "memory");
+}
+
+// Closes the group of copies this thread issued since the last commit.
+__device__ __forceinline__ void commit_async_copies() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+
+// Waits until at most PENDING of this thread's committed groups are still in flight; the others'
+// bytes are then visible to this thread (other threads need a barrier as well).
+template <int PENDING>
+__device__ __forceinline__ void wait_async_copies() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(PENDING) : "memory");
+}
+
+// 1/x in one MUFU instruction (1 ulp; subnormal results kept, 1/inf = 0), where an IEEE division
+// would add a refinement and a branch to its slow path per element.
+__device__ __forceinline__ float fast_reciprocal(float x) {
+  float y;
+  asm("rcp.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
 }
 
 // 2^x in one MUFU instruction (2 ulp; results below 2^-126 flush to zero, which a softmax weight

@@ -1,7 +1,8 @@
 #pragma once
-// Row-in-registers plumbing shared by the vectorized normalization kernels: a row of n
-// elements is read as n / VEC vectors of VEC bf16 values (16 bytes when VEC = 8), thread t holding
-// vectors t, t + blockDim.x, ... (K of them), so each warp access is contiguous.
+// Vectors of VEC bf16 values (16 bytes when VEC = 8) for the vectorized kernels, and the
+// row-in-registers plumbing of the normalization kernels: a row of n elements is read as n / VEC
+// vectors, thread t holding vectors t, t + blockDim.x, ... (K of them), so each warp access is
+// contiguous.
 #include <cuda_bf16.h>
 
 #include "row_plan.hpp"
@@ -26,6 +27,33 @@ __device__ __forceinline__ void store_floats(__nv_bfloat16* base, int vector_ind
 #pragma unroll
   for (int i = 0; i < VEC; ++i) v.values[i] = __float2bfloat16_rn(in[i]);
   reinterpret_cast<BF16Vector<VEC>*>(base)[vector_index] = v;
+}
+
+// For elementwise kernels that read each vector once and then overwrite it in place (the
+// non-coherent path must not read such data) and for stores never read back: 16-byte vectors are
+// loaded and stored with the streaming (evict-first) hint, so they do not crowd out of the caches
+// what is reused; narrower vectors use plain accesses.
+template <int VEC>
+__device__ __forceinline__ BF16Vector<VEC> load_vector_evict_first(const BF16Vector<VEC>* address) {
+  if constexpr (sizeof(BF16Vector<VEC>) == 16) {
+    const uint4 raw = __ldcs(reinterpret_cast<const uint4*>(address));
+    BF16Vector<VEC> v;
+    memcpy(&v, &raw, sizeof(v));
+    return v;
+  } else {
+    return *address;
+  }
+}
+
+template <int VEC>
+__device__ __forceinline__ void store_vector_evict_first(BF16Vector<VEC>* address, const BF16Vector<VEC>& v) {
+  if constexpr (sizeof(BF16Vector<VEC>) == 16) {
+    uint4 raw;
+    memcpy(&raw, &v, sizeof(raw));
+    __stcs(reinterpret_cast<uint4*>(address), raw);
+  } else {
+    *address = v;
+  }
 }
 
 // Calls launch.template operator()<VEC, K>() for the plan's compile-time pair.

@@ -1,7 +1,9 @@
 #pragma once
 // Skinny matrix multiplication for decode: y[m, n] = Σ_k x[m, k] · W[n, k], i.e. y = x·Wᵀ with
 // every matrix row-major and W in the [out_features, in_features] layout of a linear layer.
-// m is the decode batch (1..16). bf16 in and out, fp32 accumulation.
+// m is the decode batch (1..16). bf16 in and out, fp32 accumulation. The cublas variant is a
+// general GEMM and takes any m: the prefill workload (workloads/prefill.cpp) runs its linear
+// layers, m = prompt tokens, through it.
 // Variants: naive.cu (reference), cublas.cu (vendor), vectorized.cu.
 #include <cuda_bf16.h>
 

@@ -1,16 +1,22 @@
-// GEMV on the tensor cores, streaming W with 16-byte loads. A block owns 16 rows of W (16
-// outputs per m) and its 8 warps split k; each warp step covers 32 k with two m16n8k16 MMAs,
-// the 16 W rows as A and up to 8 rows of x as B (a second 8-column tile when m > 8). A sum over k
-// is indifferent to the order of k, so instead of the MMA's own k order each lane takes 8
-// consecutive k: lane (g, t) loads W[row g][8t .. 8t+8) and W[row g+8][...] and x[g][...] as one
-// 16-byte vector each, and the first MMA consumes elements 0-3 of those vectors, the second 4-7 —
-// the same permutation of k on both operands. So W is read once with full 16-byte loads and no
-// shared-memory staging, and with m ≤ 16 the MMAs cost nothing next to the memory stream (fp32
-// FMAs would be the bottleneck at m = 16). Each warp issues kUnroll steps of loads before its
-// first MMA; W bypasses L1 so that x, which every block rereads, stays there. The 8 warps'
-// partial sums meet in shared memory and are added in a fixed order: deterministic, no atomics.
-// Llama's projections have n ≥ 4096, i.e. ≥ 256 blocks of 8 warps, which fills an H100/H200
-// without splitting k across blocks.
+// GEMV on the tensor cores, streaming W with 16-byte loads. A warp owns TILES row tiles of 16 rows
+// of W and TILES 8-column tiles of x (TILES = 1 for m ≤ 8, 2 for m ≤ 16) and walks k in rounds;
+// a round issues kLoadsPerRound 16-byte W loads per lane (8 KB per warp) as straight-line code
+// before its first MMA, so they are all in flight together. (Loads guarded by a condition compile
+// to branches that ptxas leaves next to their uses, 2-3 in flight instead: measured at 42-53% of
+// DRAM bandwidth.) Only the last, partial round of k is guarded. Each warp step covers 32 k with
+// two m16n8k16 MMAs per (row tile, column tile): a sum over k is indifferent to the order of k, so
+// instead of the MMA's own k order lane (g, t) takes 8 consecutive k — W[row g][8t .. 8t+8),
+// W[row g+8][...] and x[g][...] as one 16-byte vector each — and the first MMA consumes elements
+// 0-3 of those vectors, the second 4-7: the same permutation of k on both operands. W is read once
+// with full 16-byte loads and no shared-memory staging; W bypasses L1 so that x, which every warp
+// rereads, stays there.
+//
+// Split-K inside the block: a block of 8 warps covers R row tiles, and the 8/R warps of a tile
+// take its rounds in turn. R is the smallest power of two whose blocks all fit on the device at
+// once, so small n (the 4096-row projections) still fills every SM with warps, and every warp of
+// the launch has the same amount of k to stream (no tail wave). The warps' partial sums meet in
+// shared memory and are added in a fixed order: deterministic, no atomics, no second kernel.
+#include "../common/launch_limits.hpp"
 #include "../common/packed.cuh"
 #include "gemv.hpp"
 #include "kgate/registry.hpp"
@@ -20,90 +26,180 @@ namespace {
 
 constexpr int kWarps = 8;
 constexpr int kThreads = kWarps * 32;
-constexpr int kRows = 16;    // rows of W per block: the MMA's m
-constexpr int kStepK = 32;   // k per warp step: two MMAs of k 16
-constexpr int kUnroll = 4;   // steps whose loads are in flight together
+constexpr int kStepK = 32;          // k per warp step: two MMAs of k 16
+constexpr int kLoadsPerRound = 16;  // 16-byte W loads per lane in flight together
 
-// TILES: 8-column tiles of x rows, 1 for m ≤ 8, 2 for m ≤ 16.
 template <int TILES>
-__global__ void __launch_bounds__(kThreads) gemv_mma_kernel(GemvArgs a) {
-  __shared__ float partial[kWarps][8 * TILES][kRows];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int g = lane >> 2, t = lane & 3;
-  const int n0 = blockIdx.x * kRows;
+struct GemvTile {
+  static constexpr int kRows = 16 * TILES;  // rows of W per warp
+  static constexpr int kCols = 8 * TILES;   // rows of x a warp multiplies them with
+  static constexpr int kSteps = kLoadsPerRound / (2 * TILES);
+  static constexpr int kRoundK = kSteps * kStepK;
+  // Independent accumulators per (row tile, column tile): with one tile each, the two MMAs of a
+  // step go to different ones, halving the chain of dependent MMAs a round waits on.
+  static constexpr int kChains = TILES == 1 ? 2 : 1;
+};
 
-  // Rows past n and x rows past m read as zeros; their pointers are clamped to stay inside.
-  const bool has_low = n0 + g < a.n, has_high = n0 + g + 8 < a.n;
-  const __nv_bfloat16* w_low = a.w + static_cast<std::size_t>(min(n0 + g, a.n - 1)) * a.k;
-  const __nv_bfloat16* w_high = a.w + static_cast<std::size_t>(min(n0 + g + 8, a.n - 1)) * a.k;
-  bool has_x[TILES];
-  const __nv_bfloat16* x_row[TILES];
+// 8 consecutive bf16 of a row as one 16-byte vector. FULL: the whole vector lies before k (every
+// round but the last). Otherwise the elements from `valid` on read as zero. Rows of an odd k are
+// not 16-byte aligned: ALIGNED = false gathers them one element at a time.
+template <bool ALIGNED, bool FULL, bool ONCE>
+__device__ __forceinline__ uint4 load_vector(const __nv_bfloat16* p, int valid) {
+  if constexpr (ALIGNED) {
+    // k is a multiple of 8 here, so a vector is wholly inside or wholly outside.
+    if (!FULL && valid <= 0) return make_uint4(0, 0, 0, 0);
+    return ONCE ? load_once_16B(p) : __ldg(reinterpret_cast<const uint4*>(p));
+  } else {
+    const auto* element = reinterpret_cast<const unsigned short*>(p);
+    std::uint32_t half[8];
 #pragma unroll
-  for (int j = 0; j < TILES; ++j) {
-    has_x[j] = 8 * j + g < a.m;
-    x_row[j] = a.x + static_cast<std::size_t>(min(8 * j + g, a.m - 1)) * a.k;
+    for (int i = 0; i < 8; ++i) half[i] = FULL || i < valid ? __ldg(element + i) : 0u;
+    return make_uint4(half[0] | half[1] << 16, half[2] | half[3] << 16, half[4] | half[5] << 16, half[6] | half[7] << 16);
   }
+}
 
-  const uint4 zero = make_uint4(0, 0, 0, 0);
-  float acc[TILES][4] = {};
-  // The bound depends on the warp only: every lane runs every MMA, as mma.sync requires.
-  for (int base = warp * kUnroll * kStepK; base < a.k; base += kWarps * kUnroll * kStepK) {
-    uint4 low[kUnroll], high[kUnroll], xs[TILES][kUnroll];
+// One round of a warp: every load first, then the MMAs. k0 is the lane's first k of the round.
+template <int TILES, bool ALIGNED, bool FULL>
+__device__ __forceinline__ void gemv_round(const __nv_bfloat16* const (&w_row)[2 * TILES],
+                                           const __nv_bfloat16* const (&x_row)[TILES], int k0, int k,
+                                           float (&acc)[TILES][TILES][GemvTile<TILES>::kChains][4]) {
+  using Tile = GemvTile<TILES>;
+  uint4 w[Tile::kSteps][2 * TILES], x[Tile::kSteps][TILES];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const int k = base + u * kStepK + 8 * t;
-      const bool inside = k < a.k;  // k is a multiple of 8, so a vector is wholly in or out
-      low[u] = inside && has_low ? load_once_16B(w_low + k) : zero;
-      high[u] = inside && has_high ? load_once_16B(w_high + k) : zero;
+  for (int s = 0; s < Tile::kSteps; ++s) {
+    const int at = k0 + s * kStepK;
 #pragma unroll
-      for (int j = 0; j < TILES; ++j)
-        xs[j][u] = inside && has_x[j] ? __ldg(reinterpret_cast<const uint4*>(x_row[j] + k)) : zero;
-    }
+    for (int i = 0; i < 2 * TILES; ++i) w[s][i] = load_vector<ALIGNED, FULL, true>(w_row[i] + at, k - at);
+  }
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
+  for (int s = 0; s < Tile::kSteps; ++s) {
+    const int at = k0 + s * kStepK;
+#pragma unroll
+    for (int j = 0; j < TILES; ++j) x[s][j] = load_vector<ALIGNED, FULL, false>(x_row[j] + at, k - at);
+  }
+#pragma unroll
+  for (int s = 0; s < Tile::kSteps; ++s) {
+#pragma unroll
+    for (int p = 0; p < TILES; ++p) {
+      const uint4& low = w[s][2 * p];
+      const uint4& high = w[s][2 * p + 1];
 #pragma unroll
       for (int j = 0; j < TILES; ++j) {
-        mma_bf16_16x8x16(acc[j], low[u].x, high[u].x, low[u].y, high[u].y, xs[j][u].x, xs[j][u].y);
-        mma_bf16_16x8x16(acc[j], low[u].z, high[u].z, low[u].w, high[u].w, xs[j][u].z, xs[j][u].w);
+        mma_bf16_16x8x16(acc[p][j][0], low.x, high.x, low.y, high.y, x[s][j].x, x[s][j].y);
+        mma_bf16_16x8x16(acc[p][j][Tile::kChains - 1], low.z, high.z, low.w, high.w, x[s][j].z, x[s][j].w);
       }
     }
   }
+}
 
+// tiles_per_block: R, a power of two dividing kWarps.
+template <int TILES, bool ALIGNED>
+__global__ void __launch_bounds__(kThreads, 2) gemv_mma_kernel(GemvArgs a, int tiles_per_block) {
+  using Tile = GemvTile<TILES>;
+  // +1: lanes of one column write different rows without sharing a bank.
+  __shared__ float partial[kWarps][Tile::kCols][Tile::kRows + 1];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  const int splitters = kWarps / tiles_per_block;
+  const int split = warp % splitters;
+  const int block_rows = tiles_per_block * Tile::kRows;
+  const int n0 = blockIdx.x * block_rows + (warp / splitters) * Tile::kRows;
+
+  // W rows past n and x rows past m are clamped to the last one: they read valid memory and feed
+  // only outputs that are never stored (an MMA's rows and columns do not mix).
+  const __nv_bfloat16* w_row[2 * TILES];
 #pragma unroll
-  for (int j = 0; j < TILES; ++j) {
-    partial[warp][8 * j + 2 * t][g] = acc[j][0];
-    partial[warp][8 * j + 2 * t + 1][g] = acc[j][1];
-    partial[warp][8 * j + 2 * t][g + 8] = acc[j][2];
-    partial[warp][8 * j + 2 * t + 1][g + 8] = acc[j][3];
+  for (int i = 0; i < 2 * TILES; ++i) w_row[i] = a.w + static_cast<std::size_t>(min(n0 + 8 * i + g, a.n - 1)) * a.k;
+  const __nv_bfloat16* x_row[TILES];
+#pragma unroll
+  for (int j = 0; j < TILES; ++j) x_row[j] = a.x + static_cast<std::size_t>(min(8 * j + g, a.m - 1)) * a.k;
+
+  float acc[TILES][TILES][Tile::kChains][4] = {};
+  // The bounds depend on the warp only: every lane runs every MMA, as mma.sync requires.
+  const int full_rounds = a.k / Tile::kRoundK;
+  int round = split;
+  for (; round < full_rounds; round += splitters)
+    gemv_round<TILES, ALIGNED, true>(w_row, x_row, round * Tile::kRoundK + 8 * t, a.k, acc);
+  if (round == full_rounds && a.k % Tile::kRoundK != 0)
+    gemv_round<TILES, ALIGNED, false>(w_row, x_row, round * Tile::kRoundK + 8 * t, a.k, acc);
+
+  // Accumulator layout (m16n8k16): acc[p][j] = {y[8j+2t][16p+g], y[8j+2t+1][16p+g],
+  // y[8j+2t][16p+g+8], y[8j+2t+1][16p+g+8]} for the warp's rows (second index) and x rows (first).
+#pragma unroll
+  for (int p = 0; p < TILES; ++p) {
+#pragma unroll
+    for (int j = 0; j < TILES; ++j) {
+      float sum[4];
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        sum[e] = acc[p][j][0][e];
+#pragma unroll
+        for (int c = 1; c < Tile::kChains; ++c) sum[e] += acc[p][j][c][e];
+      }
+      partial[warp][8 * j + 2 * t][16 * p + g] = sum[0];
+      partial[warp][8 * j + 2 * t + 1][16 * p + g] = sum[1];
+      partial[warp][8 * j + 2 * t][16 * p + g + 8] = sum[2];
+      partial[warp][8 * j + 2 * t + 1][16 * p + g + 8] = sum[3];
+    }
   }
   __syncthreads();
-  static_assert(kRows * 8 * TILES <= kThreads, "one thread per output of the block");
-  const int m = threadIdx.x / kRows, r = threadIdx.x % kRows;
-  if (m < a.m && n0 + r < a.n) {
+  // One thread per output, consecutive threads on consecutive n; each sums its tile's warps in
+  // warp order.
+  for (int o = threadIdx.x; o < a.m * block_rows; o += kThreads) {
+    const int m = o / block_rows, row = o % block_rows;
+    const int n = blockIdx.x * block_rows + row;
+    if (n >= a.n) continue;
+    const int first_warp = row / Tile::kRows * splitters, r = row % Tile::kRows;
     float sum = 0.0f;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) sum += partial[w][m][r];
-    a.y[static_cast<std::size_t>(m) * a.n + n0 + r] = __float2bfloat16_rn(sum);
+    for (int s = 0; s < splitters; ++s) sum += partial[first_warp + s][m][r];
+    a.y[static_cast<std::size_t>(m) * a.n + n] = __float2bfloat16_rn(sum);
   }
 }
 
-void launch(const GemvArgs& a, cudaStream_t stream) {
-  if (a.k % 8 != 0) throw UnsupportedShape("k must be a multiple of 8 for 16-byte rows");
-  if (a.m > 16) throw UnsupportedShape("m > 16: at most two 8-column MMA tiles of x");
-  const unsigned blocks = static_cast<unsigned>((a.n + kRows - 1) / kRows);
-  if (a.m > 8) {
-    gemv_mma_kernel<2><<<blocks, kThreads, 0, stream>>>(a);
-  } else {
-    gemv_mma_kernel<1><<<blocks, kThreads, 0, stream>>>(a);
+// How a block's warps are spread over row tiles. ONE_WAVE: as few tiles per block as keep every
+// block resident at once (one wave, each warp streaming 512 B of each of 16 rows per round).
+// ONE_TILE: always one tile per block, its 8 warps on adjacent 512 B spans of the same 16 rows,
+// and as many waves as that takes. TEMPORARY A/B (issue 6): ONE_TILE tests whether large-n shapes
+// lose bandwidth to DRAM locality (one wave at n = 28672 streams all 28672 rows at once, 512 B at
+// a time; one tile per block streams a few thousand rows 4 KB at a time). The lead keeps the
+// faster policy and deletes the other with its registration below.
+enum class TilePolicy { kOneWave, kOneTile };
+
+template <int TILES, bool ALIGNED>
+void launch_with(const GemvArgs& a, TilePolicy policy, cudaStream_t stream) {
+  constexpr auto kernel = gemv_mma_kernel<TILES, ALIGNED>;
+  const long long tiles = (a.n + GemvTile<TILES>::kRows - 1) / GemvTile<TILES>::kRows;
+  int tiles_per_block = 1;
+  if (policy == TilePolicy::kOneWave) {
+    const long long resident = resident_blocks<kernel, kThreads>();
+    while (tiles_per_block < kWarps && (tiles + tiles_per_block - 1) / tiles_per_block > resident) tiles_per_block *= 2;
   }
+  const long long blocks = (tiles + tiles_per_block - 1) / tiles_per_block;
+  kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(a, tiles_per_block);
   KGATE_CHECK_LAUNCH();
 }
+
+void launch_policy(const GemvArgs& a, TilePolicy policy, cudaStream_t stream) {
+  if (a.m > 16) throw UnsupportedShape("m > 16: at most two 8-column MMA tiles of x");
+  const bool aligned = a.k % 8 == 0;
+  if (a.m > 8) return aligned ? launch_with<2, true>(a, policy, stream) : launch_with<2, false>(a, policy, stream);
+  return aligned ? launch_with<1, true>(a, policy, stream) : launch_with<1, false>(a, policy, stream);
+}
+
+void launch(const GemvArgs& a, cudaStream_t stream) { launch_policy(a, TilePolicy::kOneWave, stream); }
+void launch_one_tile(const GemvArgs& a, cudaStream_t stream) { launch_policy(a, TilePolicy::kOneTile, stream); }
 
 }  // namespace
 
 KGATE_REGISTER_VARIANT(GemvFamily, launch,
                        {.name = "vectorized",
-                        .description = "tensor-core MMA on 16-byte W loads (k permuted), 8 warps split k per 16 rows, "
-                                       "deterministic shared-memory reduction"});
+                        .description = "tensor-core MMA on 16-byte W loads (k permuted), 16 loads per lane in flight, "
+                                       "split-K across the warps of a block sized to fill one wave, deterministic "
+                                       "shared-memory reduction"});
+// TEMPORARY A/B against "vectorized" (issue 6): see TilePolicy.
+KGATE_REGISTER_VARIANT(GemvFamily, launch_one_tile,
+                       {.name = "vectorized_v2",
+                        .description = "vectorized with one 16/32-row tile per block (8 warps split k over "
+                                       "adjacent spans of the same rows), several waves: DRAM locality A/B"});
 
 }  // namespace kgate::kernels

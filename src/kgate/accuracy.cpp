@@ -3,6 +3,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -122,6 +123,37 @@ AccuracyReport compare(std::string tensor, DType dtype, std::span<const std::byt
   }
   report.rel_l2 = ref_sq > 0 ? std::sqrt(error_sq / ref_sq) : std::sqrt(error_sq);
   return report;
+}
+
+BaselineError baseline_error(std::span<const double> baseline, std::span<const double> ref) {
+  if (baseline.size() != ref.size())
+    throw std::invalid_argument("baseline_error: " + std::to_string(baseline.size()) + " baseline values, " +
+                                std::to_string(ref.size()) + " in the reference");
+  BaselineError error;
+  double error_sq = 0, ref_sq = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    if (!std::isfinite(baseline[i]))
+      throw std::invalid_argument("baseline_error: baseline value [" + std::to_string(i) + "] is not finite");
+    const double diff = std::fabs(baseline[i] - ref[i]);
+    error.max_abs = std::max(error.max_abs, diff);
+    error_sq += diff * diff;
+    ref_sq += ref[i] * ref[i];
+  }
+  error.rel_l2 = ref_sq > 0 ? std::sqrt(error_sq / ref_sq) : std::sqrt(error_sq);
+  return error;
+}
+
+Tolerance widen_by_baseline(const Tolerance& floor, const BaselineError& baseline, double factor) {
+  return {.rel_l2 = floor.rel_l2 + factor * baseline.rel_l2,
+          .max_ulps = floor.max_ulps,
+          .abs_floor = floor.abs_floor + factor * baseline.max_abs};
+}
+
+std::vector<double> decode_values(DType dtype, std::span<const std::byte> raw) {
+  const std::size_t width = size_of(dtype);
+  std::vector<double> values(raw.size() / width);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = decode(dtype, raw.data() + i * width);
+  return values;
 }
 
 bool AccuracyReport::passed() const {

@@ -521,13 +521,21 @@ ComparisonReport compare_runs(const RunResults& baseline, const RunResults& curr
   std::map<std::string, const BenchmarkRecord*> base_by_name;
   for (const BenchmarkRecord& r : baseline.benchmarks) base_by_name[r.name] = &r;
   std::set<std::string> seen;
+  // Peers (PyTorch beside kgate, docs/peers.md) are measured for the report, not gated: a change
+  // in another library's speed is no regression of kgate's.
+  std::size_t peers = 0;
   for (const BenchmarkRecord& cur : current.benchmarks) {
+    if (cur.role == "peer") {
+      ++peers;
+      seen.insert(cur.name);
+      continue;
+    }
     const auto it = base_by_name.find(cur.name);
     report.benchmarks.push_back(compare_one(it == base_by_name.end() ? nullptr : it->second, cur, options));
     seen.insert(cur.name);
   }
   for (const BenchmarkRecord& base : baseline.benchmarks) {
-    if (seen.contains(base.name)) continue;
+    if (seen.contains(base.name) || base.role == "peer") continue;
     BenchmarkComparison row;
     row.name = base.name;
     row.family = base.family;
@@ -537,6 +545,9 @@ ComparisonReport compare_runs(const RunResults& baseline, const RunResults& curr
     row.notes.push_back("not in the new run");
     report.benchmarks.push_back(std::move(row));
   }
+  if (peers)
+    report.notices.push_back(std::to_string(peers) + " peer benchmark(s) of " + new_source +
+                             " (other libraries measured beside kgate) are not compared: peers are not gated");
   return report;
 }
 
@@ -624,8 +635,8 @@ std::string report_to_junit(const ComparisonReport& report) {
   const std::string counts = "tests=\"" + std::to_string(tests) + "\" failures=\"" + std::to_string(failures) +
                              "\" errors=\"0\" skipped=\"" + std::to_string(skipped) + "\"";
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += "<testsuites name=\"kgate compare\" " + counts + ">\n";
-  out += "  <testsuite name=\"kgate compare\" " + counts + ">\n";
+  out += "<testsuites name=\"" + xml_escape(report.title) + "\" " + counts + ">\n";
+  out += "  <testsuite name=\"" + xml_escape(report.title) + "\" " + counts + ">\n";
   out += "    <properties>\n      <property name=\"baseline\" value=\"" + xml_escape(report.baseline_source) +
          "\"/>\n      <property name=\"new\" value=\"" + xml_escape(report.new_source) + "\"/>\n";
   for (const std::string& warning : report.warnings)
@@ -650,7 +661,7 @@ std::string report_to_junit(const ComparisonReport& report) {
 }
 
 std::string report_to_markdown(const ComparisonReport& report) {
-  std::string out = "### kgate compare: " + markdown_cell(report.summary_line()) + "\n\n";
+  std::string out = "### " + markdown_cell(report.title) + ": " + markdown_cell(report.summary_line()) + "\n\n";
   out += "Baseline `" + markdown_cell(report.baseline_source) + "`, new `" + markdown_cell(report.new_source) + "`.\n\n";
   std::vector<std::string> quoted;
   for (const std::string& warning : report.warnings) quoted.push_back("**warning:** " + markdown_cell(warning));

@@ -86,11 +86,7 @@ std::string join(const std::vector<std::string>& items) {
 // ---------------------------------------------------------------------------------------------
 // Activity API
 
-struct TracedLaunch {
-  KernelRecord record;  // launches = 1; duration_s = 0 when CUPTI could not time it
-  std::uint32_t correlation_id = 0;
-  std::uint64_t start_ns = 0;
-};
+using TracedLaunch = KernelLaunch;
 
 // Filled by CUPTI's buffer-completed callback, which may run on a CUPTI thread and cannot throw:
 // failures wait here for KernelTrace::stop() to report them.
@@ -111,6 +107,13 @@ ActivitySink& sink() {
 std::atomic<bool>& trace_running() {
   static std::atomic<bool> running{false};
   return running;
+}
+
+// Set while a RangeProfiler holds the profiler enabled: kernel records taken then would include
+// its replay passes' bookkeeping, so a trace refuses to start.
+std::atomic<bool>& profiler_enabled() {
+  static std::atomic<bool> enabled{false};
+  return enabled;
 }
 
 constexpr std::size_t kActivityBufferBytes = 4u << 20;
@@ -139,6 +142,7 @@ TracedLaunch to_launch(const CUpti_ActivityKernel10& kernel) {
   if (kernel.end > kernel.start) record.duration_s = static_cast<double>(kernel.end - kernel.start) * 1e-9;
   launch.correlation_id = kernel.correlationId;
   launch.start_ns = kernel.start;
+  launch.end_ns = kernel.end;
   return launch;
 }
 
@@ -398,8 +402,9 @@ CUptiResult disable_range_profiler(CUpti_RangeProfiler_Object* profiler) {
   return cuptiRangeProfilerDisable(&params);
 }
 
-// The range profiler enabled on a context. Enabled only around one profile() call, so the timing
-// passes in between run on a context that CUPTI has not armed.
+// The range profiler enabled on a context, from a RangeProfiler's first profile() call until the
+// RangeProfiler goes: enabling costs more than a small kernel's whole replay, so a benchmark run
+// enables it once for its counter pass, after all timing, and no timed launch meets an armed context.
 class EnabledRangeProfiler {
  public:
   explicit EnabledRangeProfiler(CUcontext context) {
@@ -572,6 +577,7 @@ KernelTrace::~KernelTrace() {
 void KernelTrace::start() {
   if (active_) throw ProfilerError("KernelTrace::start() called twice");
   if (const std::string reason = activity_unavailable_reason(); !reason.empty()) throw ProfilerError(reason);
+  if (profiler_enabled()) throw ProfilerError("KernelTrace::start() while a RangeProfiler is enabled");
   if (trace_running().exchange(true)) throw ProfilerError("another KernelTrace is already recording");
   {
     ActivitySink& target = sink();
@@ -588,7 +594,11 @@ void KernelTrace::start() {
   active_ = true;
 }
 
-std::vector<KernelRecord> KernelTrace::stop() {
+std::vector<KernelRecord> KernelTrace::stop() { return fold(stop_launches()); }
+
+std::vector<KernelRecord> fold_launches(std::vector<KernelLaunch> launches) { return fold(std::move(launches)); }
+
+std::vector<KernelLaunch> KernelTrace::stop_launches() {
   if (!active_) throw ProfilerError("KernelTrace::stop() without start()");
   const cudaError_t synchronized = cudaDeviceSynchronize();  // unfinished kernels have no end time yet
   active_ = false;
@@ -604,7 +614,11 @@ std::vector<KernelRecord> KernelTrace::stop() {
       throw ProfilerError("CUPTI dropped " + std::to_string(target.dropped) + " kernel activity records");
     launches.swap(target.launches);
   }
-  return fold(std::move(launches));
+  for (TracedLaunch& launch : launches) launch.record.demangled = demangle(launch.record.name);
+  std::stable_sort(launches.begin(), launches.end(), [](const TracedLaunch& a, const TracedLaunch& b) {
+    return std::tie(a.start_ns, a.correlation_id) < std::tie(b.start_ns, b.correlation_id);
+  });
+  return launches;
 }
 
 std::vector<std::string> default_range_metrics() {
@@ -629,6 +643,7 @@ struct RangeProfiler::State {
   std::unique_ptr<HostObject> host;
   std::vector<std::uint8_t> config;
   std::size_t passes = 0;
+  std::unique_ptr<EnabledRangeProfiler> enabled;  // from the first profile() on
 };
 
 RangeProfiler::RangeProfiler(std::vector<std::string> metrics) : state_(std::make_unique<State>()) {
@@ -655,21 +670,29 @@ RangeProfiler::RangeProfiler(std::vector<std::string> metrics) : state_(std::mak
   EnabledRangeProfiler(s.context).disable();
 }
 
-RangeProfiler::~RangeProfiler() = default;
+RangeProfiler::~RangeProfiler() {
+  if (state_ && state_->enabled) {
+    state_->enabled.reset();
+    profiler_enabled() = false;
+  }
+}
 
 RangeProfile RangeProfiler::profile(const std::function<void()>& launch_once) {
   // A trace would record every replayed pass as a launch of its own.
   if (trace_running()) throw ProfilerError("RangeProfiler::profile() while a KernelTrace is recording");
-  const State& s = *state_;
-  EnabledRangeProfiler profiler(s.context);
-  std::vector<std::uint8_t> counter_data = counter_data_image(profiler.get(), c_strings(s.collected));
-  set_config(profiler.get(), s.config, counter_data);
-  run_replayed(profiler.get(), launch_once);
-  decode(profiler.get());
+  State& s = *state_;
+  if (!s.enabled) {
+    s.enabled = std::make_unique<EnabledRangeProfiler>(s.context);
+    profiler_enabled() = true;
+  }
+  CUpti_RangeProfiler_Object* profiler = s.enabled->get();
+  std::vector<std::uint8_t> counter_data = counter_data_image(profiler, c_strings(s.collected));
+  set_config(profiler, s.config, counter_data);
+  run_replayed(profiler, launch_once);
+  decode(profiler);
 
   RangeProfile result;
   result.kernels = evaluate(*s.host, s.collected, counter_data);
-  profiler.disable();
   result.combined = combine(result.kernels, s.collected);
   if (!contains(s.metrics, kDurationMetric)) {
     for (KernelMetrics& kernel : result.kernels) kernel.values.erase(kDurationMetric);

@@ -65,6 +65,16 @@ const Variant* Registry::find_variant(std::string_view full_name) const {
   return nullptr;
 }
 
+const Variant* Registry::device_reference(const Family& family, const Shape& shape) const {
+  const std::optional<std::string> name = family.device_reference(shape);
+  if (!name) return nullptr;
+  const Variant* variant = find_variant(family.name() + "/" + *name);
+  if (!variant)
+    throw std::logic_error("family '" + family.name() + "' names '" + *name + "' as its reference at " + shape.id() +
+                           ", which is not a registered variant of it");
+  return variant;
+}
+
 void Registry::validate() const {
   std::string problems;
   std::set<std::string> seen_families, seen_variants;
@@ -83,6 +93,17 @@ void Registry::validate() const {
       return v.info.family == f->name() && v.info.role == VariantRole::reference;
     });
     if (references > 1) problems += "\n  family '" + f->name() + "' has more than one reference variant";
+    bool host_checked = false, device_checked = false;
+    for (const Shape& shape : f->test_shapes()) {
+      const std::optional<std::string> reference = f->device_reference(shape);
+      (reference ? device_checked : host_checked) = true;
+      if (reference && !find_variant(f->name() + "/" + *reference))
+        problems += "\n  family '" + f->name() + "' names unregistered variant '" + *reference + "' as its reference at " +
+                    shape.id();
+    }
+    if (device_checked && !host_checked)
+      problems += "\n  family '" + f->name() +
+                  "' checks every test shape against a device reference: none checks that variant against the host reference";
   }
   if (!problems.empty()) throw std::logic_error("kernel registry is inconsistent:" + problems);
 }

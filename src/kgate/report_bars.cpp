@@ -31,16 +31,6 @@ std::string verdict_colour(Verdict verdict) {
   return kSame;
 }
 
-std::string class_colour(RooflineClass cls) {
-  switch (cls) {
-    case RooflineClass::memory_bound: return "#4e79a7";
-    case RooflineClass::compute_bound: return "#e15759";
-    case RooflineClass::latency_bound: return "#bab0ac";
-    case RooflineClass::balanced: return "#f28e2b";
-  }
-  return "#bab0ac";
-}
-
 Scale bar_scale(const BarChart& chart, double left) {
   double low = chart.origin, high = chart.origin;
   for (const Bar& b : chart.bars) {
@@ -73,6 +63,16 @@ std::string ascii_bars(const BarChart& chart, const Scale& svg_scale) {
 }
 
 }  // namespace
+
+std::string roofline_class_colour(RooflineClass cls) {
+  switch (cls) {
+    case RooflineClass::memory_bound: return "#4e79a7";
+    case RooflineClass::compute_bound: return "#e15759";
+    case RooflineClass::latency_bound: return "#bab0ac";
+    case RooflineClass::balanced: return "#f28e2b";
+  }
+  return "#bab0ac";
+}
 
 Chart draw_bar_chart(const BarChart& chart) {
   double label_width = 0;
@@ -154,11 +154,11 @@ std::optional<Chart> roof_share_chart(const ReportModel& model) {
   chart.tick_label = [](double v) { return tick_number(v) + "%"; };
   for (const RooflineClass cls :
        {RooflineClass::memory_bound, RooflineClass::compute_bound, RooflineClass::balanced, RooflineClass::latency_bound})
-    chart.legend.push_back({std::string(to_string(cls)), class_colour(cls)});
+    chart.legend.push_back({std::string(to_string(cls)), roofline_class_colour(cls)});
   for (const FamilyView& family : model.families)
     for (const BenchmarkView* row : family.rows)
       if (row->ran() && row->roof.pct > 0)
-        chart.bars.push_back({row->record->name, row->roof.pct, class_colour(row->record->roofline),
+        chart.bars.push_back({row->record->name, row->roof.pct, roofline_class_colour(row->record->roofline),
                               format_pct(row->roof.pct) + " " + row->roof.ceiling,
                               row->record->name + ": " + std::string(to_string(row->record->roofline)), 0, 0});
   if (chart.bars.empty()) return std::nullopt;

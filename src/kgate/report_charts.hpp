@@ -12,6 +12,25 @@
 namespace kgate::report {
 
 std::optional<Chart> roofline_chart(const ReportModel& model);
+
+// A roofline of any points (benchmarks, a workload's steps) under a run's measured ceilings.
+struct RoofMark {
+  double intensity = 0, flops_per_s = 0;  // FLOP per byte of minimum traffic, achieved FLOP/s
+  std::string colour{};
+  Marker marker = Marker::circle;
+  std::string tooltip{};
+  double roof_pct = 0;    // its share of the roof it comes closest to: the best one is labelled
+  std::string ceiling{};  // that roof: "copy", "read" or "compute"
+};
+struct RooflinePlot {
+  std::string file{}, chart_title{}, title{}, subtitle{};
+  Calibration calibration{};
+  std::vector<RoofMark> marks{};
+  std::string legend_title{};
+  std::vector<LegendEntry> legend{};
+};
+// Not drawn without marks, or without the copy and GEMM ceilings.
+std::optional<Chart> draw_roofline(const RooflinePlot& plot);
 std::optional<Chart> speedup_chart(const ReportModel& model);
 std::optional<Chart> roof_share_chart(const ReportModel& model);
 std::vector<Chart> histogram_charts(const ReportModel& model);
@@ -38,6 +57,8 @@ struct BarChart {
   std::function<std::string(double)> tick_label{};
 };
 Chart draw_bar_chart(const BarChart& chart);
+// The colour of a bound class in every chart.
+std::string roofline_class_colour(RooflineClass cls);
 
 // A file name from a family name: letters, digits, '-' and '_' only.
 std::string file_safe(const std::string& name);

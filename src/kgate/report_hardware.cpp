@@ -28,7 +28,7 @@ constexpr MetricColumn kMetricColumns[] = {
     {kOccupancyMetric, "Occupancy %", Unit::percent},
     {kL2HitMetric, "L2 hit %", Unit::percent},
     {"l1tex__t_sector_hit_rate.pct", "L1 hit %", Unit::percent},
-    {"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", "Tensor %", Unit::percent},
+    {kTensorMetric, "Tensor %", Unit::percent},
 };
 
 std::string format_metric(double value, Unit unit) {
@@ -192,8 +192,8 @@ Section hardware_section(const ReportModel& model) {
   section.blocks.push_back(Subheading{"CUPTI metrics"});
   if (metrics.rows.empty()) {
     std::string why;
-    for (const BenchmarkView& v : model.views)
-      if (!v.record->metrics_unavailable.empty()) why = v.record->metrics_unavailable;
+    for (const BenchmarkView& v : model.views)  // peers are never profiled: their reason is not the run's
+      if (!v.record->metrics_unavailable.empty() && v.record->role != "peer") why = v.record->metrics_unavailable;
     section.blocks.push_back(Paragraph{"No CUPTI metrics were recorded" + (why.empty() ? std::string(".") : ": " + why)});
   } else {
     section.blocks.push_back(Paragraph{metric_legend(metrics)});

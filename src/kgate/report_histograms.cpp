@@ -58,8 +58,11 @@ std::vector<double> metric_values(const ReportModel& model, const std::string& m
 std::vector<Chart> histogram_charts(const ReportModel& model) {
   std::vector<Histogram> histograms;
   Histogram roof{"hist-memory-roof.svg", "Share of the measured memory ceiling", "% of the copy or read ceiling", {}};
+  // Only benchmarks whose binding roof is memory: a compute-bound kernel (prefill attention)
+  // uses a sliver of the bandwidth by design, and would read as a memory-bound kernel doing badly.
   for (const BenchmarkView& v : model.views)
-    if (v.ran() && model.inputs->current.run.has_kgate_block && v.record->pct_of_memory_ceiling > 0)
+    if (v.ran() && model.inputs->current.run.has_kgate_block && v.record->pct_of_memory_ceiling > 0 &&
+        v.roof.ceiling != "compute")
       roof.values.push_back(v.record->pct_of_memory_ceiling);
   histograms.push_back(std::move(roof));
   histograms.push_back({"hist-occupancy.svg", "Achieved occupancy", "active warps, % of the SM's maximum (CUPTI)",

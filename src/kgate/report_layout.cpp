@@ -80,7 +80,10 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const NamedRun
           {"Host", c.host.empty() ? "-" : c.host},
           {"Suite", c.suite},
       });
-  for (const auto& [key, value] : c.extra) rows.emplace_back(key, value);
+  // kgate merge's per-benchmark "source:<name>" entries say where each benchmark came from, not
+  // what it ran on: "merged_from" names the inputs once.
+  for (const auto& [key, value] : c.extra)
+    if (!key.starts_with("source:")) rows.emplace_back(key, value);
   return rows;
 }
 
@@ -166,6 +169,7 @@ Document summary_document(const ReportModel& model, const Document& full) {
   std::string sentences;
   for (const std::string& s : executive_summary(model)) sentences += (sentences.empty() ? "" : " ") + s;
   summary.blocks.push_back(Paragraph{sentences});
+  if (Table peers = peer_summary_table(model); !peers.rows.empty()) summary.blocks.push_back(std::move(peers));
   summary.blocks.push_back(Paragraph{"**" + gate_line(model) + "**"});
   if (model.comparison && model.comparison->count(Verdict::noisy)) {
     std::vector<std::string> noisy;
@@ -217,6 +221,7 @@ Section summary_section(const ReportModel& model) {
   std::string sentences;
   for (const std::string& s : executive_summary(model)) sentences += (sentences.empty() ? "" : " ") + s;
   section.blocks.push_back(Paragraph{sentences, true});
+  if (Table peers = peer_summary_table(model); !peers.rows.empty()) section.blocks.push_back(std::move(peers));
   section.blocks.push_back(Paragraph{"**" + gate_line(model) + "**", true});
   if (model.comparison && !(model.comparison->warnings.empty() && model.comparison->notices.empty())) {
     Bullets notes{{}, true};

@@ -17,7 +17,11 @@ int role_rank(const std::string& role) {
   return 4;
 }
 
-bool is_comparator(const std::string& role) { return role == "reference" || role == "vendor" || role == "peer"; }
+// Peers are compared once per shape, fastest against fastest (add_peer_matches), rather than in a
+// column each: a family may have several (one per attention backend).
+bool is_comparator(const std::string& role) { return role == "reference" || role == "vendor"; }
+
+bool is_kgate_own(const std::string& role) { return role == "reference" || role == "candidate"; }
 
 RoofShare roof_share(const BenchmarkRecord& r, bool has_kgate_block) {
   if (!has_kgate_block || (r.pct_of_memory_ceiling <= 0 && r.pct_of_compute_ceiling <= 0)) return {};
@@ -96,6 +100,47 @@ void add_versus(ReportModel& model) {
       if (!v.self && other && other->ran() && view.ran()) v.speedup = other->median_s / view.median_s;
       view.versus.push_back(std::move(v));
     }
+  }
+}
+
+void add_peer_matches(ReportModel& model) {
+  for (FamilyView& family : model.families) {
+    for (const std::string& variant : family.variants) {
+      if (family.roles.at(variant) != "peer") continue;
+      family.peers.push_back(variant);
+      if (std::any_of(family.rows.begin(), family.rows.end(),
+                      [&](const BenchmarkView* row) { return row->record->variant == variant && row->record->correct == false; }))
+        family.wrong_peers.push_back(variant);
+    }
+    if (family.peers.empty()) continue;
+    const auto wrong = [&](const std::string& v) {
+      return std::find(family.wrong_peers.begin(), family.wrong_peers.end(), v) != family.wrong_peers.end();
+    };
+    for (const std::string& shape : family.shapes) {
+      PeerMatch match{shape};
+      bool measured = false;
+      for (const BenchmarkView* row : family.rows) {
+        const BenchmarkRecord& r = *row->record;
+        if (r.shape != shape) continue;
+        const std::string& role = family.roles.at(r.variant);
+        measured = measured || role == "peer";
+        if (!row->ran() || r.correct == false) continue;
+        const BenchmarkView** best = nullptr;
+        if (role == "peer" && !wrong(r.variant))
+          best = &match.peer;
+        else if (is_kgate_own(role))
+          best = &match.kgate;
+        if (best && (!*best || row->median_s < (*best)->median_s)) *best = row;
+      }
+      if (!measured) continue;
+      if (match.peer && match.kgate) match.speedup = match.peer->median_s / match.kgate->median_s;
+      family.peer_matches.push_back(match);
+    }
+  }
+  for (BenchmarkView& view : model.views) {
+    const FamilyView& family = family_named(model.families, view.record->family);
+    for (const PeerMatch& match : family.peer_matches)
+      if (match.shape == view.record->shape && match.peer && view.ran()) view.vs_best_peer = match.peer->median_s / view.median_s;
   }
 }
 
@@ -238,6 +283,7 @@ ReportModel build_model(const ReportInputs& inputs) {
   add_views(model);
   add_families(model);
   add_versus(model);
+  add_peer_matches(model);
   add_history(model);
   add_trends(model);
   return model;

@@ -34,16 +34,30 @@ struct BenchmarkView {
   double median_s = 0;                              // headline median; 0 when it did not run
   RoofShare roof;
   std::vector<Versus> versus{};  // one per comparator of its family, in the family's order
+  double vs_best_peer = 0;       // the fastest peer's median / this one's at its shape; 0 unknown
   bool ran() const { return median_s > 0; }
+};
+
+// One shape of a family that has peers (other libraries measured beside kgate, docs/peers.md): the
+// fastest peer against kgate's fastest own variant (its reference or a candidate: a vendor library
+// is not kgate's), each among those that ran and were not found wrong.
+struct PeerMatch {
+  std::string shape{};
+  const BenchmarkView* peer = nullptr;   // null when no peer ran at this shape
+  const BenchmarkView* kgate = nullptr;  // null when no kgate variant ran
+  double speedup = 0;                    // peer median / kgate median: above 1 kgate is faster; 0 unknown
 };
 
 struct FamilyView {
   std::string name{};
   std::vector<std::string> variants{}, shapes{};      // variants reference first; shapes as run
-  std::vector<std::string> comparators{};             // reference variants, then vendor and peer ones
+  std::vector<std::string> comparators{};             // reference variants, then vendor ones
   std::map<std::string, std::string> roles{};         // variant -> role
   std::vector<const BenchmarkView*> rows{};           // shape by shape, each shape's variants in order
   std::vector<const BenchmarkComparison*> missing{};  // in the baseline, not in this run
+  std::vector<std::string> peers{};                   // the variants of role "peer"
+  std::vector<std::string> wrong_peers{};             // peers whose output failed its check: compared with nothing
+  std::vector<PeerMatch> peer_matches{};              // one per shape at which a peer was measured
   const BenchmarkView* find(const std::string& variant, const std::string& shape) const;
 };
 
@@ -101,6 +115,7 @@ inline constexpr const char* kOccupancyMetric = "sm__warps_active.avg.pct_of_pea
 inline constexpr const char* kDramThroughputMetric = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
 inline constexpr const char* kSmThroughputMetric = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
 inline constexpr const char* kL2HitMetric = "lts__t_sector_hit_rate.pct";
+inline constexpr const char* kTensorMetric = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active";
 
 // The rate a benchmark achieves against its roof: GB/s against a bandwidth, FLOP/s against the
 // GEMM rate; "-" without a roof.
@@ -113,6 +128,9 @@ std::size_t block_count(const KernelRecord& kernel);
 // The sentences of the report, each from the model's figures (report_summary.cpp,
 // report_observations.cpp; the rules are in docs/report.md).
 std::vector<std::string> executive_summary(const ReportModel& model);
+// Per family with peers, kgate's fastest variant against the fastest peer over the shapes where
+// both ran: one row each, the shapes where kgate is slower named. No rows without peers.
+Table peer_summary_table(const ReportModel& model);
 std::string gate_line(const ReportModel& model);
 std::vector<std::string> observations(const ReportModel& model);
 

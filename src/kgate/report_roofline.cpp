@@ -53,14 +53,9 @@ void draw_memory_roof(Svg& svg, const Scale& x, const Scale& y, const Roof& roof
 
 }  // namespace
 
-std::optional<Chart> roofline_chart(const ReportModel& model) {
-  if (!model.has_ceilings()) return std::nullopt;
-  const Calibration& calibration = model.context().calibration;
-  std::vector<const BenchmarkView*> points;
-  for (const BenchmarkView& v : model.views)
-    if (v.ran() && v.record->arithmetic_intensity > 0 && v.record->flops_per_s > 0) points.push_back(&v);
-  if (points.empty()) return std::nullopt;
-
+std::optional<Chart> draw_roofline(const RooflinePlot& plot) {
+  const Calibration& calibration = plot.calibration;
+  if (!(calibration.copy_bytes_per_s > 0 && calibration.gemm_flops_per_s > 0) || plot.marks.empty()) return std::nullopt;
   const double compute = calibration.gemm_flops_per_s;
   std::vector<Roof> roofs = {{"copy", calibration.copy_bytes_per_s, ""}};
   if (calibration.read_bytes_per_s > 0) roofs.push_back({"read", calibration.read_bytes_per_s, "7 4"});
@@ -69,18 +64,17 @@ std::optional<Chart> roofline_chart(const ReportModel& model) {
     ai_low = std::min(ai_low, compute / roof.bytes_per_s);
     ai_high = std::max(ai_high, compute / roof.bytes_per_s);
   }
-  for (const BenchmarkView* p : points) {
-    ai_low = std::min(ai_low, p->record->arithmetic_intensity);
-    ai_high = std::max(ai_high, p->record->arithmetic_intensity);
-    flops_low = std::min(flops_low, p->record->flops_per_s);
+  for (const RoofMark& mark : plot.marks) {
+    ai_low = std::min(ai_low, mark.intensity);
+    ai_high = std::max(ai_high, mark.intensity);
+    flops_low = std::min(flops_low, mark.flops_per_s);
   }
   // Room right of the ridges for the compute roof and its label, and above it for the labels.
   const Scale x{decade_floor(ai_low / 2), decade_ceil(ai_high * 10), kFrame.left, kFrame.right, true};
   const Scale y{flops_low / 2, compute * 4, kFrame.bottom, kFrame.top, true};
 
   Svg svg(kWidth, kHeight);
-  draw_title(svg, kWidth, "Roofline: " + (model.context().gpu_name.empty() ? std::string("this GPU") : model.context().gpu_name),
-             "ceilings measured in this run; each point a benchmark at its median time");
+  draw_title(svg, kWidth, plot.title, plot.subtitle);
   draw_axes(svg, kFrame, {x, log_ticks(x.low, x.high), si, "arithmetic intensity (FLOP per byte of minimum traffic)"},
             {y, log_ticks(y.low, y.high), si, "achieved FLOP/s"});
 
@@ -90,10 +84,37 @@ std::optional<Chart> roofline_chart(const ReportModel& model) {
            {.size = 12, .anchor = Anchor::end, .fill = kRoofColour});
   for (std::size_t i = 0; i < roofs.size(); ++i) draw_memory_roof(svg, x, y, roofs[i], compute, i > 0);
 
+  const RoofMark* best = &plot.marks.front();
+  for (const RoofMark& mark : plot.marks) {
+    svg.marker(mark.marker, x(mark.intensity), y(mark.flops_per_s), 9,
+               {.fill = mark.colour, .stroke = "#222", .stroke_width = 0.6, .opacity = 0.85}, mark.tooltip);
+    if (mark.roof_pct > best->roof_pct) best = &mark;
+  }
+  svg.text(x(best->intensity) + 9, y(best->flops_per_s) + 4, format_pct(best->roof_pct) + " of " + best->ceiling,
+           {.size = 11, .fill = "#222"});
+
+  svg.text(kFrame.right + 20, kFrame.top + 4, plot.legend_title, {.size = 12, .bold = true});
+  double legend_y = draw_legend(svg, kFrame.right + 20, kFrame.top + 24, plot.legend);
+  svg.text(kFrame.right + 20, legend_y + 10, "ceilings (measured)", {.size = 12, .bold = true});
+  std::vector<LegendEntry> roof_entries = {{"compute: bf16 GEMM (cuBLAS)", kRoofColour, Marker::square, "-"}};
+  for (const Roof& roof : roofs)
+    roof_entries.push_back({roof.name + " bandwidth", kRoofColour, Marker::square, roof.dash.empty() ? "-" : roof.dash});
+  roof_entries.push_back({"ridge point", "#fff", Marker::circle, ""});
+  draw_legend(svg, kFrame.right + 20, legend_y + 30, roof_entries);
+  return Chart{plot.file, plot.chart_title, svg.str(), ""};
+}
+
+std::optional<Chart> roofline_chart(const ReportModel& model) {
+  if (!model.has_ceilings()) return std::nullopt;
+  RooflinePlot plot{.file = "roofline.svg",
+                    .chart_title = "Roofline",
+                    .title = "Roofline: " + (model.context().gpu_name.empty() ? std::string("this GPU") : model.context().gpu_name),
+                    .subtitle = "ceilings measured in this run; each point a benchmark at its median time",
+                    .calibration = model.context().calibration,
+                    .legend_title = "family / variant"};
   // One colour per variant name (the same name in two families is the same colour), one marker
   // per family.
   std::vector<std::string> variants, families;
-  std::vector<LegendEntry> legend;
   for (const FamilyView& family : model.families) {
     families.push_back(family.name);
     for (const std::string& variant : family.variants)
@@ -105,30 +126,19 @@ std::optional<Chart> roofline_chart(const ReportModel& model) {
   const auto marker_of = [&](const std::string& family) {
     return marker_for(static_cast<std::size_t>(std::find(families.begin(), families.end(), family) - families.begin()));
   };
-  const BenchmarkView* best = points.front();
-  for (const BenchmarkView* p : points) {
-    const BenchmarkRecord& r = *p->record;
-    svg.marker(marker_of(r.family), x(r.arithmetic_intensity), y(r.flops_per_s), 9,
-               {.fill = colour_of(r.variant), .stroke = "#222", .stroke_width = 0.6, .opacity = 0.85},
-               r.name + ": " + sig3(r.arithmetic_intensity) + " FLOP/byte, " + format_flops(r.flops_per_s) + ", " +
-                   format_pct(p->roof.pct) + " of the " + p->roof.ceiling + " ceiling, " + std::string(to_string(r.roofline)));
-    if (p->roof.pct > best->roof.pct) best = p;
+  for (const BenchmarkView& v : model.views) {
+    if (!(v.ran() && v.record->arithmetic_intensity > 0 && v.record->flops_per_s > 0)) continue;
+    const BenchmarkRecord& r = *v.record;
+    plot.marks.push_back({r.arithmetic_intensity, r.flops_per_s, colour_of(r.variant), marker_of(r.family),
+                          r.name + ": " + sig3(r.arithmetic_intensity) + " FLOP/byte, " + format_flops(r.flops_per_s) + ", " +
+                              format_pct(v.roof.pct) + " of the " + v.roof.ceiling + " ceiling, " +
+                              std::string(to_string(r.roofline)),
+                          v.roof.pct, v.roof.ceiling});
   }
-  svg.text(x(best->record->arithmetic_intensity) + 9, y(best->record->flops_per_s) + 4,
-           format_pct(best->roof.pct) + " of " + best->roof.ceiling, {.size = 11, .fill = "#222"});
-
   for (const FamilyView& family : model.families)
     for (const std::string& variant : family.variants)
-      legend.push_back({family.name + " / " + variant, colour_of(variant), marker_of(family.name)});
-  svg.text(kFrame.right + 20, kFrame.top + 4, "family / variant", {.size = 12, .bold = true});
-  double legend_y = draw_legend(svg, kFrame.right + 20, kFrame.top + 24, legend);
-  svg.text(kFrame.right + 20, legend_y + 10, "ceilings (measured)", {.size = 12, .bold = true});
-  std::vector<LegendEntry> roof_entries = {{"compute: bf16 GEMM (cuBLAS)", kRoofColour, Marker::square, "-"}};
-  for (const Roof& roof : roofs)
-    roof_entries.push_back({roof.name + " bandwidth", kRoofColour, Marker::square, roof.dash.empty() ? "-" : roof.dash});
-  roof_entries.push_back({"ridge point", "#fff", Marker::circle, ""});
-  draw_legend(svg, kFrame.right + 20, legend_y + 30, roof_entries);
-  return Chart{"roofline.svg", "Roofline", svg.str(), ""};
+      plot.legend.push_back({family.name + " / " + variant, colour_of(variant), marker_of(family.name)});
+  return draw_roofline(plot);
 }
 
 }  // namespace kgate::report

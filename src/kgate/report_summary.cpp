@@ -1,4 +1,5 @@
 // The executive summary: two or three sentences a reader stops at, each figure from the model.
+#include <algorithm>
 #include <cmath>
 
 #include "report_format.hpp"
@@ -66,6 +67,77 @@ std::string measured_sentence(const ReportModel& model) {
   return s + ".";
 }
 
+constexpr std::size_t kMaxSlowerNamed = 4;
+
+// kgate's speedup over the fastest peer (peer median / kgate median) at each shape where both ran.
+struct PeerStanding {
+  std::vector<const PeerMatch*> compared, slower;
+  double geomean = 0, low = 0, high = 0;
+};
+
+PeerStanding peer_standing(const FamilyView& family) {
+  PeerStanding standing;
+  double log_sum = 0;
+  for (const PeerMatch& m : family.peer_matches) {
+    if (m.speedup <= 0) continue;
+    standing.low = standing.compared.empty() ? m.speedup : std::min(standing.low, m.speedup);
+    standing.high = std::max(standing.high, m.speedup);
+    standing.compared.push_back(&m);
+    if (m.speedup < 1) standing.slower.push_back(&m);
+    log_sum += std::log(m.speedup);
+  }
+  if (!standing.compared.empty()) standing.geomean = std::exp(log_sum / static_cast<double>(standing.compared.size()));
+  return standing;
+}
+
+// "`vectorized` (11), `naive` (1)": which variant was the fastest, at how many shapes.
+std::string fastest_counts(const std::vector<const PeerMatch*>& matches, bool peer) {
+  std::vector<std::pair<std::string, std::size_t>> counts;
+  for (const PeerMatch* m : matches) {
+    const std::string& variant = (peer ? m->peer : m->kgate)->record->variant;
+    auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == variant; });
+    if (it == counts.end()) counts.emplace_back(variant, 1);
+    else ++it->second;
+  }
+  std::string out;
+  for (const auto& [variant, n] : counts) out += (out.empty() ? "" : ", ") + code(variant) + " (" + std::to_string(n) + ")";
+  return out;
+}
+
+// The libraries the peers ran ("torch 2.11.0+cu130"), from their records.
+std::string peer_libraries(const ReportModel& model) {
+  std::vector<std::string> libraries;
+  for (const BenchmarkView& v : model.views) {
+    if (v.record->role != "peer") continue;
+    const auto it = v.record->provenance.find("library");
+    if (it != v.record->provenance.end() && std::find(libraries.begin(), libraries.end(), it->second) == libraries.end())
+      libraries.push_back(it->second);
+  }
+  return join_words(libraries);
+}
+
+std::string peer_sentence(const ReportModel& model) {
+  std::size_t compared = 0, slower = 0, families = 0;
+  for (const FamilyView& family : model.families) {
+    if (family.peers.empty()) continue;
+    const PeerStanding standing = peer_standing(family);
+    compared += standing.compared.size();
+    slower += standing.slower.size();
+    ++families;
+  }
+  const std::string libraries = peer_libraries(model);
+  const std::string peers = "peers" + (libraries.empty() ? "" : " (" + libraries + ")");
+  if (compared == 0)
+    return "The run has " + peers + " for " + plural(families, "family", "families") +
+           ", but no shape at which both a peer and a kgate variant ran.";
+  std::string s = "Against the fastest of the " + peers + " at each shape" +
+                  ", kgate's fastest variant is faster at " + std::to_string(compared - slower) + " of " +
+                  std::to_string(compared) + " shapes and " +
+                  (slower ? "**slower at " + std::to_string(slower) + "**" : std::string("slower at none")) + " (" +
+                  plural(families, "family", "families") + ", table below).";
+  return s;
+}
+
 std::string correctness_sentence(const ReportModel& model) {
   std::size_t passed = 0, wrong = 0, unchecked = 0, not_run = 0;
   double worst_share = -1;
@@ -110,6 +182,8 @@ std::vector<std::string> executive_summary(const ReportModel& model) {
   } else {
     sentences.push_back(measured_sentence(model));
   }
+  if (std::any_of(model.families.begin(), model.families.end(), [](const FamilyView& f) { return !f.peers.empty(); }))
+    sentences.push_back(peer_sentence(model));
   std::string last = correctness_sentence(model);
   if (!model.comparison)
     last += " No baseline was given, so the regression gate was not evaluated.";
@@ -117,6 +191,38 @@ std::vector<std::string> executive_summary(const ReportModel& model) {
     last += model.comparison->regression() ? " The regression gate **fails**." : " The regression gate passes.";
   sentences.push_back(std::move(last));
   return sentences;
+}
+
+Table peer_summary_table(const ReportModel& model) {
+  Table table;
+  table.compact = true;
+  table.columns = {{"Family"},          {"kgate's fastest"}, {"Fastest peer"}, {"Shapes", true},
+                   {"kgate speedup", true}, {"Range", true},    {"Where kgate is slower"}};
+  for (const FamilyView& family : model.families) {
+    if (family.peers.empty()) continue;
+    const PeerStanding s = peer_standing(family);
+    if (s.compared.empty()) {
+      table.rows.push_back({{code(family.name)}, {"-"}, {"-"}, {"0"}, {"-"}, {"-"}, {"no shape where both ran", Tone::muted}});
+      continue;
+    }
+    const std::string n = std::to_string(s.compared.size());
+    Cell slower{"nowhere: faster at all " + n + " shapes", Tone::good};
+    if (!s.slower.empty()) {
+      std::vector<std::string> named;
+      for (const PeerMatch* m : s.slower)
+        if (named.size() < kMaxSlowerNamed) named.push_back(code(m->shape) + " (" + format_ratio(m->speedup) + ")");
+      if (s.slower.size() > named.size()) named.push_back(std::to_string(s.slower.size() - named.size()) + " more");
+      slower = {"**slower at " + std::to_string(s.slower.size()) + " of " + n + "**: " + join_words(named), Tone::bad};
+    }
+    table.rows.push_back({{code(family.name)},
+                          {fastest_counts(s.compared, false)},
+                          {fastest_counts(s.compared, true)},
+                          {n},
+                          {format_ratio(s.geomean) + " geomean", s.geomean < 1 ? Tone::bad : Tone::good},
+                          {format_ratio(s.low) + "–" + format_ratio(s.high)},
+                          slower});
+  }
+  return table;
 }
 
 }  // namespace kgate::report

@@ -1,4 +1,5 @@
 // The per-benchmark tables: correctness, and the kernel families' times, speedups and roofs.
+#include <algorithm>
 #include <map>
 
 #include "report_format.hpp"
@@ -67,6 +68,7 @@ Table family_table(const ReportModel& model, const FamilyView& family) {
   table.columns.insert(table.columns.end(), {{"Achieved", true, false}, {"% of roof", true}, {"Bound", false, false}});
   for (const std::string& comparator : family.comparators)
     table.columns.push_back({"vs " + comparator + " (" + family.roles.at(comparator) + ")", true});
+  if (!family.peers.empty()) table.columns.push_back({"vs best peer", true});
 
   for (const BenchmarkView* v : family.rows) {
     const BenchmarkRecord& r = *v->record;
@@ -91,9 +93,61 @@ Table family_table(const ReportModel& model, const FamilyView& family) {
       else
         row.push_back({format_ratio(vs.speedup), vs.speedup >= 1 ? Tone::plain : Tone::warn});
     }
+    if (!family.peers.empty())
+      row.push_back(v->vs_best_peer > 0 ? Cell{format_ratio(v->vs_best_peer), v->vs_best_peer >= 1 ? Tone::plain : Tone::warn}
+                                        : Cell{"-"});
     table.rows.push_back(std::move(row));
   }
   return table;
+}
+
+Cell peer_speedup_cell(double speedup) {
+  if (speedup <= 0) return {"-", Tone::muted};
+  if (speedup < 1) return {"**" + format_ratio(speedup) + " (kgate slower)**", Tone::bad};
+  return {format_ratio(speedup), Tone::good};
+}
+
+// Per shape: the fastest peer against kgate's fastest variant, and kgate's speedup over it.
+Table peer_table(const FamilyView& family) {
+  Table table;
+  table.compact = true;
+  table.columns = {{"Shape"}, {"Fastest peer"}, {"Peer median", true}, {"kgate's fastest"}, {"kgate median", true},
+                   {"kgate speedup", true}};
+  for (const PeerMatch& m : family.peer_matches) {
+    std::vector<Cell> row = {{code(m.shape)}};
+    for (const auto& [side, absent] : {std::pair{m.peer, "no peer ran"}, std::pair{m.kgate, "no kgate variant ran"}}) {
+      row.push_back(side ? Cell{code(side->record->variant)} : Cell{absent, Tone::muted});
+      row.push_back({side ? format_time(side->median_s) : "-"});
+    }
+    row.push_back(peer_speedup_cell(m.speedup));
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+// What each peer runs, from its records' provenance, and the peers left out for a wrong result.
+Bullets peer_notes(const FamilyView& family) {
+  Bullets notes;
+  for (const std::string& peer : family.peers) {
+    const BenchmarkRecord* first = nullptr;
+    for (const BenchmarkView* row : family.rows)
+      if (row->record->variant == peer && (!first || row->record->correct)) first = row->record;
+    if (!first) continue;
+    const auto said = [&](const char* key) {
+      const auto it = first->provenance.find(key);
+      return it == first->provenance.end() ? std::string() : it->second;
+    };
+    std::string text = code(peer) + " (peer)";
+    if (!said("call").empty()) text += ": " + code(said("call"));
+    if (!said("library").empty()) text += ", " + said("library");
+    if (!said("note").empty()) text += ". " + said("note");
+    if (std::find(family.wrong_peers.begin(), family.wrong_peers.end(), peer) != family.wrong_peers.end())
+      text += ". **Left out of the comparison: its output failed the check** (" + first->correctness_detail + ")";
+    else if (first->correct)
+      text += ". Output checked against kgate's definition at " + code(first->shape) + ": " + figures(*first);
+    notes.items.push_back(text + ".");
+  }
+  return notes;
 }
 
 }  // namespace
@@ -155,10 +209,18 @@ Section families_section(const ReportModel& model) {
         "rules (docs/compare.md); **% of roof** is the achieved rate against the measured ceiling it comes closest to; **vs X** "
         "is X's "
         "median time divided by this row's at the same shape (above 1: this variant is faster).";
+  intro += " Where a family has peers (other libraries measured beside kgate, docs/peers.md), **vs best peer** is the "
+           "fastest peer's median divided by this row's, and a second table gives per shape the fastest peer against "
+           "kgate's fastest variant (its reference or a candidate).";
   section.blocks.push_back(Paragraph{intro});
   for (const FamilyView& family : model.families) {
     section.blocks.push_back(Subheading{family.name, true});
     if (!family.rows.empty()) section.blocks.push_back(family_table(model, family));
+    if (!family.peer_matches.empty()) {
+      section.blocks.push_back(Paragraph{"kgate against the fastest peer at each shape (speedup: peer median / kgate median):"});
+      section.blocks.push_back(peer_table(family));
+      section.blocks.push_back(peer_notes(family));
+    }
     if (!family.missing.empty()) {
       std::vector<std::string> names;
       for (const BenchmarkComparison* row : family.missing) names.push_back(code(row->name));

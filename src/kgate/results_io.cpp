@@ -284,6 +284,123 @@ KernelRecord kernel_from_json(const Node& node) {
   return k;
 }
 
+json metrics_to_json(const std::map<std::string, double>& metrics) {
+  json out = json::object();
+  // JSON has no NaN: a metric the profiler could not compute is left out rather than written as null.
+  for (const auto& [metric, value] : metrics)
+    if (std::isfinite(value)) out[metric] = value;
+  return out;
+}
+
+std::map<std::string, double> metrics_from_json(const Node& node) {
+  node.object();
+  std::map<std::string, double> out;
+  for (const auto& [metric, value] : node.value().items()) out[metric] = node.child_path(metric, value).number();
+  return out;
+}
+
+json workload_to_json(const WorkloadRecord& w) {
+  const ModelConfig& m = w.model;
+  json block = {{"workload", w.workload},
+                {"model",
+                 {{"name", m.name},
+                  {"display_name", m.display_name},
+                  {"hidden", m.hidden},
+                  {"q_heads", m.q_heads},
+                  {"kv_heads", m.kv_heads},
+                  {"head_dim", m.head_dim},
+                  {"intermediate", m.intermediate},
+                  {"layers", m.layers},
+                  {"max_position", m.max_position}}},
+                {"tokens", w.tokens},
+                {"steps", json::array()},
+                {"traced_event_s", w.traced_event_s},
+                {"traced_span_s", w.traced_span_s},
+                {"timeline", json::array()},
+                {"timeline_unavailable", w.timeline_unavailable}};
+  for (const WorkloadStepRecord& s : w.steps)
+    block["steps"].push_back({{"label", s.label},
+                              {"family", s.family},
+                              {"variant", s.variant},
+                              {"shape", s.shape},
+                              {"min_bytes", s.min_bytes},
+                              {"flops", s.flops},
+                              {"memory_ceiling", s.memory_ceiling}});
+  for (const TimelineKernel& k : w.timeline) {
+    json entry = kernel_to_json(k.kernel);
+    entry["step"] = k.step;
+    entry["start_s"] = k.start_s;
+    entry["end_s"] = k.end_s;
+    entry["metrics"] = metrics_to_json(k.metrics);
+    block["timeline"].push_back(std::move(entry));
+  }
+  return block;
+}
+
+std::vector<double> seconds_list(const Node& node) {
+  node.array();
+  std::vector<double> out;
+  for (std::size_t i = 0; i < node.size(); ++i) out.push_back(node[i].time());
+  return out;
+}
+
+WorkloadRecord workload_from_json(const Node& node) {
+  node.object();
+  WorkloadRecord w;
+  w.workload = node.at("workload").string();
+  const Node model = node.at("model").object();
+  ModelConfig& m = w.model;
+  m.name = model.at("name").string();
+  read_opt(model, "display_name", m.display_name);
+  for (auto [key, field] : {std::pair{"hidden", &m.hidden}, std::pair{"q_heads", &m.q_heads}, std::pair{"kv_heads", &m.kv_heads},
+                            std::pair{"head_dim", &m.head_dim}, std::pair{"intermediate", &m.intermediate},
+                            std::pair{"layers", &m.layers}, std::pair{"max_position", &m.max_position}}) {
+    long long value = 0;
+    read_opt(model, key, value);
+    *field = value;
+  }
+  long long tokens = 0;
+  read_opt(node, "tokens", tokens);
+  w.tokens = tokens;
+  if (auto steps = node.find("steps")) {
+    steps->array();
+    for (std::size_t i = 0; i < steps->size(); ++i) {
+      const Node step = (*steps)[i].object();
+      WorkloadStepRecord& s = w.steps.emplace_back();
+      s.label = step.at("label").string();
+      s.family = step.at("family").string();
+      read_opt(step, "variant", s.variant);
+      read_opt(step, "shape", s.shape);
+      read_opt(step, "min_bytes", s.min_bytes);
+      read_opt(step, "flops", s.flops);
+      read_opt(step, "memory_ceiling", s.memory_ceiling);
+    }
+  }
+  if (auto events = node.find("traced_event_s")) w.traced_event_s = seconds_list(*events);
+  if (auto spans = node.find("traced_span_s")) w.traced_span_s = seconds_list(*spans);
+  if (auto timeline = node.find("timeline")) {
+    timeline->array();
+    double previous_start = 0;
+    for (std::size_t i = 0; i < timeline->size(); ++i) {
+      const Node entry = (*timeline)[i];
+      TimelineKernel& k = w.timeline.emplace_back();
+      k.kernel = kernel_from_json(entry);
+      const long long step = entry.at("step").integer();
+      if (step < 0 || static_cast<std::size_t>(step) >= w.steps.size())
+        entry.at("step").fail("names no step (the workload has " + std::to_string(w.steps.size()) + ")");
+      k.step = static_cast<std::size_t>(step);
+      k.start_s = entry.at("start_s").non_negative();
+      k.end_s = entry.at("end_s").non_negative();
+      if (k.end_s < k.start_s) entry.at("end_s").fail("a kernel cannot end before it starts");
+      if (k.start_s < previous_start) entry.at("start_s").fail("the timeline is not in start order");
+      previous_start = k.start_s;
+      if (auto metrics = entry.find("metrics")) k.metrics = metrics_from_json(*metrics);
+    }
+  }
+  read_opt(node, "timeline_unavailable", w.timeline_unavailable);
+  return w;
+}
+
 json benchmark_block(const BenchmarkRecord& r) {
   json block = {{"name", r.name},
                 {"family", r.family},
@@ -296,6 +413,7 @@ json benchmark_block(const BenchmarkRecord& r) {
                 {"flops", r.flops},
                 {"headline_mode", r.headline_mode},
                 {"first_launch_s", r.first_launch_s},
+                {"wall_time_s", r.wall_time_s},
                 {"derived",
                  {{"bytes_per_s", r.bytes_per_s},
                   {"flops_per_s", r.flops_per_s},
@@ -312,9 +430,8 @@ json benchmark_block(const BenchmarkRecord& r) {
   if (r.cold) block["cold"] = timing_to_json(*r.cold);
   if (r.hot) block["hot"] = timing_to_json(*r.hot);
   for (const KernelRecord& k : r.kernels) block["kernels"].push_back(kernel_to_json(k));
-  // JSON has no NaN: a metric the profiler could not compute is left out rather than written as null.
-  for (const auto& [metric, value] : r.metrics)
-    if (std::isfinite(value)) block["metrics"][metric] = value;
+  block["metrics"] = metrics_to_json(r.metrics);
+  if (r.workload) block["workload"] = workload_to_json(*r.workload);
   if (!r.provenance.empty()) block["provenance"] = r.provenance;
   return block;
 }
@@ -359,6 +476,7 @@ BenchmarkRecord benchmark_from_block(const Node& block, const std::string& gbenc
     if (headline->samples_s.empty()) block.at(r.headline_mode).at("samples_s").fail("a successful benchmark needs at least one sample");
   }
   read_opt(block, "first_launch_s", r.first_launch_s);
+  read_opt(block, "wall_time_s", r.wall_time_s);
   if (auto derived = block.find("derived")) {
     derived->object();
     read_opt(*derived, "bytes_per_s", r.bytes_per_s);
@@ -377,10 +495,8 @@ BenchmarkRecord benchmark_from_block(const Node& block, const std::string& gbenc
     kernels->array();
     for (std::size_t i = 0; i < kernels->size(); ++i) r.kernels.push_back(kernel_from_json((*kernels)[i]));
   }
-  if (auto metrics = block.find("metrics")) {
-    metrics->object();
-    for (const auto& [metric, value] : metrics->value().items()) r.metrics[metric] = metrics->child_path(metric, value).number();
-  }
+  if (auto metrics = block.find("metrics")) r.metrics = metrics_from_json(*metrics);
+  if (auto workload = block.find("workload")) r.workload = workload_from_json(*workload);
   read_opt(block, "metrics_unavailable", r.metrics_unavailable);
   if (auto correct = block.find("correct"); correct && !correct->value().is_null()) r.correct = correct->boolean();
   read_opt(block, "correctness_detail", r.correctness_detail);

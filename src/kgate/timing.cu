@@ -45,7 +45,27 @@ __global__ void clock_probe_kernel(long long cycles, unsigned long long* out) {
   out[1] = t1 - t0;
 }
 
+// Reads every byte of the buffer; the sum is stored only when it matches a value it never takes
+// with this buffer's contents (all bytes equal), so the loads cannot be optimized away.
+__global__ void read_flush_kernel(const uint4* buffer, std::size_t vectors, unsigned* sink) {
+  unsigned sum = 0;
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < vectors;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    const uint4 v = buffer[i];
+    sum += v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (sum == 0xFFFFFFFFu) *sink = sum;
+}
+
 }  // namespace
+
+std::string_view to_string(L2Flush flush) { return flush == L2Flush::read ? "read" : "write"; }
+
+L2Flush parse_l2_flush(std::string_view text) {
+  if (text == "read") return L2Flush::read;
+  if (text == "write") return L2Flush::write;
+  throw std::invalid_argument("unknown L2 flush '" + std::string(text) + "' (read | write)");
+}
 
 GpuTimer::GpuTimer(const DeviceInfo& device, TimingOptions options)
     : device_(device),
@@ -53,6 +73,9 @@ GpuTimer::GpuTimer(const DeviceInfo& device, TimingOptions options)
       flush_buffer_(2 * std::max<std::size_t>(device.l2_bytes, 1 << 20)),
       probe_result_(2 * sizeof(unsigned long long)) {
   KGATE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  // Equal bytes everywhere: the read flush's sum of XORs is then 0, never its sentinel.
+  KGATE_CUDA_CHECK(cudaMemsetAsync(flush_buffer_.get(), 0, flush_buffer_.bytes(), stream_));
+  KGATE_CUDA_CHECK(cudaStreamSynchronize(stream_));
   starts_.resize(options_.max_batch);
   stops_.resize(options_.max_batch);
   for (int i = 0; i < options_.max_batch; ++i) {
@@ -85,6 +108,17 @@ double GpuTimer::first_launch_s(const CopyLaunch& launch) {
   launch(0, stream_);
   KGATE_CUDA_CHECK(cudaStreamSynchronize(stream_));
   return seconds_since(start);
+}
+
+void GpuTimer::flush_l2(unsigned char fill) {
+  if (options_.flush == L2Flush::write) {
+    KGATE_CUDA_CHECK(cudaMemsetAsync(flush_buffer_.get(), fill, flush_buffer_.bytes(), stream_));
+    return;
+  }
+  const std::size_t vectors = flush_buffer_.bytes() / sizeof(uint4);
+  read_flush_kernel<<<4 * std::max(device_.sm_count, 1), 512, 0, stream_>>>(static_cast<const uint4*>(flush_buffer_.get()), vectors,
+                                                              static_cast<unsigned*>(probe_result_.get()));
+  KGATE_CHECK_LAUNCH();
 }
 
 std::vector<double> GpuTimer::run_batch(int count, const std::function<void(int)>& enqueue_one) {
@@ -149,18 +183,25 @@ TimingRecord GpuTimer::sample_until_done(double expected_sample_s, const std::fu
   return record;
 }
 
-TimingRecord GpuTimer::measure_cold(const CopyLaunch& launch, int copies) {
-  if (copies < 1) throw std::invalid_argument("measure_cold needs at least one input copy");
-  unsigned char fill = 0;
-  int next_copy = 0;
-  auto enqueue_one = [&](int s) {
-    // A memset of twice the L2 leaves none of the previous sample's lines resident.
-    KGATE_CUDA_CHECK(cudaMemsetAsync(flush_buffer_.get(), ++fill, flush_buffer_.bytes(), stream_));
+std::function<void(int)> GpuTimer::cold_sampler(const CopyLaunch& launch, int copies) {
+  if (copies < 1) throw std::invalid_argument("a cold sample needs at least one input copy");
+  return [this, &launch, copies, fill = static_cast<unsigned char>(0), next_copy = 0](int s) mutable {
+    flush_l2(++fill);
     KGATE_CUDA_CHECK(cudaEventRecord(starts_[s], stream_));
     launch(next_copy, stream_);
     next_copy = (next_copy + 1) % copies;
     KGATE_CUDA_CHECK(cudaEventRecord(stops_[s], stream_));
   };
+}
+
+std::vector<double> GpuTimer::cold_batch(const CopyLaunch& launch, int count) {
+  if (count < 1 || count > options_.max_batch)
+    throw std::invalid_argument("cold_batch takes 1 to " + std::to_string(options_.max_batch) + " samples");
+  return run_batch(count, cold_sampler(launch, 1));
+}
+
+TimingRecord GpuTimer::measure_cold(const CopyLaunch& launch, int copies) {
+  const std::function<void(int)> enqueue_one = cold_sampler(launch, copies);
   // Warm-up: one launch per copy, then one timed sample to size the batches.
   for (int c = 0; c < copies; ++c) launch(c, stream_);
   const double estimate = run_batch(1, enqueue_one)[0];

@@ -25,7 +25,8 @@ update  records NEW's benchmarks in DIR/<GPU slug>/<suite>.json (the slug from N
         is replaced atomically. Refused (exit 1), listing the benchmarks, when NEW has a failed
         variant or a wrong result, a headline mode that did not reach its stopping target, or
         throttled samples; --force records the others anyway (failed variants and wrong results
-        are never recorded; skipped benchmarks keep their old entry).
+        are never recorded; skipped benchmarks keep their old entry). Peers (role "peer",
+        docs/peers.md) are never recorded: they are not gated.
 show    lists the baselines in DIR, or the entries of one GPU's baselines.
 
 options:
@@ -95,6 +96,9 @@ std::map<std::string, std::string> provenance_of(const BenchmarkRecord& r, const
   if (c.runtime_version > 0) p["runtime_version"] = format_cuda_version(c.runtime_version);
   if (c.sm_clock_mhz_default > 0) p["sm_clock_mhz_default"] = format_number("%.0f", c.sm_clock_mhz_default);
   if (const TimingRecord* t = r.headline(); t && t->sm_clock_mhz > 0) p["sm_clock_mhz"] = format_number("%.0f", t->sm_clock_mhz);
+  // A merged run (kgate merge) knows per benchmark which host, GPU and shard measured it.
+  for (const char* key : {"host", "gpu_name", "gpu_uuid", "gpu_index", "shard"})
+    if (const auto it = r.provenance.find(key); it != r.provenance.end()) p[key] = it->second;
   return p;
 }
 
@@ -107,7 +111,7 @@ int update(const Args& args, Io& io) {
 
   std::vector<std::string> problems;
   for (const BenchmarkRecord& r : run.benchmarks)
-    if (const std::string reason = unfit_reason(r); !reason.empty()) problems.push_back(r.name + ": " + reason);
+    if (const std::string reason = r.role == "peer" ? "" : unfit_reason(r); !reason.empty()) problems.push_back(r.name + ": " + reason);
   if (!problems.empty() && !args.flag("--force")) {
     io.err << "kgate baseline update: " << source << ": refused, " << problems.size()
            << " benchmark(s) unfit for a baseline (--force records the others anyway):\n";
@@ -121,7 +125,12 @@ int update(const Args& args, Io& io) {
   for (std::size_t i = 0; i < baseline.benchmarks.size(); ++i) index[baseline.benchmarks[i].name] = i;
   std::size_t updated = 0, added = 0;
   std::vector<std::string> not_recorded;
+  std::size_t peers = 0;
   for (const BenchmarkRecord& r : run.benchmarks) {
+    if (r.role == "peer") {  // measured beside kgate for the report, never gated (docs/peers.md)
+      ++peers;
+      continue;
+    }
     if (never_recorded(r)) {
       not_recorded.push_back(r.name + " (" + (r.status == BenchmarkStatus::skipped ? "skipped" : unfit_reason(r)) + ")");
       continue;
@@ -148,6 +157,7 @@ int update(const Args& args, Io& io) {
   io.out << "wrote " << path << ": " << updated << " updated, " << added << " added, "
          << baseline.benchmarks.size() - updated - added << " kept\n";
   for (const std::string& name : not_recorded) io.out << "  not recorded: " << name << "\n";
+  if (peers) io.out << "  not recorded: " << peers << " peer benchmark(s) (peers are not gated)\n";
   return kExitOk;
 }
 

@@ -24,12 +24,15 @@ commands:
   compare --baseline-dir DIR NEW.json compare against the checked-in baseline of NEW's GPU and suite
   baseline update NEW.json            record NEW's results as the baseline of its GPU and suite
   baseline show [GPU-SLUG]            list the checked-in baselines
+  ab --base BENCH --head BENCH        measure two builds on this GPU in alternating rounds and compare
   merge A.json B.json ... -o OUT.json merge the shards of one suite's run
   report NEW.json --out DIR           write a report (Markdown, HTML, SVG charts) of a run
+  story WORKLOAD --out DIR            measure a transformer layer's step and tell it: timeline,
+                                      breakdown, roofline, top kernels, scaling (docs/story.md)
 
 Run 'kgate <command> --help' for the options of a command.
 
-exit status: 0 no regression / success, 1 regression or failed variant (compare) or a refused
+exit status: 0 no regression / success, 1 regression or failed variant (compare, ab) or a refused
 baseline update, 2 bad input or usage.
 )";
 
@@ -53,7 +56,9 @@ int kgate_main(int argc, char** argv, std::ostream& out, std::ostream& err) {
     if (command == "compare") return cli::run_compare(rest, io);
     if (command == "baseline") return cli::run_baseline(rest, io);
     if (command == "merge") return cli::run_merge(rest, io);
+    if (command == "ab") return cli::run_ab(rest, io);
     if (command == "report") return cli::run_report(rest, io);
+    if (command == "story") return cli::run_story(rest, io);
     err << "kgate: " << (command.empty() ? "no command given" : "unknown command '" + command + "'") << "\n\n" << kUsage;
     return cli::kExitUsage;
   } catch (const cli::UsageError& e) {

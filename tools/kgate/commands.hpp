@@ -23,6 +23,8 @@ using Arguments = std::vector<std::string>;
 int run_compare(const Arguments& args, Io& io);
 int run_baseline(const Arguments& args, Io& io);  // "update" and "show"
 int run_merge(const Arguments& args, Io& io);
+int run_ab(const Arguments& args, Io& io);  // runs two builds' benchmark binaries; gates like compare
 int run_report(const Arguments& args, Io& io);  // writes files; never gates
+int run_story(const Arguments& args, Io& io);   // may run kgate_bench; writes files
 
 }  // namespace kgate::cli

@@ -5,6 +5,7 @@
 #include "args.hpp"
 #include "baseline.hpp"
 #include "commands.hpp"
+#include "comparator_options.hpp"
 #include "kgate/compare.hpp"
 #include "kgate/results_io.hpp"
 
@@ -26,19 +27,23 @@ options:
   --suite NAME            with --baseline-dir: the baseline suite to use (default: NEW's suite)
   --thresholds FILE       per-family and per-benchmark thresholds
                           (default: DIR/thresholds.json when it exists)
-  --threshold FRACTION    the default threshold, e.g. 0.05 = 5%; replaces the file's default only,
+  --allow-env-mismatch    compare runs from different GPU models (warns instead of refusing)
+)";
+
+constexpr const char* kComparatorUsage = R"(  --threshold FRACTION    the default threshold, e.g. 0.05 = 5%; replaces the file's default only,
                           its per-family and per-benchmark entries still apply
   --min-change-us US      the smallest change in a median that can count (default: the file's
                           min_change_us, else 1): short kernels shift by up to ~0.9 us between
                           separate runs of identical code, which no within-run sample shows
   --alpha P               significance level of the U test (default 0.01; intervals at 1 - P)
   --noise-limit FRACTION  relative stddev above which a side is too noisy to call same (default 0.10)
-  --allow-env-mismatch    compare runs from different GPU models (warns instead of refusing)
   --json FILE             write the verdicts as JSON
   --junit FILE            write JUnit XML: one testcase per benchmark, regressions and failures
                           as <failure>
   --markdown FILE         write a Markdown report (pull-request comment, GitHub step summary)
-  -h, --help              this text
+)";
+
+constexpr const char* kHelpAndExitStatus = R"(  -h, --help              this text
 
 exit status: 0 no regression, 1 a regression (slower) or a failed variant, 2 bad input or usage
 )";
@@ -54,14 +59,39 @@ void write_report(const std::string& path, const std::string& text) {
 
 }  // namespace
 
+const std::set<std::string>& comparator_value_options() {
+  static const std::set<std::string> names = {"--thresholds", "--threshold", "--min-change-us", "--alpha", "--noise-limit",
+                                              "--json",       "--junit",     "--markdown"};
+  return names;
+}
+
+const char* comparator_options_usage() { return kComparatorUsage; }
+
+CompareOptions comparator_options(const Args& args, const std::string& default_thresholds) {
+  CompareOptions options;
+  if (const auto file = args.value("--thresholds")) options.thresholds = read_thresholds_file(*file);
+  else if (std::filesystem::exists(default_thresholds)) options.thresholds = read_thresholds_file(default_thresholds);
+  options.thresholds.default_fraction = args.number("--threshold", options.thresholds.default_fraction, 0, 1);
+  options.thresholds.min_change_s = args.number("--min-change-us", options.thresholds.min_change_s * 1e6, 0, 1e9) * 1e-6;
+  if (!(options.thresholds.default_fraction > 0)) throw UsageError("--threshold must be above 0");
+  options.alpha = args.number("--alpha", options.alpha, 1e-9, 0.5);
+  options.noise_limit = args.number("--noise-limit", options.noise_limit, 1e-6, 10);
+  return options;
+}
+
+void write_comparison_files(const Args& args, const ComparisonReport& report) {
+  if (const auto path = args.value("--json"))
+    write_report(*path, report_to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  if (const auto path = args.value("--junit")) write_report(*path, report_to_junit(report));
+  if (const auto path = args.value("--markdown")) write_report(*path, report_to_markdown(report));
+}
+
 int run_compare(const Arguments& arguments, Io& io) {
-  const Args args(arguments,
-                  {.with_value = {"--baseline-dir", "--suite", "--thresholds", "--threshold", "--min-change-us", "--alpha", "--noise-limit",
-                                  "--json", "--junit", "--markdown"},
-                   .flags = {"--allow-env-mismatch"},
-                   .aliases = {}});
+  OptionSpec spec{.with_value = comparator_value_options(), .flags = {"--allow-env-mismatch"}, .aliases = {}};
+  spec.with_value.insert({"--baseline-dir", "--suite"});
+  const Args args(arguments, spec);
   if (args.help()) {
-    io.out << kUsage;
+    io.out << kUsage << kComparatorUsage << kHelpAndExitStatus;
     return kExitOk;
   }
   const std::vector<std::string>& files = args.positionals();
@@ -84,22 +114,12 @@ int run_compare(const Arguments& arguments, Io& io) {
   }
   const RunResults baseline = read_results_file(baseline_path);
 
-  CompareOptions options;
   const std::string default_thresholds = (std::filesystem::path(baseline_dir.value_or("baselines")) / "thresholds.json").string();
-  if (const auto file = args.value("--thresholds")) options.thresholds = read_thresholds_file(*file);
-  else if (std::filesystem::exists(default_thresholds)) options.thresholds = read_thresholds_file(default_thresholds);
-  options.thresholds.default_fraction = args.number("--threshold", options.thresholds.default_fraction, 0, 1);
-  options.thresholds.min_change_s = args.number("--min-change-us", options.thresholds.min_change_s * 1e6, 0, 1e9) * 1e-6;
-  if (!(options.thresholds.default_fraction > 0)) throw UsageError("--threshold must be above 0");
-  options.alpha = args.number("--alpha", options.alpha, 1e-9, 0.5);
-  options.noise_limit = args.number("--noise-limit", options.noise_limit, 1e-6, 10);
+  CompareOptions options = comparator_options(args, default_thresholds);
   options.allow_env_mismatch = args.flag("--allow-env-mismatch");
 
   const ComparisonReport report = compare_runs(baseline, current, baseline_path, new_path, options);
-  if (const auto path = args.value("--json"))
-    write_report(*path, report_to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-  if (const auto path = args.value("--junit")) write_report(*path, report_to_junit(report));
-  if (const auto path = args.value("--markdown")) write_report(*path, report_to_markdown(report));
+  write_comparison_files(args, report);
   io.out << format_table(report, io.colour);
   return report.regression() ? kExitGate : kExitOk;
 }

@@ -1,11 +1,13 @@
 // kgate merge: the shards of one suite's run (split across processes or machines) as one file.
 #include <map>
+#include <set>
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "kgate/repetitions.hpp"
 #include "kgate/results_io.hpp"
 #include "kgate/roofline.hpp"
-#include "kgate/statistics.hpp"
+#include "kgate/shard.hpp"
 
 namespace kgate::cli {
 namespace {
@@ -17,10 +19,21 @@ file of the same suite from the same GPU model; the output's context is the firs
 A benchmark in several inputs is an error unless the inputs are repetitions of it: successful
 runs of the same family, variant, shape and headline mode. Their samples are then pooled per
 timing mode and the summaries and derived figures recomputed. context.kgate.extra records the
-inputs ("merged_from") and, per benchmark, the input(s) it came from ("source:<benchmark name>").
+inputs ("merged_from") and, per benchmark, the input(s) it came from ("source:<benchmark name>");
+the other inputs' extra entries are kept where the first has none of that name. A peers file
+(scripts/peers/torch_peers.py, docs/peers.md) merges into a kgate run this way: its library
+versions stay in extra ("peers.*") and in each peer benchmark's provenance, and its benchmarks,
+measured without ceilings of their own, are placed on the run's measured ceilings.
+
+The benchmarks of a shard (kgate_bench --kgate_shard) record in their provenance where they were
+measured: gpu_name, gpu_uuid, gpu_index (the CUDA_VISIBLE_DEVICES the shard ran with, when that
+named one GPU by index), host and shard. Shards of an i/n split (kgate_bench --kgate_shard) must all be given, and be of one commit; what
+describes one of their processes (extra "shard", "shard_durations", "cuda_visible_devices",
+"wall_s.*") is dropped from the merged context.
 
 options:
   -o, --output FILE  the merged results file (written atomically)
+  --partial          merge the shards given even when some of the split are missing
   -h, --help         this text
 
 exit status: 0 merged, 2 bad input or usage
@@ -28,33 +41,68 @@ exit status: 0 merged, 2 bad input or usage
 
 constexpr const char* kSourcePrefix = "source:";
 
-bool same_benchmark(const BenchmarkRecord& a, const BenchmarkRecord& b) {
-  return a.status == BenchmarkStatus::ok && b.status == BenchmarkStatus::ok && a.family == b.family &&
-         a.variant == b.variant && a.shape == b.shape && a.headline_mode == b.headline_mode;
+// Entries of context.kgate.extra that describe one process of the run (its shard, its GPU, its
+// wall time): true of one shard, not of the shards merged, so they are dropped then; each
+// benchmark's provenance keeps its shard and GPU (record_origin).
+bool per_process_key(const std::string& key) {
+  return key == "shard" || key == "shard_durations" || key == "cuda_visible_devices" || key.starts_with("wall_s.");
 }
 
-void pool(std::optional<TimingRecord>& into, const std::optional<TimingRecord>& from) {
-  if (!from) return;
-  if (!into) {
-    into = from;
-    return;
+std::string extra_value(const RunContext& c, const std::string& key) {
+  const auto it = c.extra.find(key);
+  return it == c.extra.end() ? "" : it->second;
+}
+
+// Which GPU (and host, and shard) measured a shard's benchmark, in its provenance: merged shards
+// come from several processes and machines, and a regression is read against the GPU that showed
+// it. Pooled repetitions from several shards list each value once, space-separated.
+void record_origin(BenchmarkRecord& r, const RunContext& c) {
+  const std::string visible = extra_value(c, "cuda_visible_devices");
+  const bool one_index = !visible.empty() && visible.find_first_not_of("0123456789") == std::string::npos;
+  const std::pair<const char*, std::string> origin[] = {{"gpu_name", c.gpu_name},
+                                                        {"gpu_uuid", c.gpu_uuid},
+                                                        {"gpu_index", one_index ? visible : ""},
+                                                        {"host", c.host},
+                                                        {"shard", extra_value(c, "shard")}};
+  for (const auto& [key, value] : origin) {
+    if (value.empty()) continue;
+    std::string& entry = r.provenance[key];
+    if (entry.empty()) entry = value;
+    else if (key != std::string("gpu_name") && (" " + entry + " ").find(" " + value + " ") == std::string::npos) entry += " " + value;
   }
-  const double n_into = static_cast<double>(into->samples_s.size()), n_from = static_cast<double>(from->samples_s.size());
-  into->sm_clock_mhz = (into->sm_clock_mhz * n_into + from->sm_clock_mhz * n_from) / (n_into + n_from);
-  into->samples_s.insert(into->samples_s.end(), from->samples_s.begin(), from->samples_s.end());
-  into->summary = summarize(into->samples_s);
-  into->target_met = into->target_met && from->target_met;
-  if (into->stop_reason != from->stop_reason) into->stop_reason += "+" + from->stop_reason;
-  into->throttled_samples += from->throttled_samples;
-  into->gpu_time_s += from->gpu_time_s;
-  into->wall_time_s += from->wall_time_s;
 }
 
+// Shards of an i/n split ("shard" in extra, written by kgate_bench --kgate_shard) must all be
+// there, or the merged file silently lacks benchmarks, which the gate reports as `missing`
+// without failing.
+void check_shards_complete(const std::map<std::string, std::string>& shard_of_input) {
+  if (shard_of_input.empty()) return;
+  int count = -1;
+  std::set<int> seen;
+  for (const auto& [path, text] : shard_of_input) {
+    ShardSpec spec;
+    try {
+      spec = parse_shard(text);
+    } catch (const std::invalid_argument& e) {
+      throw ResultsError(path + ": $.context.kgate.extra.shard: " + e.what());
+    }
+    if (count >= 0 && spec.count != count)
+      throw ResultsError(path + ": $.context.kgate.extra.shard: shard " + text + ", but " + shard_of_input.begin()->first +
+                         " is shard " + shard_of_input.begin()->second + " (shards of one run share their count)");
+    count = spec.count;
+    seen.insert(spec.index);
+  }
+  std::string missing;
+  for (int i = 0; i < count; ++i)
+    if (!seen.contains(i)) missing += (missing.empty() ? "" : ", ") + std::to_string(i) + "/" + std::to_string(count);
+  if (!missing.empty())
+    throw ResultsError("shard(s) " + missing + " missing: the merged run would lack their benchmarks (--partial merges the rest)");
+}
 
 }  // namespace
 
 int run_merge(const Arguments& arguments, Io& io) {
-  const Args args(arguments, {.with_value = {"--output"}, .flags = {}, .aliases = {{"-o", "--output"}}});
+  const Args args(arguments, {.with_value = {"--output"}, .flags = {"--partial"}, .aliases = {{"-o", "--output"}}});
   if (args.help()) {
     io.out << kUsage;
     return kExitOk;
@@ -67,6 +115,8 @@ int run_merge(const Arguments& arguments, Io& io) {
   std::map<std::string, std::size_t> index;  // benchmark name -> position in merged
   std::string inputs;
   std::size_t pooled = 0;
+  std::map<std::string, std::string> shard_of_input;  // input -> "i/n", for the inputs that are shards
+  std::string shard_commit, shard_commit_source;
   for (std::size_t f = 0; f < args.positionals().size(); ++f) {
     const std::string& path = args.positionals()[f];
     const RunResults shard = read_results_file(path);
@@ -81,7 +131,24 @@ int run_merge(const Arguments& arguments, Io& io) {
       throw ResultsError(path + ": $.context.kgate.suite: suite \"" + shard.context.suite + "\", but " + args.positionals().front() +
                          " is suite \"" + merged.context.suite + "\"");
     }
+    const std::string shard_text = extra_value(shard.context, "shard");
+    const bool is_shard = !shard_text.empty();
+    if (is_shard) {
+      // Shards measured at different commits are not one run: their benchmarks would disagree.
+      const std::string& commit = shard.context.git_commit;
+      if (!commit.empty() && !shard_commit.empty() && commit != shard_commit)
+        throw ResultsError(path + ": $.context.kgate.provenance.git_commit: shard of commit " + commit + ", but " + shard_commit_source +
+                           " is of commit " + shard_commit + " (shards of one run are built from one commit)");
+      if (shard_commit.empty() && !commit.empty()) {
+        shard_commit = commit;
+        shard_commit_source = path;
+      }
+      shard_of_input[path] = shard_text;
+    }
     inputs += (inputs.empty() ? "" : " ") + path;
+    for (const auto& [key, value] : shard.context.extra)
+      if (!key.starts_with(kSourcePrefix) && key != "merged_from") merged.context.extra.try_emplace(key, value);
+    const bool own_ceilings = shard.context.calibration.copy_bytes_per_s > 0;
     for (std::size_t i = 0; i < shard.benchmarks.size(); ++i) {
       const BenchmarkRecord& r = shard.benchmarks[i];
       const std::string source_key = kSourcePrefix + r.name;
@@ -89,21 +156,26 @@ int run_merge(const Arguments& arguments, Io& io) {
       if (it == index.end()) {
         index[r.name] = merged.benchmarks.size();
         merged.benchmarks.push_back(r);
+        if (is_shard) record_origin(merged.benchmarks.back(), shard.context);
+        if (!own_ceilings && r.status == BenchmarkStatus::ok)
+          place_record_on_roofline(merged.benchmarks.back(), merged.context.calibration);
         merged.context.extra[source_key] = path;
         continue;
       }
       BenchmarkRecord& into = merged.benchmarks[it->second];
-      if (!same_benchmark(into, r))
+      if (!is_repetition(into, r))
         throw ResultsError(path + ": $.benchmarks[" + std::to_string(i) + "]: duplicate benchmark \"" + r.name + "\", also in " +
                            merged.context.extra[source_key] + ", and not a repetition (both must have succeeded, with the same "
                            "family, variant, shape and headline mode)");
-      pool(into.cold, r.cold);
-      pool(into.hot, r.hot);
-      place_record_on_roofline(into, merged.context.calibration);  // the pooled median moves the derived figures
+      pool_repetition(into, r, merged.context.calibration);
+      if (is_shard) record_origin(into, shard.context);
       merged.context.extra[source_key] += " " + path;
       ++pooled;
     }
   }
+  if (!args.flag("--partial")) check_shards_complete(shard_of_input);
+  if (!shard_of_input.empty())
+    std::erase_if(merged.context.extra, [](const auto& entry) { return per_process_key(entry.first); });
   merged.context.extra["merged_from"] = inputs;
   write_results_file(*output, to_json(merged));
   io.out << "merged " << args.positionals().size() << " file(s) into " << *output << ": " << merged.benchmarks.size()

@@ -1,0 +1,47 @@
+#pragma once
+// Workload benchmarks (include/kgate/workload.hpp): a layer's step measured as a whole. Each step
+// runs on a problem instance of its own — data is not chained from one kernel to the next: every
+// kernel reads inputs of its shape, not its predecessor's output, which changes what a kernel
+// finds in the L2 only for the small activations (the L2 is flushed before each step anyway).
+//
+// Per benchmark: each step's variant (the one chosen on the command line, else the first of the
+// step's preference that is registered, runs on this device and accepts the shape — trying it is
+// its first launch); the kernel timeline (CUPTI activity records of cold runs queued behind the
+// timer's hold exactly as cold samples are, tracing off again before the first timed sample); then
+// the whole step timed cold (L2 flushed before it) and hot (replayed from a CUDA graph). Hardware
+// counters per kernel come after all timing (profile_workloads).
+#include <string>
+#include <vector>
+
+#include "kgate/registry.hpp"
+#include "kgate/results.hpp"
+#include "kgate/timing.hpp"
+#include "kgate/workload.hpp"
+#include "measure.hpp"
+#include "options.hpp"
+
+namespace kgate::bench {
+
+struct WorkloadPlan {
+  WorkloadSpec spec;
+  std::string name;
+  const Workload* workload = nullptr;
+  const ModelConfig* model = nullptr;
+  std::vector<WorkloadStep> steps;
+};
+
+// `names` (--kgate_workloads), or else every workload's bench points for every model. Needs no
+// GPU. Throws std::invalid_argument on a name that names no workload benchmark.
+std::vector<WorkloadPlan> plan_workloads(const std::vector<std::string>& names,
+                                         const WorkloadRegistry& workloads = WorkloadRegistry::instance());
+
+// `trace_kernels`: record the timeline (off with --kgate_counters=off).
+MeasureOutcome measure_workload(const WorkloadPlan& plan, const Registry& registry, GpuTimer& timer,
+                                const Calibration& calibration, const BenchOptions& options, bool trace_kernels);
+
+// The range-profiler counters of every kernel of every workload benchmark that ran: one profiled
+// call of its step each, on fresh instances of the variants it ran. Call it after all timing and
+// after the kernel benchmarks' counter pass (one profiler at a time).
+void profile_workloads(RunResults& results, const Registry& registry, const std::vector<std::string>& metrics);
+
+}  // namespace kgate::bench

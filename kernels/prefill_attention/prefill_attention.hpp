@@ -1,0 +1,54 @@
+#pragma once
+// Prefill (self-)attention forward, as FlashAttention computes it:
+//   O = softmax(Q·Kᵀ·scale [+ causal mask]) · V,   lse[row] = ln Σ exp(q·k·scale)
+// q, o: [batch, heads, seq_len, head_dim]; k, v: [batch, kv_heads, seq_len, head_dim] (GQA: query
+// head h reads KV head h / (heads / kv_heads)). Causal masking is top-left aligned: query i sees
+// keys 0..i. bf16 in and out, fp32 softmax and accumulation, lse in fp32 (natural log).
+// Variants, one file each, in the order of the FlashAttention journey: naive.cu (materializes the
+// scores; the large-shape reference), fa1_seqkv.cu, fa2_splitkv.cu, fa2_mma.cu, fa3_wgmma.cu.
+#include <cuda_bf16.h>
+
+#include "kgate/family.hpp"
+
+namespace kgate::kernels {
+
+struct PrefillAttentionArgs {
+  const __nv_bfloat16* q;  // [batch, heads, seq_len, head_dim]
+  const __nv_bfloat16* k;  // [batch, kv_heads, seq_len, head_dim]
+  const __nv_bfloat16* v;  // [batch, kv_heads, seq_len, head_dim]
+  __nv_bfloat16* o;        // [batch, heads, seq_len, head_dim]
+  float* lse;              // [batch, heads, seq_len]
+  // Scratch the family declares for variants that split the keys across blocks (fa2_splitkv):
+  // partial outputs [max_splits, batch, heads, seq_len, head_dim] and their lse
+  // [max_splits, batch, heads, seq_len]; max_splits is the capacity, a variant may use fewer.
+  float* partial_o;
+  float* partial_lse;
+  int max_splits;
+  int batch;
+  int heads;
+  int kv_heads;  // divides heads
+  int seq_len;
+  int head_dim;  // 64 or 128
+  bool causal;
+  float scale;   // 1/sqrt(head_dim)
+};
+
+class PrefillAttentionFamily final : public TypedFamily<PrefillAttentionArgs> {
+ public:
+  static constexpr const char* kName = "prefill_attention";
+
+  std::string name() const override { return kName; }
+  std::string description() const override;
+  std::vector<Shape> test_shapes() const override;
+  std::vector<Shape> bench_shapes() const override;
+  std::vector<TensorSpec> tensors(const Shape& shape) const override;
+  double min_bytes(const Shape& shape) const override;
+  double flops(const Shape& shape) const override;
+  void reference(const Shape& shape, HostTensors& tensors) const override;
+  bool baseline(const Shape& shape, HostTensors& tensors) const override;
+  std::optional<std::string> device_reference(const Shape& shape) const override;
+  Tolerance tolerance(const Shape& shape) const override;
+  PrefillAttentionArgs make_args(const Shape& shape, const TensorViews& views) const override;
+};
+
+}  // namespace kgate::kernels

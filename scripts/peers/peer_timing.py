@@ -1,0 +1,265 @@
+"""Device timing of a PyTorch call by kgate's method (src/kgate/timing.cu, src/kgate/stopping.cpp), with
+kgate_bench's options as its registry listing states them:
+
+* cold: before every sample the L2 is emptied with a buffer of twice its size (read, or written as
+  memset does; the listing's `l2_flush`), the inputs rotate among copies, and each call sits between
+  its own pair of CUDA events;
+* hot: many calls captured in a CUDA graph, one replay timed, divided by the count;
+* batches of samples are queued behind a spin kernel (torch.cuda._sleep) that keeps the GPU busy
+  until the host has enqueued them all, so that Python's launch overhead never lands between two
+  events; a batch whose hold ran out first is discarded and retried with a longer hold;
+* after each batch a spin of known cycles timed with events measures the SM clock; a batch run
+  below the throttle threshold is dropped and counted, and sampling backs off briefly;
+* sampling stops by kgate's noise-adaptive criterion (StoppingCriterion below)."""
+
+import ctypes
+import math
+import statistics
+import time
+
+import torch
+
+from peer_results import Timing
+
+PROBE_CYCLES = 400_000  # ~200 us at 2 GHz: the events' few microseconds of launch latency stay near 1%
+MAX_HOLD_RETRIES = 6
+
+
+class StoppingCriterion:
+    """kgate's StoppingCriterion (include/kgate/stopping.hpp), fed one sample at a time."""
+
+    def __init__(self, timing):
+        self.min_samples = int(timing["min_samples"])
+        self.min_gpu_time_s = float(timing["min_gpu_time_s"])
+        self.max_wall_time_s = float(timing["max_wall_time_s"])
+        self.target_rel_stddev = float(timing["target_rel_stddev"])
+        self.max_samples = int(timing["max_samples"])
+        self.convergence_min_samples = int(timing["convergence_min_samples"])
+        self.max_improvement = float(timing["convergence_max_improvement_per_doubling"])
+        self.samples_s = []
+        self.rel_stddev_history = []
+        self.gpu_time_s = 0.0
+        self._mean = 0.0
+        self._squared_deviations = 0.0
+
+    def add_sample(self, seconds):
+        if not math.isfinite(seconds) or seconds < 0:
+            raise ValueError(f"sample time {seconds} s is not a non-negative number")
+        self.samples_s.append(seconds)
+        self.gpu_time_s += seconds
+        delta = seconds - self._mean
+        self._mean += delta / len(self.samples_s)
+        self._squared_deviations += delta * (seconds - self._mean)
+        self.rel_stddev_history.append(self.rel_stddev())
+
+    def rel_stddev(self):
+        n = len(self.samples_s)
+        if n < 2 or self._mean <= 0:
+            return 0.0
+        return math.sqrt(self._squared_deviations / (n - 1)) / self._mean
+
+    def target_met(self):
+        return len(self.samples_s) >= max(2, self.min_samples) and self.rel_stddev() <= self.target_rel_stddev
+
+    def _noise_converged(self):
+        n = len(self.samples_s)
+        if n < self.convergence_min_samples:
+            return False
+        return self.rel_stddev_history[n - 1] > (1 - self.max_improvement) * self.rel_stddev_history[n // 2 - 1]
+
+    def check(self, wall_elapsed_s):
+        """None to keep sampling, else the stop reason as kgate names it."""
+        if len(self.samples_s) >= self.min_samples and self.gpu_time_s >= self.min_gpu_time_s:
+            if self.target_met():
+                return "target-met"
+            if self._noise_converged():
+                return "noise-converged"
+        if len(self.samples_s) >= self.max_samples:
+            return "sample-cap"
+        if wall_elapsed_s >= self.max_wall_time_s:
+            return "time-cap"
+        return None
+
+
+def _driver():
+    try:
+        libcuda = ctypes.CDLL("libcuda.so.1")
+        return libcuda if libcuda.cuInit(0) == 0 else None
+    except OSError:
+        return None
+
+
+def _device_attribute(libcuda, attribute, ordinal):
+    """cuDeviceGetAttribute, as kgate's device probe reads the clocks (0 when unknown)."""
+    if libcuda is None:
+        return 0
+    device, value = ctypes.c_int(), ctypes.c_int()
+    if libcuda.cuDeviceGet(ctypes.byref(device), ordinal) != 0:
+        return 0
+    return value.value if libcuda.cuDeviceGetAttribute(ctypes.byref(value), attribute, device) == 0 else 0
+
+
+CU_DEVICE_ATTRIBUTE_CLOCK_RATE = 13  # kHz, cudaDevAttrClockRate
+CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE = 36  # kHz, cudaDevAttrMemoryClockRate
+
+
+def device_facts():
+    """The current GPU as kgate's context names it (context.kgate.gpu, docs/results-format.md)."""
+    ordinal = torch.cuda.current_device()
+    props = torch.cuda.get_device_properties(ordinal)
+    libcuda = _driver()
+    driver = ctypes.c_int()
+    if libcuda is None or libcuda.cuDriverGetVersion(ctypes.byref(driver)) != 0:
+        driver.value = 0
+    major, minor = (int(x) for x in (torch.version.cuda or "0.0").split(".")[:2])
+    return {"name": props.name, "uuid": "GPU-" + str(getattr(props, "uuid", "")),
+            "compute_capability": props.major * 10 + props.minor, "sm_count": props.multi_processor_count,
+            "l2_bytes": props.L2_cache_size, "memory_bytes": props.total_memory, "driver_version": driver.value,
+            "runtime_version": major * 1000 + minor * 10,
+            "sm_clock_mhz_default": _device_attribute(libcuda, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, ordinal) / 1e3,
+            "memory_clock_mhz": _device_attribute(libcuda, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, ordinal) / 1e3}
+
+
+def copies_for(bytes_per_copy, l2_bytes, max_copies=64):
+    """Input copies rotated in cold mode: enough to cover twice the L2, as kgate_bench plans them
+    (bench/measure.cpp, copies_for)."""
+    if bytes_per_copy <= 0 or bytes_per_copy >= l2_bytes:
+        return 1
+    return min(-(-2 * l2_bytes // bytes_per_copy), max_copies)
+
+
+class TorchTimer:
+    def __init__(self, timing, gpu):
+        self.timing = timing
+        self.default_mhz = float(gpu["sm_clock_mhz_default"])
+        self.stream = torch.cuda.Stream()
+        flush_bytes = 2 * max(int(gpu["l2_bytes"]), 1 << 20)
+        # Equal bytes everywhere; the read flush sums them into a scalar nobody reads.
+        self.flush_buffer = torch.zeros(flush_bytes // 4, dtype=torch.float32, device="cuda")
+        self.flush_sink = torch.empty((), dtype=torch.float32, device="cuda")
+        self.flush_mode = timing["l2_flush"]
+        if self.flush_mode not in ("read", "write"):
+            raise ValueError(f"unknown L2 flush '{self.flush_mode}' (read | write)")
+        self.max_batch = int(timing["max_batch"])
+        self.starts = [torch.cuda.Event(enable_timing=True) for _ in range(self.max_batch)]
+        self.stops = [torch.cuda.Event(enable_timing=True) for _ in range(self.max_batch)]
+        self.can_hold = hasattr(torch.cuda, "_sleep")
+        self.host_s_per_sample = 50e-6  # raised to what enqueuing really takes
+        torch.cuda.synchronize()
+
+    def _clock_hz(self):
+        return (self.default_mhz if self.default_mhz > 0 else 2000.0) * 1e6
+
+    def flush_l2(self, fill):
+        if self.flush_mode == "write":
+            self.flush_buffer.view(torch.uint8).fill_(fill & 0xFF)
+        else:
+            torch.sum(self.flush_buffer, 0, out=self.flush_sink)
+
+    def first_launch_s(self, launch):
+        start = time.perf_counter()
+        with torch.cuda.stream(self.stream):
+            launch(0)
+        self.stream.synchronize()
+        return time.perf_counter() - start
+
+    def sm_clock_mhz(self):
+        if not self.can_hold:
+            return 0.0
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        with torch.cuda.stream(self.stream):
+            start.record(self.stream)
+            torch.cuda._sleep(PROBE_CYCLES)
+            stop.record(self.stream)
+        stop.synchronize()
+        ms = start.elapsed_time(stop)
+        return PROBE_CYCLES / (ms * 1e3) if ms > 0 else 0.0
+
+    def run_batch(self, count, enqueue_one):
+        """Queues `count` samples behind a hold, releases it, returns each sample's seconds."""
+        count = max(1, min(count, self.max_batch))
+        for _ in range(MAX_HOLD_RETRIES):
+            released = torch.cuda.Event()
+            with torch.cuda.stream(self.stream):
+                if self.can_hold:
+                    hold_s = 2 * self.host_s_per_sample * count + 100e-6
+                    torch.cuda._sleep(int(hold_s * self._clock_hz()))
+                    released.record(self.stream)
+                started = time.perf_counter()
+                for s in range(count):
+                    enqueue_one(s)
+                self.host_s_per_sample = max(self.host_s_per_sample, (time.perf_counter() - started) / count)
+                gaps_possible = self.can_hold and released.query()
+            self.stream.synchronize()
+            if not gaps_possible:
+                return [self.starts[s].elapsed_time(self.stops[s]) * 1e-3 for s in range(count)]
+            self.host_s_per_sample *= 2  # the hold ran out before the host finished: hold longer, redo
+        raise RuntimeError("the host could not enqueue a batch within the stream hold; timings would include launch gaps")
+
+    def sample_until_done(self, expected_sample_s, enqueue_one, launches_per_sample):
+        criterion = StoppingCriterion(self.timing)
+        clocks, throttled = [], 0
+        start = time.perf_counter()
+        batch = int(min(max(self.timing["batch_target_s"] / max(expected_sample_s, 1e-7), 1), self.max_batch))
+        threshold = float(self.timing["throttle_threshold"])
+        reason = None
+        while reason is None:
+            samples = self.run_batch(batch, enqueue_one)
+            mhz = self.sm_clock_mhz()
+            # kgate's is_throttled: an unknown clock (0) is never throttled.
+            if mhz > 0 and self.default_mhz > 0 and mhz < threshold * self.default_mhz:
+                throttled += len(samples)
+                time.sleep(float(self.timing["throttle_backoff_s"]))
+            else:
+                for s in samples:
+                    criterion.add_sample(s)
+                clocks.append(mhz)
+            reason = criterion.check(time.perf_counter() - start)
+        if not criterion.samples_s:
+            raise RuntimeError(f"every sample ran below the throttle threshold ({throttled} dropped); the GPU is throttling")
+        return Timing(samples_s=[s / launches_per_sample for s in criterion.samples_s],
+                      target_met=criterion.target_met(), target_rel_stddev=criterion.target_rel_stddev,
+                      stop_reason=reason, throttled_samples=throttled, sm_clock_mhz=statistics.median(clocks),
+                      gpu_time_s=criterion.gpu_time_s, wall_time_s=time.perf_counter() - start,
+                      launches_per_sample=launches_per_sample)
+
+    def measure_cold(self, launch, copies):
+        state = {"fill": 0, "copy": 0}
+
+        def enqueue_one(s):
+            state["fill"] += 1
+            self.flush_l2(state["fill"])
+            self.starts[s].record(self.stream)
+            launch(state["copy"])
+            state["copy"] = (state["copy"] + 1) % copies
+            self.stops[s].record(self.stream)
+
+        with torch.cuda.stream(self.stream):
+            for c in range(copies):  # warm-up: one call per copy
+                launch(c)
+        estimate = self.run_batch(1, enqueue_one)[0]
+        return self.sample_until_done(estimate, enqueue_one, 1)
+
+    def measure_hot(self, launch):
+        def single(s):
+            self.starts[s].record(self.stream)
+            launch(0)
+            self.stops[s].record(self.stream)
+
+        single_s = self.run_batch(1, single)[0]
+        launches = int(min(max(math.ceil(self.timing["hot_replay_target_s"] / max(single_s, 1e-7)), 1),
+                           self.timing["max_graph_launches"]))
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, stream=self.stream):
+            for _ in range(launches):
+                launch(0)
+
+        def replay(s):
+            self.starts[s].record(self.stream)
+            graph.replay()
+            self.stops[s].record(self.stream)
+
+        with torch.cuda.stream(self.stream):
+            graph.replay()  # warm-up: the first replay uploads the graph
+        self.stream.synchronize()
+        return self.sample_until_done(single_s * launches, replay, launches)

@@ -1,0 +1,46 @@
+#include "kgate/check.hpp"
+
+#include <stdexcept>
+
+namespace kgate {
+
+bool InstanceCheck::passed() const {
+  for (const auto& t : tensors)
+    if (!t.passed()) return false;
+  return !tensors.empty();
+}
+
+std::string InstanceCheck::describe() const {
+  std::string out;
+  for (const auto& t : tensors) {
+    if (!out.empty()) out += '\n';
+    out += t.describe();
+  }
+  return out;
+}
+
+bool is_checked(Access access) { return access == Access::output || access == Access::inout; }
+
+Tolerance tensor_tolerance(const Family& family, const Shape& shape, const TensorSpec& spec) {
+  return spec.tolerance ? *spec.tolerance : family.tolerance(shape);
+}
+
+InstanceCheck check_outputs(const Family& family, const Shape& shape, const std::vector<TensorSpec>& specs,
+                            const HostTensors& expected, const HostTensors* baseline,
+                            const std::vector<std::vector<std::byte>>& outputs, std::string reference) {
+  if (expected.size() != specs.size() || outputs.size() != specs.size() || (baseline && baseline->size() != specs.size()))
+    throw std::invalid_argument("check_outputs: expected, baseline and outputs need one entry per tensor (" +
+                                std::to_string(specs.size()) + ")");
+  InstanceCheck result;
+  result.reference = std::move(reference);
+  for (std::size_t t = 0; t < specs.size(); ++t) {
+    const TensorSpec& spec = specs[t];
+    if (!is_checked(spec.access)) continue;
+    Tolerance tolerance = tensor_tolerance(family, shape, spec);
+    if (baseline && !spec.tolerance) tolerance = widen_by_baseline(tolerance, baseline_error((*baseline)[t], expected[t]));
+    result.tensors.push_back(compare(spec.name, spec.dtype, outputs[t], expected[t], tolerance));
+  }
+  return result;
+}
+
+}  // namespace kgate

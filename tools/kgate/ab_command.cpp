@@ -1,0 +1,278 @@
+// kgate ab: the benchmark binaries of two builds on one GPU in alternating rounds, judged by the
+// comparator on the pooled samples. This file runs the processes; the statistics are the
+// library's (include/kgate/ab.hpp).
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "comparator_options.hpp"
+#include "kgate/ab.hpp"
+#include "kgate/results_io.hpp"
+
+extern char** environ;
+
+namespace kgate::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kUsage = R"(usage: kgate ab --base BASE_BENCH --head HEAD_BENCH [options] [-- BENCH_FLAGS...]
+
+Measures two builds of the benchmark binary (kgate_bench) on this GPU in the same job: in each
+of R rounds every selected benchmark runs once per binary, base and head back to back in an
+order shuffled per round with the seed, each process in kgate_bench's usual mode (L2 flushed
+before every cold sample, samples at a throttled clock dropped). Each side's rounds are pooled
+and judged as kgate compare judges a run against its baseline (docs/compare.md); in addition a
+slower or faster verdict must hold in more than half of the rounds, else it is noisy. Both
+binaries first list their benchmarks (--benchmark_list_tests, with the filter): lists that
+differ are refused unless --common-only.
+
+options:
+  --base FILE             the base build's kgate_bench (e.g. the pull request's merge base)
+  --head FILE             the head build's kgate_bench
+  --rounds N              rounds (default 5)
+  --seed N                seed of the order of base and head in each round (default 1)
+  --filter RE             only the benchmarks matching RE (Google Benchmark's regular expression;
+                          --benchmark_filter is accepted too)
+  --common-only           when the lists differ, compare the benchmarks both builds have
+  --work-dir DIR          keep each round's results and log, and the pooled base.json and
+                          head.json (for kgate report), in DIR (default: a temporary directory,
+                          removed afterwards)
+  --thresholds FILE       per-family and per-benchmark thresholds
+                          (default: baselines/thresholds.json when it exists)
+)";
+
+constexpr const char* kTail = R"(  -- BENCH_FLAGS...       flags for both binaries, after kgate ab's own, which they override:
+                          --kgate_modes=headline --kgate_counters=off --kgate_min_time=0.05
+                          --kgate_max_time=1 --kgate_max_samples=<2000 / rounds, at least 100>,
+                          and --kgate_check=off after the first round
+  -h, --help              this text
+
+exit status: 0 no regression, 1 a regression (slower) or a failed variant, 2 bad input or usage
+(including a binary that could not run)
+)";
+
+// A directory for the rounds: the one given (kept), or a temporary one removed afterwards.
+class WorkDir {
+ public:
+  explicit WorkDir(const std::optional<std::string>& given) {
+    if (given) {
+      path_ = *given;
+      fs::create_directories(path_);
+      return;
+    }
+    std::string pattern = (fs::temp_directory_path() / "kgate-ab-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw ResultsError(pattern + ": cannot create a temporary directory: " + std::strerror(errno));
+    path_ = pattern;
+    temporary_ = true;
+  }
+  ~WorkDir() {
+    std::error_code ignored;
+    if (temporary_) fs::remove_all(path_, ignored);
+  }
+  WorkDir(const WorkDir&) = delete;
+  WorkDir& operator=(const WorkDir&) = delete;
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  bool kept() const { return !temporary_; }
+
+ private:
+  fs::path path_;
+  bool temporary_ = false;
+};
+
+// Runs `argv` with its standard output to `out_path` and its standard error to `err_path` (the
+// same file when equal); returns its exit status (128 + signal when killed).
+int run_process(const std::vector<std::string>& argv, const std::string& out_path, const std::string& err_path) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (err_path == out_path) posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  else posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, argv.front().c_str(), &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) throw ResultsError(argv.front() + ": cannot run it: " + std::strerror(spawned));
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) throw ResultsError(argv.front() + ": lost track of the process: " + std::strerror(errno));
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string last_lines(const std::string& path, std::size_t count) {
+  const std::string text = read_text(path);
+  std::size_t start = text.size();
+  for (std::size_t seen = 0; start > 0 && seen <= count;)
+    if (text[--start] == '\n') ++seen;
+  return text.substr(start == 0 ? 0 : start + 1);
+}
+
+struct Side {
+  const char* label;  // "base" or "head"
+  std::string binary;
+};
+
+// The binary's benchmarks, listed with the flags its rounds get (some, like --kgate_workloads,
+// change the list).
+std::vector<std::string> list_benchmarks(const Side& side, const std::optional<std::string>& filter,
+                                         const std::vector<std::string>& bench_flags, const WorkDir& work) {
+  std::vector<std::string> argv = {side.binary, "--benchmark_list_tests=true"};
+  if (filter) argv.push_back("--benchmark_filter=" + *filter);
+  argv.insert(argv.end(), bench_flags.begin(), bench_flags.end());
+  const std::string out = work.file(std::string(side.label) + "-list.txt"), log = work.file(std::string(side.label) + "-list.log");
+  if (const int status = run_process(argv, out, log); status != 0)
+    throw ResultsError(side.binary + ": listing its benchmarks failed with exit status " + std::to_string(status) + ":\n" +
+                       last_lines(log, 10));
+  std::vector<std::string> names;
+  std::istringstream lines(read_text(out));
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) names.push_back(line);
+  return names;
+}
+
+// A Google Benchmark filter that matches exactly these names (POSIX extended syntax, which is
+// what Google Benchmark's std::regex uses).
+std::string exact_filter(const std::vector<std::string>& names) {
+  std::string filter = "^(";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i) filter += '|';
+    for (const char c : names[i]) {
+      if (std::strchr(".[]{}()\\*+?^$|", c)) filter += '\\';
+      filter += c;
+    }
+  }
+  return filter + ")$";
+}
+
+std::string list_names(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& n : names) text += "  " + n + "\n";
+  return text;
+}
+
+}  // namespace
+
+int run_ab(const Arguments& arguments, Io& io) {
+  OptionSpec spec{.with_value = comparator_value_options(), .flags = {"--common-only"}, .aliases = {{"--benchmark_filter", "--filter"}}};
+  spec.with_value.insert({"--base", "--head", "--rounds", "--seed", "--filter", "--work-dir"});
+  const Args args(arguments, spec);
+  if (args.help()) {
+    io.out << kUsage << comparator_options_usage() << kTail;
+    return kExitOk;
+  }
+  const auto separator = std::find(arguments.begin(), arguments.end(), "--");
+  const std::vector<std::string> bench_flags(separator == arguments.end() ? separator : separator + 1, arguments.end());
+  if (args.positionals().size() != bench_flags.size())
+    throw UsageError("unexpected argument '" + args.positionals().front() + "' (flags for the benchmark binaries go after --)");
+  const auto base_binary = args.value("--base"), head_binary = args.value("--head");
+  if (!base_binary || !head_binary) throw UsageError("give both --base BASE_BENCH and --head HEAD_BENCH");
+  const int rounds = static_cast<int>(args.number("--rounds", 5, 1, 1000));
+  if (rounds != args.number("--rounds", 5, 1, 1000)) throw UsageError("--rounds: expected a whole number");
+  const double seed_value = args.number("--seed", 1, 0, 9007199254740992.0);
+  if (seed_value != std::floor(seed_value)) throw UsageError("--seed: expected a whole number");
+  const auto seed = static_cast<std::uint64_t>(seed_value);
+  const CompareOptions options = comparator_options(args, "baselines/thresholds.json");
+  const Side base{"base", *base_binary}, head{"head", *head_binary};
+  const WorkDir work(args.value("--work-dir"));
+
+  // Both builds must measure the same benchmarks: a benchmark in one list only would show up as
+  // new or missing, which does not fail the gate and hides what was not compared.
+  const auto filter = args.value("--filter");
+  std::vector<std::string> base_list = list_benchmarks(base, filter, bench_flags, work);  // base first, then head
+  const ListDifference lists = diff_benchmark_lists(std::move(base_list), list_benchmarks(head, filter, bench_flags, work));
+  std::optional<std::string> run_filter = filter;
+  if (!lists.same()) {
+    const std::string differences = (lists.base_only.empty() ? "" : "only in base:\n" + list_names(lists.base_only)) +
+                                    (lists.head_only.empty() ? "" : "only in head:\n" + list_names(lists.head_only));
+    if (!args.flag("--common-only"))
+      throw UsageError("the builds' benchmark lists differ (--common-only compares the " + std::to_string(lists.common.size()) +
+                       " they share):\n" + differences);
+    io.err << "kgate ab: comparing the " << lists.common.size() << " benchmarks both builds have; not compared:\n" << differences;
+    run_filter = exact_filter(lists.common);
+  }
+  if (lists.common.empty()) throw UsageError("no benchmark to compare" + (filter ? " (the filter '" + *filter + "' matches none)" : std::string()));
+
+  const std::vector<bool> head_first = head_first_schedule(rounds, seed);
+  const int max_samples = std::max(100, (2000 + rounds - 1) / rounds);
+  std::vector<RunResults> base_rounds, head_rounds;
+  std::string order;
+  for (int round = 1; round <= rounds; ++round) {
+    const bool head_goes_first = head_first[static_cast<std::size_t>(round - 1)];
+    order += std::string(order.empty() ? "" : " ") + (head_goes_first ? "HB" : "BH");
+    for (const Side* side : head_goes_first ? std::vector{&head, &base} : std::vector{&base, &head}) {
+      const std::string stem = "round-" + std::to_string(round) + "-" + side->label;
+      const std::string out = work.file(stem + ".json"), log = work.file(stem + ".log");
+      std::vector<std::string> argv = {side->binary,
+                                       "--kgate_out=" + out,
+                                       "--kgate_modes=headline",
+                                       "--kgate_counters=off",
+                                       "--kgate_min_time=0.05",
+                                       "--kgate_max_time=1",
+                                       "--kgate_max_samples=" + std::to_string(max_samples)};
+      if (round > 1) argv.push_back("--kgate_check=off");  // checked once; a wrong result fails the benchmark
+      if (run_filter) argv.push_back("--benchmark_filter=" + *run_filter);
+      argv.insert(argv.end(), bench_flags.begin(), bench_flags.end());
+      const auto started = std::chrono::steady_clock::now();
+      const int status = run_process(argv, log, log);
+      // kgate_bench exits 1 when a benchmark failed: that is a result (verdict failed), not an error.
+      if ((status != 0 && status != 1) || !fs::exists(out))
+        throw ResultsError(side->binary + ": round " + std::to_string(round) + " exited with status " + std::to_string(status) +
+                           (fs::exists(out) ? "" : " and wrote no results") + "; the end of its log" +
+                           (work.kept() ? " (" + log + ")" : "") + ":\n" + last_lines(log, 12));
+      (side == &base ? base_rounds : head_rounds).push_back(read_results_file(out));
+      io.err << "kgate ab: round " << round << "/" << rounds << ": " << side->label << " "
+             << static_cast<int>(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() + 0.5) << " s\n";
+    }
+  }
+
+  ComparisonReport report = compare_rounds(base_rounds, head_rounds, "base " + base.binary, "head " + head.binary, options);
+  report.title = "kgate ab";
+  const RunContext& context = base_rounds.front().context;
+  report.notices.insert(report.notices.begin(),
+                        "A/B on one " + context.gpu_name + (context.gpu_uuid.empty() ? "" : " (" + context.gpu_uuid + ")") + ": " +
+                            std::to_string(rounds) + " rounds, order " + order + " (B base, H head; seed " + std::to_string(seed) +
+                            "); each side's samples pooled over the rounds");
+  for (const auto& [names, where] : {std::pair{&lists.head_only, "only in head (new)"}, std::pair{&lists.base_only, "only in base (removed)"}})
+    if (!names->empty()) {
+      std::string listed;
+      for (std::size_t i = 0; i < names->size() && i < 5; ++i) listed += (i ? ", " : "") + (*names)[i];
+      report.notices.push_back(std::to_string(names->size()) + " benchmark(s) not compared, " + where + ": " + listed +
+                               (names->size() > 5 ? ", ..." : ""));
+    }
+  if (args.value("--work-dir")) {
+    std::vector<std::string> base_sources, head_sources;
+    for (int round = 1; round <= rounds; ++round) {
+      base_sources.push_back(work.file("round-" + std::to_string(round) + "-base.json"));
+      head_sources.push_back(work.file("round-" + std::to_string(round) + "-head.json"));
+    }
+    write_results_file(work.file("base.json"), to_json(pool_rounds(base_rounds, base_sources)));
+    write_results_file(work.file("head.json"), to_json(pool_rounds(head_rounds, head_sources)));
+  }
+  write_comparison_files(args, report);
+  io.out << format_table(report, io.colour);
+  return report.regression() ? kExitGate : kExitOk;
+}
+
+}  // namespace kgate::cli

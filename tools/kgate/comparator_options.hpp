@@ -1,0 +1,25 @@
+#pragma once
+// The options `kgate compare` and `kgate ab` share: how the comparator judges (thresholds,
+// significance, noise) and which report files it writes. Defined in compare_command.cpp.
+#include <set>
+#include <string>
+
+#include "args.hpp"
+#include "kgate/compare.hpp"
+
+namespace kgate::cli {
+
+// Names of the options that take a value, for OptionSpec::with_value.
+const std::set<std::string>& comparator_value_options();
+
+// The usage lines of those options, for a command's --help.
+const char* comparator_options_usage();
+
+// The comparator's settings from the command line: --thresholds FILE, else `default_thresholds`
+// when that file exists; --threshold, --min-change-us, --alpha, --noise-limit.
+CompareOptions comparator_options(const Args& args, const std::string& default_thresholds);
+
+// Writes --json, --junit and --markdown, each when asked for.
+void write_comparison_files(const Args& args, const ComparisonReport& report);
+
+}  // namespace kgate::cli
