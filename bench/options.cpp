@@ -48,7 +48,7 @@ kgate flags (Google Benchmark's own flags, listed below them, work as usual):
   --kgate_min_samples=N         samples before stopping is considered (default 10)
   --kgate_min_time=SECONDS      GPU time to accumulate per mode before stopping (default 0.1)
   --kgate_max_time=SECONDS      wall-clock cap per mode (default 5)
-  --kgate_max_samples=N         sample cap per mode (default 2000)
+  --kgate_max_samples=N         sample cap per mode (default 1000)
   --kgate_flush=read|write      how cold mode empties the L2: read or memset a buffer of twice its size (default read)
   --kgate_target_rsd=FRACTION   relative stddev that ends sampling early (default 0.005)
   --kgate_throttle=FRACTION     drop samples whose SM clock is below this fraction of the default clock (default 0.75)
@@ -74,9 +74,10 @@ BenchOptions parse_bench_options(int& argc, char** argv) {
   BenchOptions o;
   o.timing.stopping.min_gpu_time_s = 0.1;
   o.timing.stopping.max_wall_time_s = 5.0;
-  // The comparator's U test and bootstrap settle well before 2000 samples, and a baseline keeps
-  // 1000; without the cap a 5 us kernel takes 20000 cold samples to reach the minimum GPU time.
-  o.timing.stopping.max_samples = 2000;
+  // A baseline keeps 1000 samples per mode and the comparator's U test and bootstrap settle well
+  // before that; without the cap a 5 us kernel takes 20000 cold samples to reach the minimum GPU
+  // time. On an H200 samples past 1000 were a third of the suite's sampling time.
+  o.timing.stopping.max_samples = 1000;
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];

@@ -31,10 +31,10 @@ TEST(BenchOptions, DefaultsAreDocumented) {
   EXPECT_DOUBLE_EQ(o.timing.stopping.max_wall_time_s, 5.0);
   EXPECT_DOUBLE_EQ(o.timing.stopping.target_rel_stddev, 0.005);
   EXPECT_DOUBLE_EQ(o.timing.throttle.threshold, 0.75);
-  EXPECT_EQ(o.timing.stopping.max_samples, 2000);
+  EXPECT_EQ(o.timing.stopping.max_samples, 1000);
   EXPECT_EQ(o.timing.flush, kgate::L2Flush::read);
   const std::string usage = kgate::bench::bench_usage();
-  EXPECT_NE(usage.find("(default 2000)"), std::string::npos);
+  EXPECT_NE(usage.find("(default 1000)"), std::string::npos);
   EXPECT_NE(usage.find("(default read)"), std::string::npos);
   EXPECT_NE(usage.find("default 0.1"), std::string::npos);
   EXPECT_NE(usage.find("default 5)"), std::string::npos);

@@ -58,7 +58,7 @@ TEST(DecodeFamilies, AreRegisteredWithTheirVariants) {
   const std::map<std::string, std::set<std::string>> expected = {
       {"rope", {"naive", "vectorized"}},
       {"silu_and_mul", {"naive", "vectorized"}},
-      {"gemv", {"naive", "cublas", "vectorized", "vectorized_v2"}},  // v2: temporary A/B (issue 6)
+      {"gemv", {"naive", "cublas", "vectorized"}},
       {"decode_attention", {"naive", "splitk"}},
       {"decode_attention_paged", {"naive", "splitk"}},
   };

@@ -677,10 +677,9 @@ TEST(ReportCli, Help) {
 // Peers (docs/peers.md): a peers file merged into a recorded kgate run by `kgate merge`, and the
 // report's peer rows, per-shape speedups and summary checked against what the merged file holds.
 
-// The peers file the tests read, named once: a synthetic one (scripts/peers' JSON writer on
-// fabricated timings, tests/make_synthetic_torch_peers.py) until a peers run recorded on the GPU
-// replaces it (recorded-h200-torch-peers.json).
-const std::string kPeersFile = KGATE_TEST_DATA_DIR "/synthetic-torch-peers.json";
+// The peers file the tests read: scripts/peers/torch_peers.py run on an H200 (PyTorch 2.11,
+// CUDA 13.0, cuDNN 9.19), every family's bench shapes, with a short sample budget.
+const std::string kPeersFile = KGATE_TEST_DATA_DIR "/recorded-h200-torch-peers.json";
 const std::string kPeersKgateRun = KGATE_TEST_DATA_DIR "/recorded-h200-run-a.json";
 
 struct ExpectedMatch {

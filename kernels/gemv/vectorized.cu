@@ -156,38 +156,27 @@ __global__ void __launch_bounds__(kThreads, 2) gemv_mma_kernel(GemvArgs a, int t
   }
 }
 
-// How a block's warps are spread over row tiles. ONE_WAVE: as few tiles per block as keep every
-// block resident at once (one wave, each warp streaming 512 B of each of 16 rows per round).
-// ONE_TILE: always one tile per block, its 8 warps on adjacent 512 B spans of the same 16 rows,
-// and as many waves as that takes. TEMPORARY A/B (issue 6): ONE_TILE tests whether large-n shapes
-// lose bandwidth to DRAM locality (one wave at n = 28672 streams all 28672 rows at once, 512 B at
-// a time; one tile per block streams a few thousand rows 4 KB at a time). The lead keeps the
-// faster policy and deletes the other with its registration below.
-enum class TilePolicy { kOneWave, kOneTile };
-
+// As few row tiles per block as keep every block resident at once: one wave, no tail. One tile per
+// block with several waves (adjacent 512 B spans of the same rows per block, for DRAM locality)
+// was measured against this on an H200 and gained at most 3% at n = 28672, nothing elsewhere.
 template <int TILES, bool ALIGNED>
-void launch_with(const GemvArgs& a, TilePolicy policy, cudaStream_t stream) {
+void launch_with(const GemvArgs& a, cudaStream_t stream) {
   constexpr auto kernel = gemv_mma_kernel<TILES, ALIGNED>;
   const long long tiles = (a.n + GemvTile<TILES>::kRows - 1) / GemvTile<TILES>::kRows;
+  const long long resident = resident_blocks<kernel, kThreads>();
   int tiles_per_block = 1;
-  if (policy == TilePolicy::kOneWave) {
-    const long long resident = resident_blocks<kernel, kThreads>();
-    while (tiles_per_block < kWarps && (tiles + tiles_per_block - 1) / tiles_per_block > resident) tiles_per_block *= 2;
-  }
+  while (tiles_per_block < kWarps && (tiles + tiles_per_block - 1) / tiles_per_block > resident) tiles_per_block *= 2;
   const long long blocks = (tiles + tiles_per_block - 1) / tiles_per_block;
   kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(a, tiles_per_block);
   KGATE_CHECK_LAUNCH();
 }
 
-void launch_policy(const GemvArgs& a, TilePolicy policy, cudaStream_t stream) {
+void launch(const GemvArgs& a, cudaStream_t stream) {
   if (a.m > 16) throw UnsupportedShape("m > 16: at most two 8-column MMA tiles of x");
   const bool aligned = a.k % 8 == 0;
-  if (a.m > 8) return aligned ? launch_with<2, true>(a, policy, stream) : launch_with<2, false>(a, policy, stream);
-  return aligned ? launch_with<1, true>(a, policy, stream) : launch_with<1, false>(a, policy, stream);
+  if (a.m > 8) return aligned ? launch_with<2, true>(a, stream) : launch_with<2, false>(a, stream);
+  return aligned ? launch_with<1, true>(a, stream) : launch_with<1, false>(a, stream);
 }
-
-void launch(const GemvArgs& a, cudaStream_t stream) { launch_policy(a, TilePolicy::kOneWave, stream); }
-void launch_one_tile(const GemvArgs& a, cudaStream_t stream) { launch_policy(a, TilePolicy::kOneTile, stream); }
 
 }  // namespace
 
@@ -196,10 +185,5 @@ KGATE_REGISTER_VARIANT(GemvFamily, launch,
                         .description = "tensor-core MMA on 16-byte W loads (k permuted), 16 loads per lane in flight, "
                                        "split-K across the warps of a block sized to fill one wave, deterministic "
                                        "shared-memory reduction"});
-// TEMPORARY A/B against "vectorized" (issue 6): see TilePolicy.
-KGATE_REGISTER_VARIANT(GemvFamily, launch_one_tile,
-                       {.name = "vectorized_v2",
-                        .description = "vectorized with one 16/32-row tile per block (8 warps split k over "
-                                       "adjacent spans of the same rows), several waves: DRAM locality A/B"});
 
 }  // namespace kgate::kernels

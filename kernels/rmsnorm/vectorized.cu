@@ -26,11 +26,12 @@ __global__ void rmsnorm_vectorized_kernel(RmsNormArgs a) {
     }
   }
 #if defined(KGATE_PLANTED_REGRESSION)
-  // Test-only (CMake option KGATE_PLANTED_REGRESSION, never in a normal build): every tenth block
-  // also reads a row from the other half of the tensor — 10% more reads of x, about 5% more DRAM
-  // traffic at large m — so the performance gate has a real slowdown to catch. The loads feed the
+  // Test-only (CMake option KGATE_PLANTED_REGRESSION, never in a normal build): every fourth block
+  // also reads a row from the other half of the tensor — 25% more reads of x, about 12% more DRAM
+  // traffic at large m — so the performance gate has a real slowdown to catch, clearly above its
+  // 5% default threshold (a 5%-traffic version measured only 3.4-4.1% slower on an H200). The loads feed the
   // result through a multiplication by zero, which IEEE arithmetic forbids the compiler to drop.
-  if (blockIdx.x % 10 == 0 && a.m > 1) {
+  if (blockIdx.x % 4 == 0 && a.m > 1) {
     const __nv_bfloat16* other = a.x + static_cast<std::size_t>((blockIdx.x + a.m / 2) % a.m) * a.n;
     float extra = 0.0f;
 #pragma unroll

@@ -1,7 +1,6 @@
 """The peers' results as kgate results JSON (docs/results-format.md): valid Google Benchmark JSON with
 a `kgate` block in the context and in each benchmark, so that `kgate merge` folds it into a kgate
-run and `kgate report` shows it. Needs neither torch nor a GPU: tests/make_synthetic_torch_peers.py
-writes a fixture through it."""
+run and `kgate report` shows it. Needs neither torch nor a GPU."""
 
 import gzip
 import json

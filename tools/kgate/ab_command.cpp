@@ -57,7 +57,7 @@ options:
 
 constexpr const char* kTail = R"(  -- BENCH_FLAGS...       flags for both binaries, after kgate ab's own, which they override:
                           --kgate_modes=headline --kgate_counters=off --kgate_min_time=0.05
-                          --kgate_max_time=1 --kgate_max_samples=<2000 / rounds, at least 100>,
+                          --kgate_max_time=1 --kgate_max_samples=<1000 / rounds, at least 100>,
                           and --kgate_check=off after the first round
   -h, --help              this text
 
@@ -215,7 +215,7 @@ int run_ab(const Arguments& arguments, Io& io) {
   if (lists.common.empty()) throw UsageError("no benchmark to compare" + (filter ? " (the filter '" + *filter + "' matches none)" : std::string()));
 
   const std::vector<bool> head_first = head_first_schedule(rounds, seed);
-  const int max_samples = std::max(100, (2000 + rounds - 1) / rounds);
+  const int max_samples = std::max(100, (1000 + rounds - 1) / rounds);
   std::vector<RunResults> base_rounds, head_rounds;
   std::string order;
   for (int round = 1; round <= rounds; ++round) {
