@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <set>
@@ -243,12 +244,13 @@ int run(int argc, char** argv) {
                        [&](const BenchmarkRecord& r) { return r.name == p.name; });
   });
   Progress progress(plans.size() + workload_plans.size());
-  for (const BenchmarkPlan& plan : plans) {
-    benchmark::RegisterBenchmark(plan.name.c_str(),
-                                 [&, plan_ptr = &plan](benchmark::State& state) {
-                                   progress.starting(plan_ptr->name);
-                                   MeasureOutcome outcome = measure_benchmark(*plan_ptr, timer, results.context.calibration, options,
-                                                                               counters ? &*counters : nullptr);
+  // One Google Benchmark benchmark per plan, its body `measure`: progress, the reported time, the
+  // results, and a restart on the remaining benchmarks when a fault lost the context.
+  const auto register_measured = [&](const std::string& name, std::function<MeasureOutcome()> measure) {
+    benchmark::RegisterBenchmark(name.c_str(),
+                                 [&, name, measure = std::move(measure)](benchmark::State& state) {
+                                   progress.starting(name);
+                                   MeasureOutcome outcome = measure();
                                    report_to_google_benchmark(state, outcome.record);
                                    add_record(results, std::move(outcome.record));
                                    if (outcome.context_lost) restart_on_remaining(results, original_args);
@@ -256,21 +258,15 @@ int run(int argc, char** argv) {
         ->UseManualTime()
         ->Iterations(1)
         ->Unit(benchmark::kMicrosecond);
-  }
-  for (const WorkloadPlan& plan : workload_plans) {
-    benchmark::RegisterBenchmark(plan.name.c_str(),
-                                 [&, plan_ptr = &plan](benchmark::State& state) {
-                                   progress.starting(plan_ptr->name);
-                                   MeasureOutcome outcome = measure_workload(*plan_ptr, registry, timer, results.context.calibration,
-                                                                             options, counters.has_value());
-                                   report_to_google_benchmark(state, outcome.record);
-                                   add_record(results, std::move(outcome.record));
-                                   if (outcome.context_lost) restart_on_remaining(results, original_args);
-                                 })
-        ->UseManualTime()
-        ->Iterations(1)
-        ->Unit(benchmark::kMicrosecond);
-  }
+  };
+  for (const BenchmarkPlan& plan : plans)
+    register_measured(plan.name, [&, plan_ptr = &plan] {
+      return measure_benchmark(*plan_ptr, timer, results.context.calibration, options, counters ? &*counters : nullptr);
+    });
+  for (const WorkloadPlan& plan : workload_plans)
+    register_measured(plan.name, [&, plan_ptr = &plan] {
+      return measure_workload(*plan_ptr, registry, timer, results.context.calibration, options, counters.has_value());
+    });
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   end_phase("timing");

@@ -79,7 +79,7 @@ MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, con
     return outcome;
   }
 
-  try {
+  record_faults(outcome, [&] {
     const std::size_t per_copy = instance_bytes(*plan.family, plan.shape);
     const bool check = options.check && per_copy <= kMaxCheckedBytes;
     ProblemInstance instance(*plan.family, plan.shape, plan.copies);
@@ -105,19 +105,7 @@ MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, con
     if (options.measures("hot", r.headline_mode)) r.hot = timer.measure_hot(launch);
     r.memory_ceiling = plan.family->read_dominated() ? "read" : "copy";
     place_record_on_roofline(r, calibration);
-  } catch (const UnsupportedShape& e) {
-    r.status = BenchmarkStatus::skipped;
-    r.error = e.what();
-  } catch (const CudaError& e) {
-    r.status = BenchmarkStatus::failed;
-    r.error = e.what();
-    // A sticky fault (illegal address, trap) poisons the context: every later call fails too.
-    cudaGetLastError();
-    outcome.context_lost = cudaDeviceSynchronize() != cudaSuccess || cudaFree(nullptr) != cudaSuccess;
-  } catch (const std::exception& e) {
-    r.status = BenchmarkStatus::failed;
-    r.error = e.what();
-  }
+  });
   r.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return outcome;
 }

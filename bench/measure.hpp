@@ -1,6 +1,7 @@
 #pragma once
 // One benchmark, start to finish: instance, first launch, correctness check, kernel records, cold and hot timing,
 // and the derived figures. Faults are caught and recorded, never propagated.
+#include "kgate/cuda_check.hpp"
 #include "kgate/registry.hpp"
 #include "kgate/results.hpp"
 #include "kgate/timing.hpp"
@@ -26,6 +27,29 @@ struct MeasureOutcome {
   BenchmarkRecord record;
   bool context_lost = false;  // a sticky fault: the process must restart to go on
 };
+
+// Runs `measure`, turning what it throws into the record's status, the same way for kernels and
+// workloads: a shape that cannot run here (UnsupportedShape) is skipped, a CUDA error fails the
+// benchmark and says whether it poisoned the context, any other error fails it with its message.
+template <class Measure>
+void record_faults(MeasureOutcome& outcome, Measure&& measure) {
+  BenchmarkRecord& r = outcome.record;
+  try {
+    measure();
+  } catch (const UnsupportedShape& e) {
+    r.status = BenchmarkStatus::skipped;
+    r.error = e.what();
+  } catch (const CudaError& e) {
+    r.status = BenchmarkStatus::failed;
+    r.error = e.what();
+    // A sticky fault (illegal address, trap) poisons the context: every later call fails too.
+    cudaGetLastError();
+    outcome.context_lost = cudaDeviceSynchronize() != cudaSuccess || cudaFree(nullptr) != cudaSuccess;
+  } catch (const std::exception& e) {
+    r.status = BenchmarkStatus::failed;
+    r.error = e.what();
+  }
+}
 
 // `cupti` (null when counters are off) traces one launch between the check and the timing.
 MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, const Calibration& calibration,

@@ -18,9 +18,9 @@ namespace {
 constexpr int kTracedRuns = 16;
 
 // A step that cannot run in this build or on this device: the benchmark is skipped, saying why.
-class StepUnavailable : public std::runtime_error {
+class StepUnavailable : public UnsupportedShape {
  public:
-  using std::runtime_error::runtime_error;
+  using UnsupportedShape::UnsupportedShape;
 };
 
 std::string join(const std::vector<std::string>& items, const std::string& separator) {
@@ -199,7 +199,7 @@ MeasureOutcome measure_workload(const WorkloadPlan& plan, const Registry& regist
   workload.workload = plan.spec.workload;
   workload.model = *plan.model;
   workload.tokens = plan.workload->tokens(plan.spec.point);
-  try {
+  record_faults(outcome, [&] {
     const DeviceInfo& device = *probe_device().device;
     std::size_t needed = 0;
     for (const WorkloadStep& step : plan.steps) needed += instance_bytes(family_of(registry, step.family), step.shape);
@@ -248,21 +248,7 @@ MeasureOutcome measure_workload(const WorkloadPlan& plan, const Registry& regist
       if (step.memory_ceiling == "read") read_bytes += step.min_bytes;
     r.memory_ceiling = 2 * read_bytes >= r.min_bytes ? "read" : "copy";
     place_record_on_roofline(r, calibration);
-  } catch (const StepUnavailable& e) {
-    r.status = BenchmarkStatus::skipped;
-    r.error = e.what();
-  } catch (const UnsupportedShape& e) {
-    r.status = BenchmarkStatus::skipped;
-    r.error = e.what();
-  } catch (const CudaError& e) {
-    r.status = BenchmarkStatus::failed;
-    r.error = e.what();
-    cudaGetLastError();
-    outcome.context_lost = cudaDeviceSynchronize() != cudaSuccess || cudaFree(nullptr) != cudaSuccess;
-  } catch (const std::exception& e) {
-    r.status = BenchmarkStatus::failed;
-    r.error = e.what();
-  }
+  });
   r.workload = std::move(workload);
   r.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return outcome;

@@ -16,6 +16,7 @@
 #include "../common/launch_limits.hpp"
 #include "../common/packed.cuh"
 #include "kgate/registry.hpp"
+#include "launch_dispatch.hpp"
 #include "prefill_attention.hpp"
 #include "split_plan.hpp"
 
@@ -270,15 +271,8 @@ void launch_for(const PrefillAttentionArgs& a, cudaStream_t stream) {
 }
 
 void launch(const PrefillAttentionArgs& a, cudaStream_t stream) {
-  if (a.heads % a.kv_heads != 0)
-    throw UnsupportedShape(std::to_string(a.heads) + " query heads do not divide into " + std::to_string(a.kv_heads) +
-                           " KV heads");
   if (a.heads > 65535 || a.batch > 65535) throw UnsupportedShape("more than 65535 heads or sequences (grid y, z)");
-  switch (a.head_dim) {
-    case 64: return launch_for<64>(a, stream);
-    case 128: return launch_for<128>(a, stream);
-    default: throw UnsupportedShape("head_dim " + std::to_string(a.head_dim) + ": compiled for 64 and 128");
-  }
+  prefill::dispatch_head_dim(a, "fa2_splitkv", [&]<int D>() { launch_for<D>(a, stream); });
 }
 
 }  // namespace

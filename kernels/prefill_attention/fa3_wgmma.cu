@@ -34,6 +34,7 @@
 #include "kgate/cuda_check.hpp"
 #include "kgate/device.hpp"
 #include "kgate/registry.hpp"
+#include "launch_dispatch.hpp"
 #include "prefill_attention.hpp"
 #include "tensor_core_softmax.cuh"
 
@@ -443,16 +444,7 @@ void launch(const PrefillAttentionArgs& a, cudaStream_t stream) {
     throw UnsupportedShape("fa3_wgmma runs on Hopper (compute capability 9.x) only");
   if ((a.seq_len + kBlockQ - 1) / kBlockQ > kMaxGridY)
     throw UnsupportedShape("seq_len above " + std::to_string(kMaxGridY * kBlockQ) + ": too many query tiles for the grid");
-  switch (a.head_dim) {
-    case 64:
-      launch_head_dim<64>(a, stream);
-      break;
-    case 128:
-      launch_head_dim<128>(a, stream);
-      break;
-    default:
-      throw UnsupportedShape("head_dim " + std::to_string(a.head_dim) + ": fa3_wgmma is built for 64 and 128");
-  }
+  prefill::dispatch_head_dim(a, "fa3_wgmma", [&]<int D>() { launch_head_dim<D>(a, stream); });
 }
 
 }  // namespace
