@@ -33,7 +33,7 @@ std::vector<KernelRecord> CounterPass::trace(const std::function<void()>& launch
   return trace.stop();
 }
 
-void CounterPass::run(RunResults& results, const Registry& registry) const {
+void CounterPass::run(RunResults& results, const Registry& registry, const ProfileOther& profile_other) const {
   std::optional<RangeProfiler> profiler;
   std::string profiler_failure = counters_unavailable_;
   if (profiler_failure.empty()) {
@@ -53,8 +53,11 @@ void CounterPass::run(RunResults& results, const Registry& registry) const {
     }
     const Variant* variant = registry.find_variant(record.family + "/" + record.variant);
     const Family* family = registry.find_family(record.family);
-    if (!variant || !family) continue;
     try {
+      if (!variant || !family) {
+        if (profile_other) profile_other(record, *profiler);
+        continue;
+      }
       ProblemInstance instance(*family, Shape::parse(record.shape));
       instance.fill_inputs(derive_seed(benchmark_seed(), record.name), false);
       instance.poison_outputs();

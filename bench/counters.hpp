@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kgate/cupti.hpp"
 #include "kgate/registry.hpp"
 #include "kgate/results.hpp"
 
@@ -30,8 +31,12 @@ class CounterPass {
   // The kernels one call of launch_once really ran; empty when the Activity API is unavailable.
   std::vector<KernelRecord> trace(const std::function<void()>& launch_once) const;
 
-  // The range-profiler metrics of every benchmark that ran, each on a fresh instance.
-  void run(RunResults& results, const Registry& registry) const;
+  // Profiles a record the registry cannot launch (a workload) on the pass's profiler.
+  using ProfileOther = std::function<void(BenchmarkRecord& record, RangeProfiler& profiler)>;
+
+  // The range-profiler metrics of every benchmark that ran, each on a fresh instance; records that
+  // name no registered variant go to `profile_other`, with the same profiler enabled once for all.
+  void run(RunResults& results, const Registry& registry, const ProfileOther& profile_other) const;
 
  private:
   std::vector<std::string> metrics_;

@@ -272,8 +272,8 @@ int run(int argc, char** argv) {
   end_phase("timing");
 
   if (counters) {
-    counters->run(results, registry);
-    profile_workloads(results, registry, options.metrics);
+    counters->run(results, registry,
+                  [&](BenchmarkRecord& record, RangeProfiler& profiler) { profile_workload(record, registry, profiler); });
   }
   end_phase("counters");
   std::fprintf(stderr, "kgate_bench: wall time: calibration %s s, timing %s s, counter pass %s s\n",

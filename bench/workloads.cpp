@@ -254,52 +254,30 @@ MeasureOutcome measure_workload(const WorkloadPlan& plan, const Registry& regist
   return outcome;
 }
 
-void profile_workloads(RunResults& results, const Registry& registry, const std::vector<std::string>& metrics) {
-  std::vector<BenchmarkRecord*> records;
-  for (BenchmarkRecord& r : results.benchmarks)
-    if (r.workload && r.status == BenchmarkStatus::ok) records.push_back(&r);
-  if (records.empty()) return;
-  std::optional<RangeProfiler> profiler;
-  std::string failure = counters_unavailable_reason();
-  if (failure.empty()) {
-    try {
-      profiler.emplace(metrics.empty() ? default_range_metrics() : metrics);
-    } catch (const ProfilerError& e) {
-      failure = e.what();
-    }
+void profile_workload(BenchmarkRecord& record, const Registry& registry, RangeProfiler& profiler) {
+  if (!record.workload) return;
+  std::vector<StepRun> steps;
+  for (const WorkloadStepRecord& step : record.workload->steps) {
+    StepRun& run = steps.emplace_back();
+    run.family = &family_of(registry, step.family);
+    run.variant = registry.find_variant(step.family + "/" + step.variant);
+    if (!run.variant) throw StepUnavailable("variant " + step.family + "/" + step.variant + " is not registered in this build");
+    run.instance = make_instance(*run.family, Shape::parse(step.shape), record.name + "/" + step.label, nullptr);
   }
-  for (BenchmarkRecord* r : records) {
-    if (!profiler) {
-      r->metrics_unavailable = failure;
-      continue;
-    }
-    try {
-      std::vector<StepRun> steps;
-      for (const WorkloadStepRecord& step : r->workload->steps) {
-        StepRun& run = steps.emplace_back();
-        run.family = &family_of(registry, step.family);
-        run.variant = registry.find_variant(step.family + "/" + step.variant);
-        if (!run.variant) throw StepUnavailable("variant " + step.family + "/" + step.variant + " is not registered in this build");
-        run.instance = make_instance(*run.family, Shape::parse(step.shape), r->name + "/" + step.label, nullptr);
-      }
-      const auto launch_once = [&] {
-        for (const StepRun& step : steps) step.launch(nullptr);
-        KGATE_CUDA_CHECK(cudaDeviceSynchronize());
-      };
-      launch_once();  // warm: module loading and handle creation stay out of the profile
-      const RangeProfile profile = profiler->profile(launch_once);
-      r->metrics = profile.combined;
-      std::vector<TimelineKernel>& timeline = r->workload->timeline;
-      if (profile.kernels.size() == timeline.size()) {
-        for (std::size_t i = 0; i < timeline.size(); ++i) timeline[i].metrics = profile.kernels[i].values;
-      } else if (!timeline.empty()) {
-        r->metrics_unavailable = "the profiled step launched " + std::to_string(profile.kernels.size()) +
+  const auto launch_once = [&] {
+    for (const StepRun& step : steps) step.launch(nullptr);
+    KGATE_CUDA_CHECK(cudaDeviceSynchronize());
+  };
+  launch_once();  // warm: module loading and handle creation stay out of the profile
+  const RangeProfile profile = profiler.profile(launch_once);
+  record.metrics = profile.combined;
+  std::vector<TimelineKernel>& timeline = record.workload->timeline;
+  if (profile.kernels.size() == timeline.size()) {
+    for (std::size_t i = 0; i < timeline.size(); ++i) timeline[i].metrics = profile.kernels[i].values;
+  } else if (!timeline.empty()) {
+    record.metrics_unavailable = "the profiled step launched " + std::to_string(profile.kernels.size()) +
                                  " kernels and the timeline holds " + std::to_string(timeline.size()) +
                                  ": counters are recorded for the step only, not per kernel";
-      }
-    } catch (const std::exception& e) {
-      r->metrics_unavailable = e.what();
-    }
   }
 }
 

@@ -9,7 +9,7 @@
 // its first launch); the kernel timeline (CUPTI activity records of cold runs queued behind the
 // timer's hold exactly as cold samples are, tracing off again before the first timed sample); then
 // the whole step timed cold (L2 flushed before it) and hot (replayed from a CUDA graph). Hardware
-// counters per kernel come after all timing (profile_workloads).
+// counters per kernel come after all timing (profile_workload, from the counter pass).
 #include <string>
 #include <vector>
 
@@ -39,9 +39,10 @@ std::vector<WorkloadPlan> plan_workloads(const std::vector<std::string>& names,
 MeasureOutcome measure_workload(const WorkloadPlan& plan, const Registry& registry, GpuTimer& timer,
                                 const Calibration& calibration, const BenchOptions& options, bool trace_kernels);
 
-// The range-profiler counters of every kernel of every workload benchmark that ran: one profiled
-// call of its step each, on fresh instances of the variants it ran. Call it after all timing and
-// after the kernel benchmarks' counter pass (one profiler at a time).
-void profile_workloads(RunResults& results, const Registry& registry, const std::vector<std::string>& metrics);
+// The range-profiler counters of each kernel of a workload benchmark that ran: one profiled call of
+// its step, on fresh instances of the variants it ran. The counter pass (CounterPass::run) calls
+// it, after all timing, for the records that name no registered variant; throws on a failure,
+// which the pass records as the reason the record has no counters.
+void profile_workload(BenchmarkRecord& record, const Registry& registry, RangeProfiler& profiler);
 
 }  // namespace kgate::bench

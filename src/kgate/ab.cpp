@@ -114,7 +114,7 @@ ComparisonReport compare_rounds(const std::vector<RunResults>& base_rounds, cons
     const std::vector<double> speedups = round_speedups(base_rounds, head_rounds, row.name);
     if (speedups.empty()) continue;
     std::string listed;
-    for (const double s : speedups) listed += " " + format_speedup(s);
+    for (const double s : speedups) listed.append(" ").append(format_speedup(s));
     row.notes.push_back("per round:" + listed);
     if (row.verdict != Verdict::slower && row.verdict != Verdict::faster) continue;
     const bool slower = row.verdict == Verdict::slower;
