@@ -8,8 +8,7 @@
 namespace kgate::bench {
 
 CounterPass::CounterPass(std::vector<std::string> metrics)
-    : metrics_(metrics.empty() ? default_range_metrics() : std::move(metrics)),
-      counters_unavailable_(counters_unavailable_reason()),
+    : counters_unavailable_(counters_unavailable_reason()),
       activity_unavailable_(activity_unavailable_reason()) {
   if (!activity_unavailable_.empty())
     std::cerr << "kgate_bench: warning: kernel records unavailable (" << activity_unavailable_ << ")\n";
@@ -19,7 +18,7 @@ CounterPass::CounterPass(std::vector<std::string> metrics)
     return;
   }
   try {
-    RangeProfiler validate(metrics_);  // released at once: no profiler stays attached during timing
+    profiler_ = std::make_unique<RangeProfiler>(metrics.empty() ? default_range_metrics() : std::move(metrics));
   } catch (const ProfilerError& e) {
     throw UnknownMetrics(e.what());
   }
@@ -33,35 +32,24 @@ std::vector<KernelRecord> CounterPass::trace(const std::function<void()>& launch
   return trace.stop();
 }
 
-void CounterPass::run(RunResults& results, const Registry& registry, const ProfileOther& profile_other) const {
-  std::optional<RangeProfiler> profiler;
-  std::string profiler_failure = counters_unavailable_;
-  if (profiler_failure.empty()) {
-    try {
-      profiler.emplace(metrics_);
-    } catch (const ProfilerError& e) {
-      profiler_failure = e.what();
-      std::cerr << "kgate_bench: warning: hardware counters unavailable (" << profiler_failure << ")\n";
-    }
-  }
-
+void CounterPass::run(RunResults& results, const Registry& registry, const ProfileOther& profile_other) {
   for (BenchmarkRecord& record : results.benchmarks) {
     if (record.status != BenchmarkStatus::ok) continue;
-    if (!profiler) {
-      record.metrics_unavailable = profiler_failure;
+    if (!profiler_) {
+      record.metrics_unavailable = counters_unavailable_;
       continue;
     }
     const Variant* variant = registry.find_variant(record.family + "/" + record.variant);
     const Family* family = registry.find_family(record.family);
     try {
       if (!variant || !family) {
-        if (profile_other) profile_other(record, *profiler);
+        if (profile_other) profile_other(record, *profiler_);
         continue;
       }
       ProblemInstance instance(*family, Shape::parse(record.shape));
       instance.fill_inputs(derive_seed(benchmark_seed(), record.name), false);
       instance.poison_outputs();
-      record.metrics = profiler
+      record.metrics = profiler_
                            ->profile([&] {
                              variant->launch(instance, 0, nullptr);
                              KGATE_CUDA_CHECK(cudaDeviceSynchronize());

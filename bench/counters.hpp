@@ -7,6 +7,7 @@
 // Both degrade, never crash: when CUPTI cannot trace or profile here (permissions, a profiler
 // already attached, an unsupported GPU) one warning is printed and every record says why.
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -24,8 +25,9 @@ class UnknownMetrics : public std::runtime_error {
 
 class CounterPass {
  public:
-  // Checks the metric names against this chip up front (empty: the default list); throws
-  // UnknownMetrics naming the ones it does not know.
+  // Builds the range profiler's configuration for these metrics (empty: the default list) up
+  // front, before any timing, and keeps it for run(); throws UnknownMetrics naming the ones this
+  // chip does not know. The profiler is enabled only from run() on.
   explicit CounterPass(std::vector<std::string> metrics);
 
   // The kernels one call of launch_once really ran; empty when the Activity API is unavailable.
@@ -36,10 +38,10 @@ class CounterPass {
 
   // The range-profiler metrics of every benchmark that ran, each on a fresh instance; records that
   // name no registered variant go to `profile_other`, with the same profiler enabled once for all.
-  void run(RunResults& results, const Registry& registry, const ProfileOther& profile_other) const;
+  void run(RunResults& results, const Registry& registry, const ProfileOther& profile_other);
 
  private:
-  std::vector<std::string> metrics_;
+  std::unique_ptr<RangeProfiler> profiler_;  // null when counters_unavailable_ says why
   std::string counters_unavailable_;
   std::string activity_unavailable_;
 };

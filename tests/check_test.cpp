@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <vector>
 
 #include "kgate/check.hpp"
@@ -61,26 +60,8 @@ void synthetic_launch(const SyntheticArgs&, cudaStream_t) {}
 kgate::Variant synthetic_variant(std::string name) {
   kgate::VariantInfo info;
   info.name = std::move(name);
-  info.description = "d";
+  info.description = "a synthetic variant";
   return kgate::make_variant<SyntheticCheckFamily>(std::move(info), synthetic_launch);
-}
-
-std::vector<std::byte> bf16_bytes(const std::vector<double>& values) {
-  std::vector<std::byte> raw(values.size() * 2);
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const std::uint16_t bits = kgate::float_to_bf16_bits(static_cast<float>(values[i]));
-    std::memcpy(&raw[i * 2], &bits, 2);
-  }
-  return raw;
-}
-
-std::vector<std::byte> fp32_bytes(const std::vector<double>& values) {
-  std::vector<std::byte> raw(values.size() * 4);
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const auto v = static_cast<float>(values[i]);
-    std::memcpy(&raw[i * 4], &v, 4);
-  }
-  return raw;
 }
 
 // Checks out = {1, 2, 4} + out_error at element 0 and aux = {1, 2, 4} + aux_error at element 2,
@@ -93,7 +74,8 @@ kgate::InstanceCheck check(double out_error, double aux_error, std::optional<dou
   std::vector<double> out = exact, aux = exact;
   out[0] += out_error;
   aux[2] += aux_error;
-  const std::vector<std::vector<std::byte>> outputs = {{}, bf16_bytes(out), fp32_bytes(aux)};
+  const std::vector<std::vector<std::byte>> outputs = {{}, kgate::encode_values(kgate::DType::bf16, out),
+                                                        kgate::encode_values(kgate::DType::fp32, aux)};
   kgate::HostTensors baseline = expected;
   if (baseline_error) {
     baseline[1][1] += *baseline_error;

@@ -1,6 +1,5 @@
 // The `kgate` command line, run in-process: exit statuses, one-line errors for bad input, report
 // files, baselines and merging.
-#include "cli.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,6 +11,7 @@
 #include "kgate/ab.hpp"
 #include "kgate/provenance.hpp"
 #include "kgate/results_io.hpp"
+#include "tests/cli_runner.hpp"
 #include "tests/synthetic_results.hpp"
 
 namespace {
@@ -22,20 +22,8 @@ using nlohmann::json;
 namespace syn = kgate::synthetic;
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int status;
-  std::string out, err;
-};
-
-Outcome kgate_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "kgate");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::ostringstream out, err;
-  const int status = kgate::kgate_main(static_cast<int>(args.size()), argv.data(), out, err);
-  return {status, out.str(), err.str()};
-}
+using kgate::cli_test::kgate_cli;
+using kgate::cli_test::Outcome;
 
 std::string write_run(const syn::TempDir& dir, const std::string& name, const RunResults& run) {
   kgate::write_results_file(dir.file(name), kgate::to_json(run));

@@ -6,7 +6,6 @@
 
 #include <climits>
 #include <cmath>
-#include <cstring>
 #include <map>
 #include <set>
 
@@ -100,24 +99,6 @@ KernelOutputs emulate(const Shape& s, const HostTensors& t, const Emulation& e) 
   return out;
 }
 
-std::vector<std::byte> bf16_bytes(const std::vector<double>& values) {
-  std::vector<std::byte> raw(values.size() * 2);
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const std::uint16_t bits = kgate::float_to_bf16_bits(static_cast<float>(values[i]));
-    std::memcpy(&raw[i * 2], &bits, 2);
-  }
-  return raw;
-}
-
-std::vector<std::byte> fp32_bytes(const std::vector<double>& values) {
-  std::vector<std::byte> raw(values.size() * 4);
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const auto v = static_cast<float>(values[i]);
-    std::memcpy(&raw[i * 4], &v, 4);
-  }
-  return raw;
-}
-
 // The harness's host check of an emulated kernel: fp64 reference, bf16 baseline, the tolerances.
 kgate::InstanceCheck check_emulation(const Shape& s, const Emulation& e) {
   const HostTensors inputs = random_tensors(s, 42);
@@ -126,8 +107,8 @@ kgate::InstanceCheck check_emulation(const Shape& s, const Emulation& e) {
   EXPECT_TRUE(prefill().baseline(s, baseline));
   const KernelOutputs got = emulate(s, inputs, e);
   std::vector<std::vector<std::byte>> outputs(inputs.size());
-  outputs[kO] = bf16_bytes(got.o);
-  outputs[kLse] = fp32_bytes(got.lse);
+  outputs[kO] = kgate::encode_values(kgate::DType::bf16, got.o);
+  outputs[kLse] = kgate::encode_values(kgate::DType::fp32, got.lse);
   return kgate::check_outputs(prefill(), s, prefill().tensors(s), expected, &baseline, outputs, "the fp64 host reference");
 }
 

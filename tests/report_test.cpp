@@ -15,12 +15,12 @@
 #include <regex>
 #include <set>
 
-#include "cli.hpp"
 #include "kgate/compare.hpp"
 #include "kgate/results_io.hpp"
 #include "kgate/statistics.hpp"
 #include "src/kgate/report_format.hpp"
 #include "src/kgate/report_model.hpp"
+#include "tests/cli_runner.hpp"
 #include "tests/synthetic_results.hpp"
 #include "tests/xml_check.hpp"
 
@@ -562,23 +562,12 @@ TEST(ReportPieces, CorrectnessDetailAndKernelNames) {
 // ---------------------------------------------------------------------------------------------
 // The command line
 
-struct Outcome {
-  int status;
-  std::string out, err;
-};
-
-Outcome kgate_command(std::vector<std::string> args) {
-  args.insert(args.begin(), "kgate");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  std::ostringstream out, err;
-  const int status = kgate::kgate_main(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {status, out.str(), err.str()};
-}
+using kgate::cli_test::kgate_cli;
+using kgate::cli_test::Outcome;
 
 Outcome kgate_report(std::vector<std::string> args) {
   args.insert(args.begin(), "report");
-  return kgate_command(std::move(args));
+  return kgate_cli(std::move(args));
 }
 
 TEST(ReportCli, WritesEveryFormatAndDoesNotGate) {
@@ -720,7 +709,7 @@ std::map<std::string, std::map<std::string, ExpectedMatch>> expected_peer_matche
 TEST(ReportPeers, MergedPeersAppearWithTheirSpeedups) {
   const syn::TempDir dir;
   const std::string merged_file = dir.file("merged.json");
-  const Outcome merge = kgate_command({"merge", kPeersKgateRun, kPeersFile, "-o", merged_file});
+  const Outcome merge = kgate_cli({"merge", kPeersKgateRun, kPeersFile, "-o", merged_file});
   ASSERT_EQ(merge.status, 0) << merge.err;
   const RunResults peers = kgate::read_results_file(kPeersFile);
   const RunResults run = kgate::read_results_file(merged_file);

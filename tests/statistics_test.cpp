@@ -7,16 +7,11 @@
 
 #include "kgate/random.hpp"
 #include "kgate/statistics.hpp"
+#include "tests/normal_deviates.hpp"
 
 namespace {
 
-// Standard normal deviates, Box–Muller over splitmix64, so synthetic data is the same everywhere.
-double normal_deviate(std::uint64_t seed, std::uint64_t index) {
-  const auto unit = [](std::uint64_t bits) { return (static_cast<double>(bits >> 11) + 0.5) * 0x1.0p-53; };
-  const double u1 = unit(kgate::splitmix64(seed ^ kgate::splitmix64(2 * index)));
-  const double u2 = unit(kgate::splitmix64(seed ^ kgate::splitmix64(2 * index + 1)));
-  return std::sqrt(-2 * std::log(u1)) * std::cos(2 * std::numbers::pi * u2);
-}
+using kgate::synthetic::normal_deviate;
 
 std::vector<double> noisy_timings(double center, double rel_noise, std::size_t count, std::uint64_t seed) {
   std::vector<double> samples(count);

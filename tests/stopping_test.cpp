@@ -8,6 +8,7 @@
 #include "kgate/random.hpp"
 #include "kgate/statistics.hpp"
 #include "kgate/stopping.hpp"
+#include "tests/normal_deviates.hpp"
 
 using kgate::StopReason;
 using kgate::StoppingCriterion;
@@ -15,13 +16,7 @@ using kgate::StoppingOptions;
 
 namespace {
 
-// Standard normal deviates, Box–Muller over splitmix64, so every stream is the same everywhere.
-double normal_deviate(std::uint64_t seed, std::uint64_t index) {
-  const auto unit = [](std::uint64_t bits) { return (static_cast<double>(bits >> 11) + 0.5) * 0x1.0p-53; };
-  const double u1 = unit(kgate::splitmix64(seed ^ kgate::splitmix64(2 * index)));
-  const double u2 = unit(kgate::splitmix64(seed ^ kgate::splitmix64(2 * index + 1)));
-  return std::sqrt(-2 * std::log(u1)) * std::cos(2 * std::numbers::pi * u2);
-}
+using kgate::synthetic::normal_deviate;
 
 // The timing loop as the bench runs it: one sample, then a check. Wall time runs at twice the GPU
 // time, as launch overhead and the clock readings between samples make it.

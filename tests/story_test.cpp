@@ -12,10 +12,10 @@
 #include <cmath>
 #include <filesystem>
 
-#include "cli.hpp"
 #include "kgate/results_io.hpp"
 #include "kgate/workload.hpp"
 #include "src/kgate/report_format.hpp"
+#include "tests/cli_runner.hpp"
 #include "tests/synthetic_results.hpp"
 #include "tests/xml_check.hpp"
 
@@ -80,20 +80,8 @@ std::vector<std::string> observations(const Document& doc) {
   return std::get<kgate::report::Bullets>(s->blocks.front()).items;
 }
 
-struct Outcome {
-  int status;
-  std::string out, err;
-};
-
-Outcome kgate_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "kgate");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::ostringstream out, err;
-  const int status = kgate::kgate_main(static_cast<int>(args.size()), argv.data(), out, err);
-  return {status, out.str(), err.str()};
-}
+using kgate::cli_test::kgate_cli;
+using kgate::cli_test::Outcome;
 
 // ---------------------------------------------------------------------------------------------
 

@@ -73,8 +73,10 @@ BaselineError baseline_error(std::span<const double> baseline, std::span<const d
 Tolerance widen_by_baseline(const Tolerance& floor, const BaselineError& baseline,
                             double factor = kBaselineErrorFactor);
 
-// The values of a tensor's device bytes (dtype-typed), as doubles.
+// The values of a tensor's device bytes (dtype-typed), as doubles, and back: each value rounded
+// to nearest-even as the device stores it.
 std::vector<double> decode_values(DType dtype, std::span<const std::byte> raw);
+std::vector<std::byte> encode_values(DType dtype, std::span<const double> values);
 
 // Host conversions, round-to-nearest-even as the device's __float2bfloat16_rn.
 std::uint16_t float_to_bf16_bits(float value);

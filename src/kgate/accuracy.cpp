@@ -149,6 +149,36 @@ Tolerance widen_by_baseline(const Tolerance& floor, const BaselineError& baselin
           .abs_floor = floor.abs_floor + factor * baseline.max_abs};
 }
 
+std::vector<std::byte> encode_values(DType dtype, std::span<const double> values) {
+  std::vector<std::byte> raw(values.size() * size_of(dtype));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    std::byte* dst = raw.data() + i * size_of(dtype);
+    switch (dtype) {
+      case DType::bf16: {
+        const std::uint16_t bits = float_to_bf16_bits(static_cast<float>(values[i]));
+        std::memcpy(dst, &bits, 2);
+        break;
+      }
+      case DType::fp16: {
+        const std::uint16_t bits = float_to_fp16_bits(static_cast<float>(values[i]));
+        std::memcpy(dst, &bits, 2);
+        break;
+      }
+      case DType::fp32: {
+        const float v = static_cast<float>(values[i]);
+        std::memcpy(dst, &v, 4);
+        break;
+      }
+      case DType::i32: {
+        const std::int32_t v = static_cast<std::int32_t>(values[i]);
+        std::memcpy(dst, &v, 4);
+        break;
+      }
+    }
+  }
+  return raw;
+}
+
 std::vector<double> decode_values(DType dtype, std::span<const std::byte> raw) {
   const std::size_t width = size_of(dtype);
   std::vector<double> values(raw.size() / width);

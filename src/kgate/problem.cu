@@ -69,36 +69,6 @@ double round_to(DType dtype, double value) {
   return value;
 }
 
-std::vector<std::byte> encode(DType dtype, const std::vector<double>& values) {
-  std::vector<std::byte> raw(values.size() * size_of(dtype));
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    std::byte* dst = raw.data() + i * size_of(dtype);
-    switch (dtype) {
-      case DType::bf16: {
-        const std::uint16_t bits = float_to_bf16_bits(static_cast<float>(values[i]));
-        std::memcpy(dst, &bits, 2);
-        break;
-      }
-      case DType::fp16: {
-        const std::uint16_t bits = float_to_fp16_bits(static_cast<float>(values[i]));
-        std::memcpy(dst, &bits, 2);
-        break;
-      }
-      case DType::fp32: {
-        const float v = static_cast<float>(values[i]);
-        std::memcpy(dst, &v, 4);
-        break;
-      }
-      case DType::i32: {
-        const std::int32_t v = static_cast<std::int32_t>(values[i]);
-        std::memcpy(dst, &v, 4);
-        break;
-      }
-    }
-  }
-  return raw;
-}
-
 std::vector<double> generate_on_host(const TensorSpec& spec, std::uint64_t seed) {
   std::vector<double> values(spec.count);
   if (spec.custom_init) {
@@ -154,7 +124,7 @@ void ProblemInstance::fill_inputs(std::uint64_t seed, bool keep_host_copy, cudaS
       void* ptr = copies_[c][t].get();
       if (spec.custom_init || (keep_host_copy && c == 0)) {
         std::vector<double> values = generate_on_host(spec, tseed);
-        const std::vector<std::byte> raw = encode(spec.dtype, values);
+        const std::vector<std::byte> raw = encode_values(spec.dtype, values);
         KGATE_CUDA_CHECK(cudaMemcpyAsync(ptr, raw.data(), raw.size(), cudaMemcpyHostToDevice, stream));
         KGATE_CUDA_CHECK(cudaStreamSynchronize(stream));  // `raw` dies at the end of this scope
         if (c == 0 && keep_host_copy) host_inputs_[t] = std::move(values);
