@@ -58,13 +58,19 @@ void add_record(RunResults& results, BenchmarkRecord record) {
   results.benchmarks.push_back(std::move(record));
 }
 
+// Every benchmark of the suite, in its order: each variant x bench shape, then the workloads.
+std::vector<std::string> suite_names(const Registry& registry, const std::vector<WorkloadPlan>& workloads) {
+  std::vector<std::string> names;
+  for (const Variant* v : registry.variants())
+    for (const Shape& s : registry.find_family(v->info.family)->bench_shapes()) names.push_back(benchmark_name(*v, s));
+  for (const WorkloadPlan& w : workloads) names.push_back(w.name);
+  return names;
+}
+
 // The benchmarks of this process's shard (--kgate_shard), from every benchmark of the suite in
 // its order: each shard process computes the same split on its own.
 std::set<std::string> names_in_shard(const BenchOptions& options, const Registry& registry, const std::vector<WorkloadPlan>& workloads) {
-  std::vector<std::string> names;
-  for (const Variant* v : registry.variants())
-    for (const Shape& s : registry.find_family(v->info.family)->bench_shapes()) names.push_back(v->info.full_name() + "/" + s.id());
-  for (const WorkloadPlan& w : workloads) names.push_back(w.name);
+  const std::vector<std::string> names = suite_names(registry, workloads);
   std::map<std::string, double> durations;
   if (!options.shard_durations.empty()) durations = benchmark_durations(read_results_file(options.shard_durations));
   const std::vector<std::string> mine = split_into_shards(names, options.shard->count, durations)[static_cast<std::size_t>(options.shard->index)];
@@ -166,12 +172,8 @@ int run(int argc, char** argv) {
   if (!flag_value(original_args, "--benchmark_list_tests").empty() &&
       flag_value(original_args, "--benchmark_list_tests") != "false") {
     // Listing needs no GPU: names come from the registry alone.
-    for (const Variant* v : registry.variants())
-      for (const Shape& s : registry.find_family(v->info.family)->bench_shapes())
-        if (const std::string name = v->info.full_name() + "/" + s.id(); !outside_shard(name))
-          benchmark::RegisterBenchmark(name.c_str(), [](benchmark::State&) {});
-    for (const WorkloadPlan& w : workload_plans)
-      if (!outside_shard(w.name)) benchmark::RegisterBenchmark(w.name.c_str(), [](benchmark::State&) {});
+    for (const std::string& name : suite_names(registry, workload_plans))
+      if (!outside_shard(name)) benchmark::RegisterBenchmark(name.c_str(), [](benchmark::State&) {});
     benchmark::RunSpecifiedBenchmarks();
     return 0;
   }

@@ -40,7 +40,7 @@ std::vector<BenchmarkPlan> plan_benchmarks(const Registry& registry, const Devic
   for (const Variant* variant : registry.variants()) {
     const Family* family = registry.find_family(variant->info.family);
     for (const Shape& shape : family->bench_shapes()) {
-      BenchmarkPlan plan{family, variant, shape, variant->info.full_name() + "/" + shape.id(), 1, {}};
+      BenchmarkPlan plan{family, variant, shape, benchmark_name(*variant, shape), 1, {}};
       const std::size_t per_copy = instance_bytes(*family, shape);
       plan.copies = copies_for(per_copy, device.l2_bytes);
       if (device.compute_capability < variant->info.min_compute_capability) {

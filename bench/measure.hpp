@@ -1,6 +1,8 @@
 #pragma once
 // One benchmark, start to finish: instance, first launch, correctness check, kernel records, cold and hot timing,
 // and the derived figures. Faults are caught and recorded, never propagated.
+#include <string>
+
 #include "kgate/cuda_check.hpp"
 #include "kgate/registry.hpp"
 #include "kgate/results.hpp"
@@ -18,6 +20,11 @@ struct BenchmarkPlan {
   int copies = 1;           // input copies rotated in cold mode
   std::string skip_reason;  // set when the benchmark cannot run on this device
 };
+
+// "<family>/<variant>/<shape id>": the one name a benchmark has in results, baselines and filters.
+inline std::string benchmark_name(const Variant& variant, const Shape& shape) {
+  return variant.info.full_name() + "/" + shape.id();
+}
 
 // Every registered variant x bench shape, with copies sized against the L2 and skips decided
 // against the device (compute capability, memory).
