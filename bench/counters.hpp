@@ -4,6 +4,9 @@
 //    check and before its timing, with tracing off again before the first timed sample;
 //  - hardware counters (range profiler): one pass over all benchmarks after all timing, with the
 //    profiler enabled once for the whole pass (enabling it costs more than a small kernel's replay).
+//    Each benchmark's call is replayed once per pass the metrics need, the L2 emptied before every
+//    pass by the timer's own flush, so the counters (gpu__time_duration included) describe the
+//    launch the cold mode times and not one that finds the cache as CUPTI's kernel replay leaves it.
 // Both degrade, never crash: when CUPTI cannot trace or profile here (permissions, a profiler
 // already attached, an unsupported GPU) one warning is printed and every record says why.
 #include <functional>
@@ -15,6 +18,7 @@
 #include "kgate/cupti.hpp"
 #include "kgate/registry.hpp"
 #include "kgate/results.hpp"
+#include "kgate/timing.hpp"
 
 namespace kgate::bench {
 
@@ -27,8 +31,9 @@ class CounterPass {
  public:
   // Builds the range profiler's configuration for these metrics (empty: the default list) up
   // front, before any timing, and keeps it for run(); throws UnknownMetrics naming the ones this
-  // chip does not know. The profiler is enabled only from run() on.
-  explicit CounterPass(std::vector<std::string> metrics);
+  // chip does not know. The profiler is enabled only from run() on. Every replay pass starts
+  // with `timer`'s L2 flush, which must outlive this object.
+  CounterPass(std::vector<std::string> metrics, GpuTimer& timer);
 
   // The kernels one call of launch_once really ran; empty when the Activity API is unavailable.
   std::vector<KernelRecord> trace(const std::function<void()>& launch_once) const;
@@ -38,9 +43,11 @@ class CounterPass {
 
   // The range-profiler metrics of every benchmark that ran, each on a fresh instance; records that
   // name no registered variant go to `profile_other`, with the same profiler enabled once for all.
+  // Records in the run's context how the passes were prepared (counters_replay, counters_l2_flush).
   void run(RunResults& results, const Registry& registry, const ProfileOther& profile_other);
 
  private:
+  L2Flush flush_;
   std::unique_ptr<RangeProfiler> profiler_;  // null when counters_unavailable_ says why
   std::string counters_unavailable_;
   std::string activity_unavailable_;

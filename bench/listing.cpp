@@ -15,6 +15,7 @@ const char* access_name(Access access) {
     case Access::output: return "output";
     case Access::inout: return "inout";
     case Access::scratch: return "scratch";
+    case Access::zeroed_scratch: return "zeroed_scratch";
   }
   return "?";
 }

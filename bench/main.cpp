@@ -198,10 +198,11 @@ int run(int argc, char** argv) {
     if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) results.context.extra["cuda_visible_devices"] = visible;
   }
 
+  GpuTimer timer(device, options.timing);
   std::optional<CounterPass> counters;
   if (options.counters) {
     try {
-      counters.emplace(options.metrics);  // unknown metric names are refused here, before any timing
+      counters.emplace(options.metrics, timer);  // unknown metric names are refused here, before any timing
     } catch (const UnknownMetrics& e) {
       std::cerr << "kgate_bench: " << e.what() << "\n";
       return 2;
@@ -221,7 +222,6 @@ int run(int argc, char** argv) {
     phase_start = std::chrono::steady_clock::now();
   };
 
-  GpuTimer timer(device, options.timing);
   if (options.resume.empty()) {
     std::cerr << "kgate_bench: measuring the ceilings of " << device.name << "...\n";
     results.context.calibration = measure_calibration(device, timer);

@@ -52,7 +52,8 @@ kgate flags (Google Benchmark's own flags, listed below them, work as usual):
   --kgate_flush=read|write      how cold mode empties the L2: read or memset a buffer of twice its size (default read)
   --kgate_target_rsd=FRACTION   relative stddev that ends sampling early (default 0.005)
   --kgate_throttle=FRACTION     drop samples whose SM clock is below this fraction of the default clock (default 0.75)
-  --kgate_counters=on|off       CUPTI pass after timing: kernel records and range-profiler metrics (default on)
+  --kgate_counters=on|off       CUPTI pass after timing: kernel records and range-profiler metrics, each
+                                replay pass after the L2 is emptied as for a cold sample (default on)
   --kgate_metrics=a,b,...       range-profiler metrics (default: kgate's list; any metric the chip supports)
   --kgate_check=on|off          check each benchmark's output against the reference before timing (default on)
   --kgate_workloads=NAME,...    the workload benchmarks to run instead of the suite's, by name, e.g.

@@ -264,12 +264,9 @@ void profile_workload(BenchmarkRecord& record, const Registry& registry, RangePr
     if (!run.variant) throw StepUnavailable("variant " + step.family + "/" + step.variant + " is not registered in this build");
     run.instance = make_instance(*run.family, Shape::parse(step.shape), record.name + "/" + step.label, nullptr);
   }
-  const auto launch_once = [&] {
+  const RangeProfile profile = profiler.profile([&] {
     for (const StepRun& step : steps) step.launch(nullptr);
-    KGATE_CUDA_CHECK(cudaDeviceSynchronize());
-  };
-  launch_once();  // warm: module loading and handle creation stay out of the profile
-  const RangeProfile profile = profiler.profile(launch_once);
+  });
   record.metrics = profile.combined;
   std::vector<TimelineKernel>& timeline = record.workload->timeline;
   if (profile.kernels.size() == timeline.size()) {

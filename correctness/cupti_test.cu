@@ -6,8 +6,10 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
+#include <functional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "kgate/ctest_gpu.hpp"
 #include "kgate/cuda_check.hpp"
@@ -193,6 +195,77 @@ TEST(RangeProfiler, DurationIsCollectedButNotReportedUnlessAsked) {
   EXPECT_EQ(copy.values.size(), 2u);
   EXPECT_EQ(profile.combined.size(), 2u);
   EXPECT_FALSE(profile.combined.contains("gpu__time_duration.sum"));
+}
+
+// User replay: the call runs once unprofiled, then once per pass, each after the pass setup.
+TEST(RangeProfiler, SetupRunsBeforeEveryPass) {
+  if (const std::string why = counters_missing(); !why.empty()) GTEST_SKIP() << why;
+  constexpr std::size_t n = std::size_t{1} << 20;
+  const Floats a(n), b(n);
+  std::size_t setups = 0, calls = 0;
+  kgate::RangeProfiler profiler(kgate::default_range_metrics(), [&] { ++setups; });
+  const kgate::RangeProfile profile = profiler.profile([&] {
+    ++calls;
+    launch_copy(a.get(), b.get(), n);
+  });
+  EXPECT_EQ(only_kernel(profile).range_name, "0");
+  EXPECT_EQ(setups, profiler.passes());
+  EXPECT_EQ(calls, profiler.passes() + 1);
+}
+
+std::size_t l2_bytes() {
+  int device = 0, bytes = 0;
+  KGATE_CUDA_CHECK(cudaGetDevice(&device));
+  KGATE_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device));
+  return static_cast<std::size_t>(bytes);
+}
+
+// A pass whose setup empties the L2, as kgate_bench's counter pass does, reads a copy's input from
+// DRAM once, even for an input that fits in the L2 many times over. (Without a setup, a pass on an
+// H200 also read all of it from DRAM: CUPTI's pass boundary itself leaves the L2 without the
+// input, so what the setup decides is the state the L2 is left in, clean or dirty, as the timed
+// cold mode leaves it.)
+TEST(RangeProfiler, FlushedPassesReadTheirInputFromDram) {
+  if (const std::string why = counters_missing(); !why.empty()) GTEST_SKIP() << why;
+  const std::size_t floats = l2_bytes() / 4 / sizeof(float);  // input and output: half the L2
+  const Floats in(floats), out(floats);
+  KGATE_CUDA_CHECK(cudaMemset(in.get(), 0, floats * sizeof(float)));
+  const kgate::DeviceAllocation flush(2 * l2_bytes());
+  const auto copy = [&] { launch_copy(in.get(), out.get(), floats); };
+  const std::vector<std::string> metrics{"dram__bytes_read.sum", "gpu__time_duration.sum"};
+  const kgate::RangeProfile emptied =
+      kgate::RangeProfiler(metrics, [&] { KGATE_CUDA_CHECK(cudaMemset(flush.get(), 1, flush.bytes())); }).profile(copy);
+  expect_reads_input_once(only_kernel(emptied), floats);
+}
+
+std::string failure_of(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const std::exception& error) {
+    return error.what();
+  }
+  return "no exception";
+}
+
+// A call that fails part way through a replay leaves the profiler usable for the next benchmark.
+TEST(RangeProfiler, UsableAfterAFailedPass) {
+  if (const std::string why = counters_missing(); !why.empty()) GTEST_SKIP() << why;
+  const Floats in(kLargeFloats), out(kLargeFloats);
+  KGATE_CUDA_CHECK(cudaMemset(in.get(), 0, kLargeFloats * sizeof(float)));
+  std::size_t setups = 0;
+  std::size_t failing_setup = 0;  // the setup that throws; 0: none
+  kgate::RangeProfiler profiler(kgate::default_range_metrics(), [&] {
+    if (++setups == failing_setup) throw std::runtime_error("synthetic-setup-failure");
+  });
+  const auto copy = [&] { launch_copy(in.get(), out.get(), kLargeFloats); };
+  failing_setup = profiler.passes() > 1 ? 2 : 1;  // mid-replay when there is more than one pass
+  EXPECT_EQ(failure_of([&] { profiler.profile(copy); }), "synthetic-setup-failure");
+  EXPECT_EQ(setups, failing_setup);
+  EXPECT_EQ(failure_of([&] { profiler.profile([] { throw std::runtime_error("synthetic-launch-failure"); }); }),
+            "synthetic-launch-failure");
+
+  failing_setup = 0;
+  expect_reads_input_once(only_kernel(profiler.profile(copy)), kLargeFloats);
 }
 
 // The order a benchmark run uses: trace the timing pass, profile, then trace the next benchmark,

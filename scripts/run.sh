@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: build; on a GPU, check every kernel variant, benchmark the suite (and PyTorch's
 # peers, when python3 has torch), compare it with the stored baseline of this GPU and write the
-# report. Exits 1 when the gate finds a regression.
+# report. Exits 1 when the gate finds a regression. On a machine with several GPUs (all of
+# CUDA_VISIBLE_DEVICES, else all that nvidia-smi lists) the tests and the suite are spread over them.
 # Without a GPU it builds, says so, and renders the report of the most recent recorded run instead.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -36,11 +37,20 @@ if ! kgate_has_gpu; then
 fi
 
 nvidia-smi -L
+mapfile -t gpus < <(kgate_visible_gpus)
 echo "kgate: correctness suite"
-ctest --test-dir "$build" -L gpu -j 4 --output-on-failure
+# Four tests at a time on each GPU: most are short, and a GPU runs them side by side.
+"$KGATE_ROOT/scripts/gpu-tests.sh" --build "$build" --slots 4
 echo "kgate: benchmark suite"
-"$build/bench/kgate_bench" --kgate_out_dir="$runs"
-run=$(ls -t "$runs"/*.json | head -n 1)
+# A benchmark that failed (exit 1) is in the run and the report; anything worse stops the job.
+if ((${#gpus[@]} > 1)); then
+  # One shard per GPU, merged into one run that records which GPU measured each benchmark.
+  run="$runs/$(date -u +%Y%m%dT%H%M%SZ)-$(kgate_gpu_slug "${gpus[0]}").json"
+  "$KGATE_ROOT/scripts/shard-run.sh" --build "$build" --out-dir "${run%.json}-shards" --out "$run" || (($? == 1))
+else
+  "$build/bench/kgate_bench" --kgate_out_dir="$runs" || (($? == 1))
+  run=$(ls -t "$runs"/*.json | head -n 1)
+fi
 # Peers (docs/peers.md): PyTorch's implementations of the same problems, timed the same way and
 # merged into the run for the report. They are never gated.
 if python3 -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then

@@ -59,9 +59,8 @@ fi
 [[ -z ${CUDA_VISIBLE_DEVICES:-} ]] && export CUDA_DEVICE_ORDER=PCI_BUS_ID
 
 if [[ -z $durations ]]; then
-  # The baseline of this GPU model, named as kgate names baselines (gpu_slug in provenance.hpp).
-  slug=$(nvidia-smi --query-gpu=name --format=csv,noheader -i "${visible[0]}" 2>/dev/null | head -n 1 |
-         tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/g; s/^-+//; s/-+$//')
+  # The baseline of this GPU model.
+  slug=$(kgate_gpu_slug "${visible[0]}")
   [[ -n $slug && -f $KGATE_ROOT/baselines/$slug/kgate.json ]] && durations=$KGATE_ROOT/baselines/$slug/kgate.json
 fi
 duration_flag=()

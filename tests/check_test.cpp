@@ -55,6 +55,37 @@ class SyntheticCheckFamily final : public kgate::TypedFamily<SyntheticArgs> {
   bool only_long_shapes_;
 };
 
+// An output and arrival counters kept as zeroed scratch, with a tolerance loose enough to pass
+// any counter value: the zero rule must not take it.
+class SyntheticCountersFamily final : public kgate::TypedFamily<SyntheticArgs> {
+ public:
+  std::string name() const override { return "synthetic-counters"; }
+  std::string description() const override { return "a synthetic family with zeroed scratch"; }
+  std::vector<Shape> test_shapes() const override { return {SyntheticCheckFamily::shape(3)}; }
+  std::vector<Shape> bench_shapes() const override { return test_shapes(); }
+  std::vector<kgate::TensorSpec> tensors(const Shape& s) const override {
+    const auto n = static_cast<std::size_t>(s.at("n"));
+    return {{.name = "out", .dtype = DType::fp32, .count = n, .access = Access::output},
+            {.name = "arrivals", .dtype = DType::i32, .count = 2, .access = Access::zeroed_scratch}};
+  }
+  double min_bytes(const Shape& s) const override { return 4.0 * s.at("n"); }
+  double flops(const Shape&) const override { return 0; }
+  void reference(const Shape&, kgate::HostTensors&) const override {}
+  kgate::Tolerance tolerance(const Shape&) const override { return {.rel_l2 = 1e9, .max_ulps = 1e9, .abs_floor = 1e9}; }
+  SyntheticArgs make_args(const Shape&, const kgate::TensorViews& v) const override { return {v.get<float>(0)}; }
+};
+
+// Checks out = {1, 2, 4} against itself and arrivals as the device left them; the expected values
+// hold nothing for the arrivals, whose expectation is zero by definition.
+kgate::InstanceCheck check_counters(std::vector<double> arrivals) {
+  const SyntheticCountersFamily family;
+  const Shape shape = SyntheticCheckFamily::shape(3);
+  const std::vector<double> exact = {1.0, 2.0, 4.0};
+  const std::vector<std::vector<std::byte>> outputs = {kgate::encode_values(DType::fp32, exact),
+                                                        kgate::encode_values(DType::i32, arrivals)};
+  return kgate::check_outputs(family, shape, family.tensors(shape), {exact, {}}, nullptr, outputs, "synthetic");
+}
+
 void synthetic_launch(const SyntheticArgs&, cudaStream_t) {}
 
 kgate::Variant synthetic_variant(std::string name) {
@@ -141,6 +172,26 @@ TEST(Check, TheBaselineWidensOnlyTheFamilysTolerance) {
   const kgate::InstanceCheck aux = check(0, 2e-3, 1.0);
   EXPECT_TRUE(aux.tensors[0].passed()) << aux.describe();
   EXPECT_FALSE(aux.tensors[1].passed()) << aux.describe();
+}
+
+TEST(Check, ZeroedScratchMustReadZeroAfterTheLaunch) {
+  EXPECT_TRUE(kgate::is_checked(Access::zeroed_scratch));
+  const kgate::InstanceCheck left_zeroed = check_counters({0, 0});
+  ASSERT_EQ(left_zeroed.tensors.size(), 2u);
+  EXPECT_EQ(left_zeroed.tensors[1].tensor, "arrivals");
+  EXPECT_TRUE(left_zeroed.passed()) << left_zeroed.describe();
+  // A counter left at 1 (a launch that did not reset it) fails, though the family's tolerance
+  // would pass it; the output is unaffected.
+  const kgate::InstanceCheck left_counting = check_counters({0, 1});
+  EXPECT_FALSE(left_counting.passed());
+  EXPECT_TRUE(left_counting.tensors[0].passed()) << left_counting.describe();
+  EXPECT_EQ(left_counting.tensors[1].violations, 1u) << left_counting.describe();
+  const SyntheticCountersFamily family;
+  const Shape shape = SyntheticCheckFamily::shape(3);
+  const kgate::Tolerance exact = kgate::tensor_tolerance(family, shape, family.tensors(shape)[1]);
+  EXPECT_EQ(exact.rel_l2, 0);
+  EXPECT_EQ(exact.max_ulps, 0);
+  EXPECT_EQ(exact.abs_floor, 0);
 }
 
 TEST(Check, MismatchedInputsAreRejected) {

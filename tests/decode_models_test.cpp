@@ -252,12 +252,12 @@ TEST(DecodeAttentionModel, SoftmaxWeightsByHand) {
   const auto& f = family("decode_attention");
   // d = 1 (scale 1): q = 1, keys 0 and ln 3 give weights 1/4 and 3/4; a third key past the length
   // (l = 3, length 2) must be ignored.
-  HostTensors t = {{1.0}, {0.0, std::log(3.0), 100.0}, {2.0, 6.0, 1000.0}, {2}, {0.0}, {}, {}};
+  HostTensors t = {{1.0}, {0.0, std::log(3.0), 100.0}, {2.0, 6.0, 1000.0}, {2}, {0.0}, {}, {}, {}};
   f.reference(attention(1, 1, 1, 1, 3), t);
   EXPECT_NEAR(t[4][0], 0.25 * 2.0 + 0.75 * 6.0, 1e-12);
   // Scale 1/sqrt(d): d = 4 with the same dot products scaled by 2 gives the same weights.
   HostTensors t4 = {{1, 1, 1, 1}, {0, 0, 0, 0, 0.5 * std::log(3.0), 0.5 * std::log(3.0), 0.5 * std::log(3.0), 0.5 * std::log(3.0)},
-                    {2, 2, 2, 2, 6, 6, 6, 6}, {2}, std::vector<double>(4), {}, {}};
+                    {2, 2, 2, 2, 6, 6, 6, 6}, {2}, std::vector<double>(4), {}, {}, {}};
   f.reference(attention(1, 1, 1, 4, 2), t4);
   for (double v : t4[4]) EXPECT_NEAR(v, 5.0, 1e-12);
 }
@@ -295,9 +295,9 @@ TEST(DecodeAttentionModel, PagedReferenceMatchesContiguousThroughThePageTable) {
           v_pages[((page * 2 + h) * 16 + j % 16) * row + e] = v[((b * 2 + h) * 40 + j) * row + e];
         }
       }
-  HostTensors tc = {q, k, v, lengths, std::vector<double>(q.size()), {}, {}};
+  HostTensors tc = {q, k, v, lengths, std::vector<double>(q.size()), {}, {}, {}};
   contiguous.reference(s, tc);
-  HostTensors tp = {q, k_pages, v_pages, table, lengths, std::vector<double>(q.size()), {}, {}};
+  HostTensors tp = {q, k_pages, v_pages, table, lengths, std::vector<double>(q.size()), {}, {}, {}};
   paged.reference(s, tp);
   EXPECT_EQ(tc[4], tp[5]);
 }
@@ -311,6 +311,11 @@ TEST(DecodeAttentionModel, ScratchIsDeclaredAsScratchAndLargeEnough) {
       const auto& lse = spec_named(specs, "partial_lse");
       EXPECT_EQ(partial.access, kgate::Access::scratch);
       EXPECT_EQ(lse.access, kgate::Access::scratch);
+      // One arrival counter per (sequence, KV head), which the launches keep zeroed.
+      const auto& arrivals = spec_named(specs, "arrivals");
+      EXPECT_EQ(arrivals.access, kgate::Access::zeroed_scratch);
+      EXPECT_EQ(arrivals.dtype, DType::i32);
+      EXPECT_EQ(arrivals.count, static_cast<std::size_t>(dims.batch * dims.kv_heads)) << s.id();
       const int splits = kgate::kernels::max_splits(dims.batch * dims.kv_heads, dims.max_len);
       EXPECT_EQ(lse.count, static_cast<std::size_t>(dims.batch * dims.q_heads * splits)) << s.id();
       EXPECT_EQ(partial.count, lse.count * static_cast<std::size_t>(dims.head_dim)) << s.id();
@@ -366,6 +371,51 @@ TEST(DecodeAttentionSplitPlan, PiecesAreAlignedAndCoverEachSequenceExactly) {
       EXPECT_LE(used, splits) << length << " keys, " << splits << " splits";
       EXPECT_GE(static_cast<std::int64_t>(used) * piece, length);  // every key in some piece
       EXPECT_LT(static_cast<std::int64_t>(used - 1) * piece, length);  // no piece empty
+    }
+  }
+}
+
+TEST(DecodeAttentionModel, RaggedCachesHoldNanPastEachLength) {
+  const auto& f = family("decode_attention");
+  const Shape s = ragged_attention(3, 4, 2, 8, 40);
+  const auto specs = f.tensors(s);
+  const std::vector<double> lengths = generate(spec_named(specs, "lengths"), 0);
+  ASSERT_LT(*std::min_element(lengths.begin(), lengths.end()), 40.0) << "the fixture needs a short sequence";
+  for (const char* name : {"k_cache", "v_cache"}) {
+    const std::vector<double> cache = generate(spec_named(specs, name), 5);
+    ASSERT_EQ(cache.size(), static_cast<std::size_t>(3 * 2 * 40 * 8));
+    for (std::size_t i = 0; i < cache.size(); ++i) {
+      const std::size_t b = i / (2 * 40 * 8), key = i / 8 % 40;
+      if (static_cast<double>(key) < lengths[b])
+        EXPECT_EQ(cache[i], kgate::random_value(5, i, {})) << name << " [" << i << "]";
+      else
+        EXPECT_TRUE(std::isnan(cache[i])) << name << " [" << i << "]";
+    }
+  }
+  // Full sequences have no unused rows: the harness fills the cache on the device.
+  EXPECT_FALSE(static_cast<bool>(spec_named(f.tensors(attention(1, 32, 8, 128, 32768)), "k_cache").custom_init));
+}
+
+TEST(DecodeAttentionSplitPlan, EverySequenceIsCutWhereTheLongestIs) {
+  using kgate::kernels::pieces_of;
+  using kgate::kernels::split_length;
+  // The kernels cut every sequence into the pieces of the longest (max_len): a block's keys are
+  // known before its sequence's length, and a shorter sequence fills a prefix of the pieces.
+  EXPECT_EQ(pieces_of(32768, 512), 64);
+  EXPECT_EQ(pieces_of(1000, 512), 2);
+  EXPECT_EQ(pieces_of(512, 512), 1);
+  EXPECT_EQ(pieces_of(513, 512), 2);
+  for (int max_len : {1, 17, 1000, 2047, 32768}) {
+    for (int splits : {1, 3, 47, 64, 512}) {
+      const int piece = split_length(max_len, splits), pieces = pieces_of(max_len, piece);
+      EXPECT_LE(pieces, splits) << max_len << " keys, " << splits << " splits";
+      for (int length = 1; length <= max_len; length += 1 + length / 7) {
+        const int used = pieces_of(length, piece);
+        EXPECT_GE(used, 1);
+        EXPECT_LE(used, pieces) << length << " of " << max_len << " keys, " << splits << " splits";
+        EXPECT_GE(static_cast<std::int64_t>(used) * piece, length);      // every key in some piece
+        EXPECT_LT(static_cast<std::int64_t>(used - 1) * piece, length);  // no used piece empty
+      }
     }
   }
 }

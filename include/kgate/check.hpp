@@ -19,16 +19,18 @@ struct InstanceCheck {
   std::string describe() const;
 };
 
-// Outputs and in-place tensors are checked; inputs and scratch never are.
+// Outputs and in-place tensors are checked against the expected values, zeroed scratch against
+// zero (a launch must leave it as it found it); inputs and scratch never are.
 bool is_checked(Access access);
 
-// The tensor's own tolerance when it declares one, otherwise the family's for the shape.
+// Zeroed scratch: exactly zero. Otherwise the tensor's own tolerance when it declares one, else
+// the family's for the shape.
 Tolerance tensor_tolerance(const Family& family, const Shape& shape, const TensorSpec& spec);
 
-// `expected` and `baseline` hold values per tensor in declaration order (only the checked
-// tensors' entries are read); `baseline` is null when none applies, and widens the tolerance of
-// the tensors without one of their own. `outputs` holds the device bytes of each tensor, empty
-// for the unchecked ones.
+// `expected` and `baseline` hold values per tensor in declaration order (only the entries of the
+// checked tensors other than zeroed scratch are read); `baseline` is null when none applies, and
+// widens the tolerance of the tensors without one of their own. `outputs` holds the device bytes
+// of each tensor, empty for the unchecked ones.
 InstanceCheck check_outputs(const Family& family, const Shape& shape, const std::vector<TensorSpec>& specs,
                             const HostTensors& expected, const HostTensors* baseline,
                             const std::vector<std::vector<std::byte>>& outputs, std::string reference);

@@ -2,8 +2,10 @@
 // What kgate learns from CUPTI, in two independent parts:
 //  - KernelTrace (Activity API): which kernels a variant really launched, with their launch
 //    configuration and duration, so a report shows what ran and not only what was asked for.
-//  - RangeProfiler (Range Profiling API, auto range + kernel replay): hardware counters per
-//    kernel, replayed as many passes as the metrics need.
+//  - RangeProfiler (Range Profiling API, auto range + user replay): hardware counters per
+//    kernel; the profiled call is run once per pass the metrics need, each pass after a setup
+//    its caller chooses (kgate_bench empties the L2 as before a cold sample), so the counters
+//    describe the launch the cold mode times.
 // Either may be unavailable (no GPU, no profiling permission, running under Nsight, unsupported
 // device) while the other works; each says why instead of crashing, so a benchmark run can print
 // one warning and still record its timings. The two must not be active at the same time: trace
@@ -76,27 +78,40 @@ struct RangeProfile {
 
 std::vector<std::string> default_range_metrics();
 
+// Runs before every replay pass, outside the profiled ranges, and leaves the device as each pass
+// should find it: CUPTI restores no memory under user replay. (Its pass boundary does not keep the
+// L2 either: on an H200 a pass without a setup read an L2-sized input from DRAM again. So the setup
+// decides in what state the L2 is left — clean, or holding dirty lines — as the timed cold mode
+// does.) The device is synchronized after it, so it may use any stream.
+using PassSetup = std::function<void()>;
+
 class RangeProfiler {
  public:
   // Builds the counter configuration for these metrics on the current device once. Throws
   // ProfilerError when profiling is unavailable, or listing every metric name this chip does not
-  // know (or cannot collect).
-  explicit RangeProfiler(std::vector<std::string> metrics = default_range_metrics());
+  // know (or cannot collect). `before_each_pass` may be empty: passes then follow one another.
+  explicit RangeProfiler(std::vector<std::string> metrics = default_range_metrics(), PassSetup before_each_pass = {});
   RangeProfiler(const RangeProfiler&) = delete;
   RangeProfiler& operator=(const RangeProfiler&) = delete;
   ~RangeProfiler();
 
-  // Runs launch_once with the profiler on; CUPTI replays each kernel it launches as many times as
-  // the metrics need, restoring device memory between passes. Launches must not depend on each
-  // other's concurrency (each kernel runs alone) and must be plain launches, not graph launches.
-  // Synchronizes the device. Reusable: call it once per benchmark. The first call enables the
-  // profiler on the context and it stays enabled until this object is destroyed (enabling costs
-  // more than a small kernel's replay), so KernelTrace::start() throws meanwhile. Throws
-  // ProfilerError while a KernelTrace is recording, or when launch_once launches more than 64 kernels.
+  // Profiles each kernel launch_once launches (auto range: one range per kernel, in launch order)
+  // by user replay: launch_once runs once unprofiled, so one-time work (lazy module loading,
+  // library handles, workspace allocation) stays out of the passes, then once per pass, each
+  // after before_each_pass. Every pass must launch the same kernels. Device memory is not
+  // restored between passes: a kernel that updates its data in place (RoPE, fused add + RMSNorm)
+  // runs each pass on the previous pass's output, which does the same work and so gives the same
+  // counters. Launches must not depend on each other's concurrency (CUPTI runs each kernel alone)
+  // and must be plain launches, not graph launches. Synchronizes the device. Reusable: call it
+  // once per benchmark. The first call enables the profiler on the context and it stays enabled
+  // until this object is destroyed (enabling costs more than a small kernel's replay), so
+  // KernelTrace::start() throws meanwhile; after a failed call the next one enables it afresh.
+  // Throws ProfilerError while a KernelTrace is recording, or when launch_once launches more than
+  // 64 kernels; rethrows what launch_once or before_each_pass throw.
   RangeProfile profile(const std::function<void()>& launch_once);
 
   const std::vector<std::string>& metrics() const;
-  std::size_t passes() const;  // replay passes per kernel for this metric set
+  std::size_t passes() const;  // replay passes (calls of launch_once profiled) for this metric set
 
  private:
   struct State;

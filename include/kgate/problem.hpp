@@ -15,6 +15,8 @@ struct Variant;  // registry.hpp
 
 class ProblemInstance {
  public:
+  // Allocates every copy's tensors and zero-fills its zeroed scratch (the only time the harness
+  // writes it; synchronizes the default stream).
   ProblemInstance(const Family& family, Shape shape, int copies = 1);
 
   const Family& family() const { return *family_; }
@@ -35,7 +37,7 @@ class ProblemInstance {
   // fp64 host reference on the inputs kept by fill_inputs(keep_host_copy=true), with its baseline
   // widening the tolerance where it has one (Family::baseline); or, at shapes where the family
   // names a device reference (Family::device_reference), that variant's outputs from its own
-  // instance on the same inputs (any fill_inputs suffices).
+  // instance on the same inputs (any fill_inputs suffices). Zeroed scratch must read zero.
   InstanceCheck check() const;
 
  private:

@@ -24,6 +24,12 @@ enum class Access {
   // poisoned like an output, so a kernel that reads scratch it never wrote produces NaN; never
   // filled, never checked, and not part of a family's min_bytes.
   scratch,
+  // Workspace that must hold zeros when a launch starts (arrival counters, semaphores, as
+  // CUTLASS's stream-K requires): allocated per copy and zero-filled once, when the instance is
+  // created, and never again, so a launch must leave it zeroed as it found it. Launches then need
+  // no memset between them and replay from a CUDA graph as they run. The check requires it to
+  // read zero after the launch; otherwise like scratch: never filled, not part of min_bytes.
+  zeroed_scratch,
 };
 
 // Fills a host buffer of `count` values (as doubles) for tensors that are not plain random

@@ -26,7 +26,8 @@ namespace kgate {
 // resident; they differ in what they leave instead. A write (cudaMemsetAsync, nvbench's way) fills
 // the L2 with dirty lines, so the timed kernel's first misses pay for writing them back to DRAM —
 // traffic that is not the kernel's. A read leaves clean lines that are dropped for free, the state
-// a kernel meets after a read-mostly predecessor and the one CUPTI's replay measures.
+// a kernel meets after a read-mostly predecessor. The counter pass empties the L2 the same way
+// before every replay pass, so the counters describe the launch the cold mode times.
 enum class L2Flush { read, write };
 std::string_view to_string(L2Flush flush);
 L2Flush parse_l2_flush(std::string_view text);  // "read" | "write"; throws std::invalid_argument
@@ -68,9 +69,11 @@ class GpuTimer {
   // The SM clock now, in MHz, from a probe kernel spinning a fixed number of cycles.
   double sm_clock_mhz();
 
+  // Empties the L2 as before every cold sample (options().flush), enqueued on stream(): also for
+  // work outside the timer that should meet the cache as a cold sample does (the counter pass).
+  void flush_l2();
+
  private:
-  // Empties the L2 as options_.flush says, on the timer's stream; `fill` varies the written bytes.
-  void flush_l2(unsigned char fill);
   // Enqueues cold sample s: flush, start event, launch on the next of `copies` input copies, stop
   // event. Keeps a reference to `launch`.
   std::function<void(int)> cold_sampler(const CopyLaunch& launch, int copies);
@@ -84,6 +87,7 @@ class GpuTimer {
   cudaStream_t stream_ = nullptr;
   std::vector<cudaEvent_t> starts_, stops_;
   DeviceAllocation flush_buffer_;
+  unsigned char flush_fill_ = 0;  // a write flush writes different bytes each time
   int* hold_flag_host_ = nullptr;  // pinned, mapped: the host releases the hold by writing 1
   int* hold_flag_device_ = nullptr;
   DeviceAllocation probe_result_;

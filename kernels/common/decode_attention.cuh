@@ -9,6 +9,7 @@
 
 #include "block_reduce.cuh"
 #include "decode_attention_args.hpp"
+#include "decode_attention_merge.cuh"
 #include "kgate/family.hpp"
 #include "launch_limits.hpp"
 #include "packed.cuh"
@@ -81,24 +82,40 @@ void launch_naive_attention(const AttentionArgs& a, const Kv& kv, cudaStream_t s
 
 // ---- split-K (flash-decoding) ------------------------------------------------------------------
 //
-// Block (split, KV head, sequence) attends every query head of the KV head's GQA group to one
+// Block (piece, KV head, sequence) attends every query head of the KV head's GQA group to one
 // piece of the sequence, so each K/V row is read from memory once for the whole group. A key's
 // row is spread over D/8 lanes, 16 bytes each; a warp step takes kLoads rows of K and of V per lane
 // and the 4 warps interleave their steps over the piece. The rows travel by asynchronous copies
 // into a ring of kSplitStages steps per warp in shared memory, so a warp has the next
 // kSplitStages - 1 steps in flight while it computes one (with rows loaded into registers, each
 // step's loads waited out its arithmetic: 81% of the read ceiling at batch 64, and ptxas sinks
-// plain loads below MUFU-heavy code anyway). The first copies are issued before q is loaded, so
-// the two latencies overlap. The partial dot products meet by xor-shuffles within each key's
-// lanes; each group of lanes that shares a key slot keeps its own online-softmax state (base 2: q
-// is pre-scaled by log2(e)/sqrt(d)), and the block merges its states in shared memory, in the
-// space the ring used. A single split writes the output directly; otherwise each block writes its
-// normalized partial output and log2-sum-exp, and a second kernel merges the pieces of each
-// (sequence, query head).
+// plain loads below MUFU-heavy code anyway). The partial dot products meet by xor-shuffles within
+// each key's lanes; each group of lanes that shares a key slot keeps its own online-softmax state
+// (base 2: q is pre-scaled by log2(e)/sqrt(d)), and the block merges its states in shared memory,
+// in the space the ring used.
+//
+// The pieces are cut from the longest sequence (decode_attention_args.hpp), so a block knows its
+// keys before it knows its sequence's length: the contiguous cache's first copies, and q, are
+// issued while the length is still in flight (the cache holds max_len rows per sequence; rows
+// past the length are zeroed in the ring before use, since a zero weight would not cancel a NaN
+// there), and the paged cache's first page-table reads go out beside it. With every block
+// starting at once at batch 1, that is a memory round trip less before the device streams.
+//
+// A sequence of one piece is written directly. Otherwise each block writes its normalized partial
+// output and log2-sum-exp and counts itself in the (sequence, KV head)'s arrival counter; the
+// block that completes the count resets it for the next launch and merges the pieces in piece
+// order (decode_attention_merge.cuh), so the result does not depend on which block that is. One
+// launch: a second, merging kernel cost its launch gap and its own latency chain, about 3 µs of
+// 46 at batch 1 and 32K keys; the counter is zeroed scratch (kgate/tensor.hpp), so the launch
+// needs no memset and stays capturable into a CUDA graph.
 
 inline constexpr int kSplitWarps = 4;
 inline constexpr int kSplitThreads = 32 * kSplitWarps;
 inline constexpr int kSplitStages = 4;
+// Warp steps between the L2 prefetch of a page-table entry and its read (a step's 2 KiB of K and V
+// take a warp about a microsecond when the device streams): longer than the memory latency under
+// that load. A 32-byte sector holds the entries of 8 pages.
+inline constexpr int kTableLead = 8;
 
 template <int D, int G>
 struct SplitTile {
@@ -114,62 +131,79 @@ struct SplitTile {
   static constexpr std::size_t kSharedBytes = kRingBytes > kStateBytes ? kRingBytes : kStateBytes;
   // A warp step never crosses a page, and the block's steps tile a piece exactly.
   static_assert(kPageSize % kKeys == 0 && kSplitQuantum % kStride == 0);
+  // The block merges its states with one warp per head, a lane per state.
+  static_assert(kStates <= 32);
+  // The completing block's merge exchanges 24 bytes per thread through the same space.
+  static_assert(kSharedBytes >= kSplitThreads * 24);
 };
 
 template <class Kv, int D, int G>
-__global__ void __launch_bounds__(kSplitThreads) attention_split_kernel(AttentionArgs a, Kv kv, int splits) {
+__global__ void __launch_bounds__(kSplitThreads)
+    attention_split_kernel(AttentionArgs a, Kv kv, int piece, int pieces) {
   using Tile = SplitTile<D, G>;
   __shared__ __align__(16) unsigned char shared[Tile::kSharedBytes];
   // Each thread reads back only the ring slots its own copies filled: no barrier in the loop.
   auto& ring = *reinterpret_cast<uint4 (*)[kSplitStages][Tile::kLoads][2][kSplitThreads]>(shared);
 
   const int split = blockIdx.x, kv_head = blockIdx.y, b = blockIdx.z;
-  const int length = a.lengths[b];
-  const int piece = split_length(length, splits);
+  const int length = a.lengths[b];  // waited for only where the code below needs it
   const int begin = split * piece;
-  if (begin >= length) return;  // a short sequence needs fewer pieces; the whole block leaves
-  const int end = min(length, begin + piece);
+  const int stop = min(a.max_len, begin + piece);  // the piece's end in a sequence of max_len keys
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int slot = lane / Tile::kLanesPerKey, part = lane % Tile::kLanesPerKey;
   const auto keys = kv.cursor(b, kv_head);
   // The warp's step j covers keys warp_begin + j·kStride + [0, kKeys).
   const int warp_begin = begin + warp * Tile::kKeys;
-  const int steps = warp_begin < end ? (end - warp_begin + Tile::kStride - 1) / Tile::kStride : 0;
 
-  // Row of step j's first key (a page-table read when paged; none past the end).
+  // Row of step j's first key (a page-table read when paged; none past the piece), independent of
+  // the length.
   auto row_of = [&](int j) -> std::size_t {
     const int first = warp_begin + j * Tile::kStride;
-    return first < end ? keys.row(first) : 0;
+    return first < stop ? keys.row(first) : 0;
   };
-  // Issues step j's copies as one group; keys past the end (whole steps past the warp's last
+  // Issues step j's copies as one group; keys from `limit` on (whole steps past the warp's last
   // included) are zero-filled without reading.
-  auto fetch = [&](int j, std::size_t row) {
+  auto fetch = [&](int j, std::size_t row, int limit) {
     const int first = warp_begin + j * Tile::kStride, stage = j % kSplitStages;
 #pragma unroll
     for (int r = 0; r < Tile::kLoads; ++r) {
       const int offset = r * Tile::kKeysPerLoad + slot;
-      const bool valid = first + offset < end;
+      const bool valid = first + offset < limit;
       const std::size_t at = valid ? row + static_cast<std::size_t>(offset) * D + part * 8 : 0;
       copy_16B_async(&ring[stage][r][0][threadIdx.x], kv.k + at, valid);
       copy_16B_async(&ring[stage][r][1][threadIdx.x], kv.v + at, valid);
     }
     commit_async_copies();
   };
-  {
-    std::size_t rows[kSplitStages - 1];
+  std::size_t rows[kSplitStages - 1];
 #pragma unroll
-    for (int j = 0; j < kSplitStages - 1; ++j) rows[j] = row_of(j);
+  for (int j = 0; j < kSplitStages - 1; ++j) rows[j] = row_of(j);
+  if constexpr (Kv::kRowsToMaxLen) {
 #pragma unroll
-    for (int j = 0; j < kSplitStages - 1; ++j) fetch(j, rows[j]);
+    for (int j = 0; j < kSplitStages - 1; ++j) fetch(j, rows[j], stop);
   }
+  // Nor does q depend on the length.
+  float q[G][8];
+#pragma unroll
+  for (int h = 0; h < G; ++h)
+    load_floats<8>(a.q + (static_cast<std::size_t>(b) * a.q_heads + kv_head * G + h) * D, part, q[h]);
+  if (begin >= length) {  // a short sequence needs fewer pieces; the whole block leaves
+    wait_async_copies<0>();
+    return;
+  }
+  const int end = min(length, stop);
+  if constexpr (!Kv::kRowsToMaxLen) {
+#pragma unroll
+    for (int j = 0; j < kSplitStages - 1; ++j) fetch(j, rows[j], end);
+  }
+  const int steps = warp_begin < end ? (end - warp_begin + Tile::kStride - 1) / Tile::kStride : 0;
   std::size_t row_ahead = row_of(kSplitStages - 1);
 
   const float q_scale = 1.4426950408889634f / sqrtf(static_cast<float>(D));
-  float q[G][8], acc[G][8], running_max[G], total[G];
+  float acc[G][8], running_max[G], total[G];
 #pragma unroll
   for (int h = 0; h < G; ++h) {
-    load_floats<8>(a.q + (static_cast<std::size_t>(b) * a.q_heads + kv_head * G + h) * D, part, q[h]);
 #pragma unroll
     for (int e = 0; e < 8; ++e) {
       q[h][e] *= q_scale;
@@ -181,11 +215,23 @@ __global__ void __launch_bounds__(kSplitThreads) attention_split_kernel(Attentio
 
   // The bound depends on the warp only, so every lane reaches every shuffle.
   for (int j = 0; j < steps; ++j) {
-    fetch(j + kSplitStages - 1, row_ahead);
-    // The page-table read for the step after that overlaps this step's wait and arithmetic.
+    fetch(j + kSplitStages - 1, row_ahead, end);
+    // The page-table read for the step after that overlaps this step's wait and arithmetic; the
+    // entry kTableLead steps further on starts its way to the L2, so that read does not miss.
     row_ahead = row_of(j + kSplitStages);
+    if (const int later = warp_begin + (j + kSplitStages + kTableLead) * Tile::kStride; later < stop)
+      keys.prefetch(later);
     wait_async_copies<kSplitStages - 1>();  // step j's group has landed
     const int first = warp_begin + j * Tile::kStride, stage = j % kSplitStages;
+    if constexpr (Kv::kRowsToMaxLen) {
+      // The first steps were copied up to `stop`, before the length was known: their V rows past
+      // the end hold whatever the cache holds there.
+      if (j < kSplitStages - 1 && first + Tile::kKeys > end) {
+#pragma unroll
+        for (int r = 0; r < Tile::kLoads; ++r)
+          if (first + r * Tile::kKeysPerLoad + slot >= end) ring[stage][r][1][threadIdx.x] = make_uint4(0, 0, 0, 0);
+      }
+    }
 
     bool valid[Tile::kLoads];
     float score[Tile::kLoads][G];
@@ -209,7 +255,7 @@ __global__ void __launch_bounds__(kSplitThreads) attention_split_kernel(Attentio
 #pragma unroll
         for (int offset = Tile::kLanesPerKey / 2; offset > 0; offset >>= 1)
           score[r][h] += __shfl_xor_sync(0xffffffffu, score[r][h], offset);
-        if (!valid[r]) score[r][h] = -INFINITY;
+        if (!valid[r]) score[r][h] = -INFINITY;  // also whatever a K row past the end held
       }
     }
 
@@ -271,45 +317,61 @@ __global__ void __launch_bounds__(kSplitThreads) attention_split_kernel(Attentio
     destination[1] = make_float4(acc[h][4], acc[h][5], acc[h][6], acc[h][7]);
   }
   __syncthreads();
-  if (threadIdx.x < G) {
-    // The piece holds at least one key, so some state's maximum is finite.
-    const int h = threadIdx.x;
-    float top = -INFINITY;
-    for (int s = 0; s < Tile::kStates; ++s) top = fmaxf(top, state_max[s][h]);
-    float sum = 0.0f;
-    for (int s = 0; s < Tile::kStates; ++s) sum += state_total[s][h] * fast_exp2(state_max[s][h] - top);
-    for (int s = 0; s < Tile::kStates; ++s) state_max[s][h] = fast_exp2(state_max[s][h] - top) / sum;
-    block_lse[h] = top + log2f(sum);
+  // A warp per head, lane s holding state s: the maximum and the sum are shuffles, not a loop.
+  for (int h = warp; h < G; h += kSplitWarps) {
+    const bool holds = lane < Tile::kStates;
+    const float state_top = holds ? state_max[lane][h] : -INFINITY;
+    const float top = warp_reduce(state_top, MaxOp{});  // finite: the piece holds a key
+    const float weight = fast_exp2(state_top - top);
+    const float sum = warp_sum(holds ? state_total[lane][h] * weight : 0.0f);
+    if (holds) state_max[lane][h] = weight / sum;
+    if (lane == 0) block_lse[h] = top + log2f(sum);
   }
   __syncthreads();
-  for (int o = threadIdx.x; o < G * D; o += kSplitThreads) {
-    const int h = o / D, e = o % D;
-    float value = 0.0f;
+
+  const int used = pieces_of(length, piece);  // the sequence's pieces
+  const std::size_t query0 = static_cast<std::size_t>(b) * a.q_heads + kv_head * G;
+  // Four consecutive values of one head per thread and column.
+  for (int column = threadIdx.x; column < G * D / 4; column += kSplitThreads) {
+    const int h = column / (D / 4), e = column % (D / 4) * 4;
+    float4 value = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
-    for (int s = 0; s < Tile::kStates; ++s) value += state_acc[s][h][e] * state_max[s][h];
-    const std::size_t query = static_cast<std::size_t>(b) * a.q_heads + kv_head * G + h;
-    if (splits == 1) {
-      a.out[query * D + e] = __float2bfloat16_rn(value);
+    for (int s = 0; s < Tile::kStates; ++s)
+      accumulate(value, state_max[s][h], *reinterpret_cast<const float4*>(&state_acc[s][h][e]));
+    if (used == 1) {
+      store_bf16x4(a.out + (query0 + h) * D + e, value);
     } else {
-      const std::size_t at = query * splits + split;
-      a.partial_out[at * D + e] = value;
+      const std::size_t at = (query0 + h) * pieces + split;
+      *reinterpret_cast<float4*>(a.partial_out + at * D + e) = value;
       if (e == 0) a.partial_lse[at] = block_lse[h];
     }
   }
-}
+  if (used == 1) return;
 
-// Merges the pieces written by attention_split_kernel into the output (decode_attention_merge.cu).
-void launch_attention_merge(const AttentionArgs& a, int splits, cudaStream_t stream);
+  __shared__ bool completes;
+  __syncthreads();  // every thread's partial is written, and the states are read
+  if (threadIdx.x == 0) {
+    int* arrivals = a.arrivals + static_cast<std::size_t>(b) * a.kv_heads + kv_head;
+    __threadfence();  // release: the block's partial before its count
+    completes = atomicAdd(arrivals, 1) == used - 1;
+    if (completes) {
+      *arrivals = 0;    // every piece has counted: zero again for the next launch
+      __threadfence();  // acquire: the other pieces' partials after their counts
+    }
+  }
+  __syncthreads();
+  if (completes) merge_pieces<D, G, kSplitThreads>(a, query0, pieces, used, shared);
+}
 
 template <class Kv, int D, int G>
 void launch_split_attention_for(const AttentionArgs& a, const Kv& kv, cudaStream_t stream) {
   constexpr auto kernel = attention_split_kernel<Kv, D, G>;
   const int splits =
       plan_splits(static_cast<std::int64_t>(a.batch) * a.kv_heads, a.max_len, resident_blocks<kernel, kSplitThreads>());
-  if (splits > a.max_splits) throw std::logic_error("split plan exceeds the scratch the family declared");
-  kernel<<<dim3(splits, a.kv_heads, a.batch), kSplitThreads, 0, stream>>>(a, kv, splits);
+  const int piece = split_length(a.max_len, splits), pieces = pieces_of(a.max_len, piece);
+  if (pieces > a.max_splits) throw std::logic_error("split plan exceeds the scratch the family declared");
+  kernel<<<dim3(pieces, a.kv_heads, a.batch), kSplitThreads, 0, stream>>>(a, kv, piece, pieces);
   KGATE_CHECK_LAUNCH();
-  if (splits > 1) launch_attention_merge(a, splits, stream);
 }
 
 template <class Kv>

@@ -15,8 +15,9 @@ struct AttentionArgs {
   const __nv_bfloat16* q;         // [batch, q_heads, head_dim]
   const std::int32_t* lengths;    // [batch], each in [1, max_len]
   __nv_bfloat16* out;             // [batch, q_heads, head_dim]
-  float* partial_out;             // scratch [batch, q_heads, splits, head_dim], splits ≤ max_splits
-  float* partial_lse;             // scratch [batch, q_heads, splits]: log2 of each split's softmax sum
+  float* partial_out;             // scratch [batch, q_heads, pieces, head_dim], pieces ≤ max_splits
+  float* partial_lse;             // scratch [batch, q_heads, pieces]: log2 of each piece's softmax sum
+  int* arrivals;                  // zeroed scratch [batch, kv_heads]: pieces finished, reset by the last
   int batch;
   int q_heads;
   int kv_heads;  // divides q_heads; query head h reads KV head h / (q_heads / kv_heads)
@@ -26,10 +27,15 @@ struct AttentionArgs {
 };
 
 // A layout locates a key's K/V row through a cursor for one (sequence, KV head), which holds
-// what the lookups of that pair share: cursor(b, kv_head).row(key) is the row's element offset.
+// what the lookups of that pair share: cursor(b, kv_head).row(key) is the row's element offset,
+// and cursor.prefetch(key) says that row(key) will be asked a while later (any key < max_len).
+// kRowsToMaxLen says whether the rows of keys past a sequence's length, up to max_len, may be
+// read (their values never reach an output), so that a kernel can start its reads before it knows
+// the length.
 
 // k, v: [batch, kv_heads, max_len, head_dim].
 struct ContiguousKv {
+  static constexpr bool kRowsToMaxLen = true;  // every sequence owns max_len rows
   const __nv_bfloat16* k;
   const __nv_bfloat16* v;
   int kv_heads;
@@ -41,6 +47,7 @@ struct ContiguousKv {
     int head_dim;
     // Consecutive keys are consecutive rows.
     KGATE_HD std::size_t row(int key) const { return first_row + static_cast<std::size_t>(key) * head_dim; }
+    KGATE_HD void prefetch(int) const {}  // row() reads nothing
   };
   KGATE_HD Cursor cursor(int b, int kv_head) const {
     return {(static_cast<std::size_t>(b) * kv_heads + kv_head) * max_len * head_dim, head_dim};
@@ -52,6 +59,9 @@ inline constexpr int kPageSize = 16;  // keys per page, as vLLM's default block 
 // k, v: [num_pages, kv_heads, kPageSize, head_dim]; key j of sequence b lives in page
 // page_table[b, j / kPageSize], at row j % kPageSize.
 struct PagedKv {
+  // Page-table entries past a sequence's length may name any page, or none: only the entries
+  // themselves may be read there.
+  static constexpr bool kRowsToMaxLen = false;
   const __nv_bfloat16* k;
   const __nv_bfloat16* v;
   const std::int32_t* page_table;  // [batch, max_pages]
@@ -68,6 +78,15 @@ struct PagedKv {
     KGATE_HD std::size_t row(int key) const {
       return static_cast<std::size_t>(pages[key / kPageSize]) * page_stride + head_offset + (key % kPageSize) * head_dim;
     }
+    // Brings the key's page-table entry into the L2 without waiting for it: a lookup that misses
+    // there waits out the whole memory queue, which the cache reads keep long.
+    KGATE_HD void prefetch(int key) const {
+#ifdef __CUDA_ARCH__
+      asm volatile("prefetch.global.L2 [%0];" ::"l"(pages + key / kPageSize));
+#else
+      (void)key;
+#endif
+    }
   };
   KGATE_HD Cursor cursor(int b, int kv_head) const {
     return {page_table + static_cast<std::size_t>(b) * max_pages,
@@ -75,10 +94,11 @@ struct PagedKv {
   }
 };
 
-// Split-K over the KV length (flash-decoding). Each sequence's keys are cut into `splits` pieces of
-// equal length, rounded up to kSplitQuantum keys — so that a piece is worth its fixed cost (one
-// partial output and its merge) and every piece starts on a page and warp-tile boundary; a short
-// sequence uses fewer pieces than planned.
+// Split-K over the KV length (flash-decoding). The longest sequence's keys (max_len) are cut into
+// `splits` pieces of equal length, rounded up to kSplitQuantum keys — so that a piece is worth its
+// fixed cost (one partial output and its merge) and every piece starts on a page and warp-tile
+// boundary. Every sequence is cut at the same keys, so that a block knows its keys before it reads
+// its sequence's length; a shorter sequence uses fewer pieces.
 inline constexpr int kSplitQuantum = 64;
 // Bounds the device's resident blocks (SMs × blocks per SM) in planning, so that the family can
 // size the scratch before the device is known (132 SMs × 3-6 blocks on an H100/H200).
@@ -86,15 +106,18 @@ inline constexpr std::int64_t kMaxResidentBlocks = 2048;
 // A plan is good enough once its blocks fill this share of the waves they occupy.
 inline constexpr double kTargetWaveFill = 0.9;
 
+// The keys of one piece when `length` keys are cut into `splits` pieces.
 KGATE_HD inline int split_length(int length, int splits) {
   const int even = (length + splits - 1) / splits;
   return ((even > 0 ? even : 1) + kSplitQuantum - 1) / kSplitQuantum * kSplitQuantum;
 }
 
-KGATE_HD inline int used_splits(int length, int splits) {
-  const int piece = split_length(length, splits);
-  return (length + piece - 1) / piece;
-}
+// The pieces of `piece` keys that hold a sequence of `length` keys.
+KGATE_HD inline int pieces_of(int length, int piece) { return (length + piece - 1) / piece; }
+
+// The pieces that `length` keys cut into `splits` pieces actually fill (rounding up the piece
+// length can leave the last few empty).
+KGATE_HD inline int used_splits(int length, int splits) { return pieces_of(length, split_length(length, splits)); }
 
 // The most splits a plan considers: enough for four waves' worth of blocks. It sizes the scratch.
 inline int split_limit(std::int64_t batch_kv_heads, std::int64_t max_len, std::int64_t resident_blocks) {

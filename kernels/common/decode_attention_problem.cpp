@@ -105,6 +105,7 @@ std::vector<TensorSpec> split_scratch_specs(const AttentionDims& d) {
       {.name = "partial_out", .dtype = DType::fp32, .count = count(d.batch * d.q_heads * splits * d.head_dim),
        .access = Access::scratch},
       {.name = "partial_lse", .dtype = DType::fp32, .count = count(d.batch * d.q_heads * splits), .access = Access::scratch},
+      {.name = "arrivals", .dtype = DType::i32, .count = count(d.batch * d.kv_heads), .access = Access::zeroed_scratch},
   };
 }
 
@@ -168,6 +169,7 @@ AttentionArgs attention_args(const AttentionDims& d, const TensorViews& v, const
           .out = v.get<__nv_bfloat16>(at.out),
           .partial_out = v.get<float>(at.partial_out),
           .partial_lse = v.get<float>(at.partial_lse),
+          .arrivals = v.get<int>(at.arrivals),
           .batch = static_cast<int>(d.batch),
           .q_heads = static_cast<int>(d.q_heads),
           .kv_heads = static_cast<int>(d.kv_heads),

@@ -26,7 +26,7 @@ struct AttentionDims {
 // The launch arguments both layouts share, from the positions of the shared tensors in the
 // family's own declaration order.
 struct AttentionTensorIndices {
-  std::size_t q, lengths, out, partial_out, partial_lse;
+  std::size_t q, lengths, out, partial_out, partial_lse, arrivals;
 };
 AttentionArgs attention_args(const AttentionDims& dims, const TensorViews& views, const AttentionTensorIndices& at);
 
@@ -49,6 +49,8 @@ Distribution query_distribution();
 TensorSpec query_spec(const AttentionDims& dims);
 TensorSpec lengths_spec(const AttentionDims& dims);
 TensorSpec output_spec(const AttentionDims& dims);
+// The split kernels' workspace: partial outputs and log-sum-exps (scratch), and one arrival
+// counter per (sequence, KV head) (zeroed scratch).
 std::vector<TensorSpec> split_scratch_specs(const AttentionDims& dims);
 
 // K and V rows of every key read once, q read and out written once, the lengths read once.

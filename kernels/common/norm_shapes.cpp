@@ -19,6 +19,9 @@ std::vector<Shape> norm_test_shapes() {
       rows(3, 24576, "3072 vectors: several per thread"),
       rows(2, 32000, "4000 vectors: 8 per thread, last block partly idle"),
       rows(2, 9999, "odd n, 20 elements per thread"),
+      // Rows for many waves (m ≥ 8 SMs): rmsnorm/vectorized gives one-vector rows two per thread.
+      rows(2501, 4096, "many waves of 512-vector rows: 256 threads of two"),
+      rows(1200, 1000, "many waves of 125-vector rows: 64 threads of two, the last partly idle"),
   };
 }
 

@@ -1,3 +1,5 @@
+#include <limits>
+
 #include "../common/decode_attention_problem.hpp"
 #include "decode_attention.hpp"
 #include "kgate/registry.hpp"
@@ -5,8 +7,24 @@
 namespace kgate::kernels {
 
 namespace {
-enum Tensor { kQ, kK, kV, kLengths, kOut, kPartialOut, kPartialLse };
+
+enum Tensor { kQ, kK, kV, kLengths, kOut, kPartialOut, kPartialLse, kArrivals };
+
+// A ragged batch leaves each sequence's cache rows past its length unused. There they hold NaN,
+// as a cache's unwritten rows may: a kernel that reads them (the split kernel does, to start
+// before it knows the length) fails unless none reaches the output. The rows in use draw the
+// values the harness draws for any input.
+CustomInit cache_with_nan_past_lengths(const AttentionDims& d) {
+  return [d, lengths = sequence_lengths(d)](std::uint64_t seed, std::span<double> values) {
+    const auto row = static_cast<std::size_t>(d.head_dim), sequence = static_cast<std::size_t>(d.kv_heads * d.max_len) * row;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const bool used = static_cast<std::int64_t>(i % sequence / row % static_cast<std::size_t>(d.max_len)) < lengths[i / sequence];
+      values[i] = used ? random_value(seed, i, Distribution{}) : std::numeric_limits<double>::quiet_NaN();
+    }
+  };
 }
+
+}  // namespace
 
 std::string DecodeAttentionFamily::description() const {
   return "decode attention, one query per sequence, contiguous KV cache [b, hkv, l, d], ragged lengths, GQA, "
@@ -26,6 +44,10 @@ std::vector<TensorSpec> DecodeAttentionFamily::tensors(const Shape& shape) const
       lengths_spec(d),
       output_spec(d),
   };
+  // Only ragged shapes have unused rows (the test shapes; every bench shape's sequences are full,
+  // and their caches keep the harness's device-side fill).
+  if (d.min_len < d.max_len)
+    for (const Tensor t : {kK, kV}) specs[t].custom_init = cache_with_nan_past_lengths(d);
   for (TensorSpec& scratch : split_scratch_specs(d)) specs.push_back(std::move(scratch));
   return specs;
 }
@@ -50,7 +72,7 @@ void DecodeAttentionFamily::reference(const Shape& shape, HostTensors& t) const 
 
 DecodeAttentionArgs DecodeAttentionFamily::make_args(const Shape& shape, const TensorViews& v) const {
   const AttentionDims d = AttentionDims::of(shape);
-  return {.attention = attention_args(d, v, {kQ, kLengths, kOut, kPartialOut, kPartialLse}),
+  return {.attention = attention_args(d, v, {kQ, kLengths, kOut, kPartialOut, kPartialLse, kArrivals}),
           .kv = {.k = v.get<const __nv_bfloat16>(kK),
                  .v = v.get<const __nv_bfloat16>(kV),
                  .kv_heads = static_cast<int>(d.kv_heads),

@@ -9,7 +9,7 @@ namespace kgate::kernels {
 
 namespace {
 
-enum Tensor { kQ, kK, kV, kPageTable, kLengths, kOut, kPartialOut, kPartialLse };
+enum Tensor { kQ, kK, kV, kPageTable, kLengths, kOut, kPartialOut, kPartialLse, kArrivals };
 
 // Every page of the cache, in a random order (Fisher-Yates driven by the seed): consecutive pages
 // of a sequence are never neighbours in memory, as in a long-running server.
@@ -77,7 +77,7 @@ void PagedDecodeAttentionFamily::reference(const Shape& shape, HostTensors& t) c
 
 PagedDecodeAttentionArgs PagedDecodeAttentionFamily::make_args(const Shape& shape, const TensorViews& v) const {
   const AttentionDims d = AttentionDims::of(shape);
-  return {.attention = attention_args(d, v, {kQ, kLengths, kOut, kPartialOut, kPartialLse}),
+  return {.attention = attention_args(d, v, {kQ, kLengths, kOut, kPartialOut, kPartialLse, kArrivals}),
           .kv = {.k = v.get<const __nv_bfloat16>(kK),
                  .v = v.get<const __nv_bfloat16>(kV),
                  .page_table = v.get<const std::int32_t>(kPageTable),

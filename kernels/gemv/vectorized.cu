@@ -5,11 +5,12 @@
 // to branches that ptxas leaves next to their uses, 2-3 in flight instead: measured at 42-53% of
 // DRAM bandwidth.) Only the last, partial round of k is guarded. Each warp step covers 32 k with
 // two m16n8k16 MMAs per (row tile, column tile): a sum over k is indifferent to the order of k, so
-// instead of the MMA's own k order lane (g, t) takes 8 consecutive k — W[row g][8t .. 8t+8),
-// W[row g+8][...] and x[g][...] as one 16-byte vector each — and the first MMA consumes elements
-// 0-3 of those vectors, the second 4-7: the same permutation of k on both operands. W is read once
-// with full 16-byte loads and no shared-memory staging; W bypasses L1 so that x, which every warp
-// rereads, stays there.
+// instead of the MMA's own k order lane (g, t) takes 8 consecutive k — of W[row g], W[row g+8]
+// and x[g], one 16-byte vector each — and the first MMA consumes elements 0-3 of those vectors, the
+// second 4-7: the same permutation of k on both operands. W is read once with full 16-byte loads
+// and no shared-memory staging; W bypasses L1 so that x, which every warp rereads, stays there.
+// x is loaded next to its MMAs (an L1 hit, its latency hidden by the other warps) rather than
+// with W, which keeps m = 16 within the 128 registers of two blocks per SM.
 //
 // Split-K inside the block: a block of 8 warps covers R row tiles, and the 8/R warps of a tile
 // take its rounds in turn. R is the smallest power of two whose blocks all fit on the device at
@@ -30,7 +31,7 @@ constexpr int kStepK = 32;          // k per warp step: two MMAs of k 16
 constexpr int kLoadsPerRound = 16;  // 16-byte W loads per lane in flight together
 
 template <int TILES>
-struct GemvTile {
+struct Tile {
   static constexpr int kRows = 16 * TILES;  // rows of W per warp
   static constexpr int kCols = 8 * TILES;   // rows of x a warp multiplies them with
   static constexpr int kSteps = kLoadsPerRound / (2 * TILES);
@@ -38,17 +39,18 @@ struct GemvTile {
   // Independent accumulators per (row tile, column tile): with one tile each, the two MMAs of a
   // step go to different ones, halving the chain of dependent MMAs a round waits on.
   static constexpr int kChains = TILES == 1 ? 2 : 1;
+  using Accumulators = float[TILES][TILES][kChains][4];
 };
 
 // 8 consecutive bf16 of a row as one 16-byte vector. FULL: the whole vector lies before k (every
 // round but the last). Otherwise the elements from `valid` on read as zero. Rows of an odd k are
 // not 16-byte aligned: ALIGNED = false gathers them one element at a time.
-template <bool ALIGNED, bool FULL, bool ONCE>
+template <bool ALIGNED, bool FULL, bool WEIGHTS>
 __device__ __forceinline__ uint4 load_vector(const __nv_bfloat16* p, int valid) {
   if constexpr (ALIGNED) {
     // k is a multiple of 8 here, so a vector is wholly inside or wholly outside.
     if (!FULL && valid <= 0) return make_uint4(0, 0, 0, 0);
-    return ONCE ? load_once_16B(p) : __ldg(reinterpret_cast<const uint4*>(p));
+    return WEIGHTS ? load_once_16B(p) : __ldg(reinterpret_cast<const uint4*>(p));
   } else {
     const auto* element = reinterpret_cast<const unsigned short*>(p);
     std::uint32_t half[8];
@@ -58,73 +60,68 @@ __device__ __forceinline__ uint4 load_vector(const __nv_bfloat16* p, int valid) 
   }
 }
 
-// One round of a warp: every load first, then the MMAs. k0 is the lane's first k of the round.
+// Where lane (g, t) reads its 8 k of step s within a round: the steps go in pairs, at
+// 64·(s / 2) + 16t + 8·(s % 2). One load of a pair touches every sector of a row's 128-byte line
+// and the other finishes them, so the L2 asks DRAM for whole lines; with the 4 lanes of a row on 64
+// contiguous bytes per load instead (8t + 32s), the same kernel streamed W at 77% of the copy
+// ceiling against 88% (H200, m = 1, n = 28672, k = 4096).
+__device__ __forceinline__ int step_offset(int s, int t) { return 64 * (s / 2) + 16 * t + 8 * (s % 2); }
+
+// One round of a warp: every W load first, then the MMAs. k0 is the round's first k.
 template <int TILES, bool ALIGNED, bool FULL>
-__device__ __forceinline__ void gemv_round(const __nv_bfloat16* const (&w_row)[2 * TILES],
-                                           const __nv_bfloat16* const (&x_row)[TILES], int k0, int k,
-                                           float (&acc)[TILES][TILES][GemvTile<TILES>::kChains][4]) {
-  using Tile = GemvTile<TILES>;
-  uint4 w[Tile::kSteps][2 * TILES], x[Tile::kSteps][TILES];
+__device__ __forceinline__ void mma_round(const __nv_bfloat16* const (&w_row)[2 * TILES],
+                                          const __nv_bfloat16* const (&x_row)[TILES], int k0, int k,
+                                          typename Tile<TILES>::Accumulators& acc) {
+  using T = Tile<TILES>;
+  static_assert(T::kSteps % 2 == 0, "a round pairs its steps");
+  const int t = threadIdx.x & 3;
+  uint4 w[T::kSteps][2 * TILES];
 #pragma unroll
-  for (int s = 0; s < Tile::kSteps; ++s) {
-    const int at = k0 + s * kStepK;
+  for (int s = 0; s < T::kSteps; ++s) {
+    const int at = k0 + step_offset(s, t);
 #pragma unroll
     for (int i = 0; i < 2 * TILES; ++i) w[s][i] = load_vector<ALIGNED, FULL, true>(w_row[i] + at, k - at);
   }
 #pragma unroll
-  for (int s = 0; s < Tile::kSteps; ++s) {
-    const int at = k0 + s * kStepK;
+  for (int s = 0; s < T::kSteps; ++s) {
+    const int at = k0 + step_offset(s, t);
+    uint4 x[TILES];
 #pragma unroll
-    for (int j = 0; j < TILES; ++j) x[s][j] = load_vector<ALIGNED, FULL, false>(x_row[j] + at, k - at);
-  }
-#pragma unroll
-  for (int s = 0; s < Tile::kSteps; ++s) {
+    for (int j = 0; j < TILES; ++j) x[j] = load_vector<ALIGNED, FULL, false>(x_row[j] + at, k - at);
 #pragma unroll
     for (int p = 0; p < TILES; ++p) {
       const uint4& low = w[s][2 * p];
       const uint4& high = w[s][2 * p + 1];
 #pragma unroll
       for (int j = 0; j < TILES; ++j) {
-        mma_bf16_16x8x16(acc[p][j][0], low.x, high.x, low.y, high.y, x[s][j].x, x[s][j].y);
-        mma_bf16_16x8x16(acc[p][j][Tile::kChains - 1], low.z, high.z, low.w, high.w, x[s][j].z, x[s][j].w);
+        mma_bf16_16x8x16(acc[p][j][0], low.x, high.x, low.y, high.y, x[j].x, x[j].y);
+        mma_bf16_16x8x16(acc[p][j][T::kChains - 1], low.z, high.z, low.w, high.w, x[j].z, x[j].w);
       }
     }
   }
 }
 
-// tiles_per_block: R, a power of two dividing kWarps.
-template <int TILES, bool ALIGNED>
-__global__ void __launch_bounds__(kThreads, 2) gemv_mma_kernel(GemvArgs a, int tiles_per_block) {
-  using Tile = GemvTile<TILES>;
-  // +1: lanes of one column write different rows without sharing a bank.
-  __shared__ float partial[kWarps][Tile::kCols][Tile::kRows + 1];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int g = lane >> 2, t = lane & 3;
-  const int splitters = kWarps / tiles_per_block;
-  const int split = warp % splitters;
-  const int block_rows = tiles_per_block * Tile::kRows;
-  const int n0 = blockIdx.x * block_rows + (warp / splitters) * Tile::kRows;
-
-  // W rows past n and x rows past m are clamped to the last one: they read valid memory and feed
-  // only outputs that are never stored (an MMA's rows and columns do not mix).
-  const __nv_bfloat16* w_row[2 * TILES];
+// Row pointers of a warp's tile starting at row n0: rows past n and x rows past m are clamped to
+// the last one, so they read valid memory and feed only outputs that are never stored (an MMA's
+// rows and columns do not mix).
+template <int TILES>
+__device__ __forceinline__ void tile_rows(const __nv_bfloat16* w, const __nv_bfloat16* x, int n0, int n, int m, int k,
+                                          const __nv_bfloat16* (&w_row)[2 * TILES],
+                                          const __nv_bfloat16* (&x_row)[TILES]) {
+  const int g = (threadIdx.x & 31) >> 2;
 #pragma unroll
-  for (int i = 0; i < 2 * TILES; ++i) w_row[i] = a.w + static_cast<std::size_t>(min(n0 + 8 * i + g, a.n - 1)) * a.k;
-  const __nv_bfloat16* x_row[TILES];
+  for (int i = 0; i < 2 * TILES; ++i) w_row[i] = w + static_cast<std::size_t>(min(n0 + 8 * i + g, n - 1)) * k;
 #pragma unroll
-  for (int j = 0; j < TILES; ++j) x_row[j] = a.x + static_cast<std::size_t>(min(8 * j + g, a.m - 1)) * a.k;
+  for (int j = 0; j < TILES; ++j) x_row[j] = x + static_cast<std::size_t>(min(8 * j + g, m - 1)) * k;
+}
 
-  float acc[TILES][TILES][Tile::kChains][4] = {};
-  // The bounds depend on the warp only: every lane runs every MMA, as mma.sync requires.
-  const int full_rounds = a.k / Tile::kRoundK;
-  int round = split;
-  for (; round < full_rounds; round += splitters)
-    gemv_round<TILES, ALIGNED, true>(w_row, x_row, round * Tile::kRoundK + 8 * t, a.k, acc);
-  if (round == full_rounds && a.k % Tile::kRoundK != 0)
-    gemv_round<TILES, ALIGNED, false>(w_row, x_row, round * Tile::kRoundK + 8 * t, a.k, acc);
-
-  // Accumulator layout (m16n8k16): acc[p][j] = {y[8j+2t][16p+g], y[8j+2t+1][16p+g],
-  // y[8j+2t][16p+g+8], y[8j+2t+1][16p+g+8]} for the warp's rows (second index) and x rows (first).
+// Writes a warp's accumulators to partial[column][row] (row pitch `pitch`), summing its chains.
+// Accumulator layout (m16n8k16): acc[p][j] = {y[8j+2t][16p+g], y[8j+2t+1][16p+g],
+// y[8j+2t][16p+g+8], y[8j+2t+1][16p+g+8]} for the warp's rows (second index) and x rows (first).
+template <int TILES>
+__device__ __forceinline__ void store_partial(const typename Tile<TILES>::Accumulators& acc, float* partial, int pitch) {
+  using T = Tile<TILES>;
+  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
 #pragma unroll
   for (int p = 0; p < TILES; ++p) {
 #pragma unroll
@@ -134,14 +131,41 @@ __global__ void __launch_bounds__(kThreads, 2) gemv_mma_kernel(GemvArgs a, int t
       for (int e = 0; e < 4; ++e) {
         sum[e] = acc[p][j][0][e];
 #pragma unroll
-        for (int c = 1; c < Tile::kChains; ++c) sum[e] += acc[p][j][c][e];
+        for (int c = 1; c < T::kChains; ++c) sum[e] += acc[p][j][c][e];
       }
-      partial[warp][8 * j + 2 * t][16 * p + g] = sum[0];
-      partial[warp][8 * j + 2 * t + 1][16 * p + g] = sum[1];
-      partial[warp][8 * j + 2 * t][16 * p + g + 8] = sum[2];
-      partial[warp][8 * j + 2 * t + 1][16 * p + g + 8] = sum[3];
+      partial[(8 * j + 2 * t) * pitch + 16 * p + g] = sum[0];
+      partial[(8 * j + 2 * t + 1) * pitch + 16 * p + g] = sum[1];
+      partial[(8 * j + 2 * t) * pitch + 16 * p + g + 8] = sum[2];
+      partial[(8 * j + 2 * t + 1) * pitch + 16 * p + g + 8] = sum[3];
     }
   }
+}
+
+// tiles_per_block: R, a power of two dividing kWarps.
+template <int TILES, bool ALIGNED>
+__global__ void __launch_bounds__(kThreads, 2) gemv_mma_kernel(GemvArgs a, int tiles_per_block) {
+  using T = Tile<TILES>;
+  // +1: lanes of one column write different rows without sharing a bank.
+  __shared__ float partial[kWarps][T::kCols][T::kRows + 1];
+  const int warp = threadIdx.x >> 5;
+  const int splitters = kWarps / tiles_per_block;
+  const int split = warp % splitters;
+  const int block_rows = tiles_per_block * T::kRows;
+  const int n0 = blockIdx.x * block_rows + (warp / splitters) * T::kRows;
+
+  const __nv_bfloat16* w_row[2 * TILES];
+  const __nv_bfloat16* x_row[TILES];
+  tile_rows<TILES>(a.w, a.x, n0, a.n, a.m, a.k, w_row, x_row);
+
+  typename T::Accumulators acc = {};
+  // The bounds depend on the warp only: every lane runs every MMA, as mma.sync requires.
+  const int full_rounds = a.k / T::kRoundK;
+  int r = split;
+  for (; r < full_rounds; r += splitters)
+    mma_round<TILES, ALIGNED, true>(w_row, x_row, r * T::kRoundK, a.k, acc);
+  if (r == full_rounds && a.k % T::kRoundK != 0)
+    mma_round<TILES, ALIGNED, false>(w_row, x_row, r * T::kRoundK, a.k, acc);
+  store_partial<TILES>(acc, &partial[warp][0][0], T::kRows + 1);
   __syncthreads();
   // One thread per output, consecutive threads on consecutive n; each sums its tile's warps in
   // warp order.
@@ -149,9 +173,9 @@ __global__ void __launch_bounds__(kThreads, 2) gemv_mma_kernel(GemvArgs a, int t
     const int m = o / block_rows, row = o % block_rows;
     const int n = blockIdx.x * block_rows + row;
     if (n >= a.n) continue;
-    const int first_warp = row / Tile::kRows * splitters, r = row % Tile::kRows;
+    const int first_warp = row / T::kRows * splitters, rr = row % T::kRows;
     float sum = 0.0f;
-    for (int s = 0; s < splitters; ++s) sum += partial[first_warp + s][m][r];
+    for (int s = 0; s < splitters; ++s) sum += partial[first_warp + s][m][rr];
     a.y[static_cast<std::size_t>(m) * a.n + n] = __float2bfloat16_rn(sum);
   }
 }
@@ -162,7 +186,7 @@ __global__ void __launch_bounds__(kThreads, 2) gemv_mma_kernel(GemvArgs a, int t
 template <int TILES, bool ALIGNED>
 void launch_with(const GemvArgs& a, cudaStream_t stream) {
   constexpr auto kernel = gemv_mma_kernel<TILES, ALIGNED>;
-  const long long tiles = (a.n + GemvTile<TILES>::kRows - 1) / GemvTile<TILES>::kRows;
+  const long long tiles = (a.n + Tile<TILES>::kRows - 1) / Tile<TILES>::kRows;
   const long long resident = resident_blocks<kernel, kThreads>();
   int tiles_per_block = 1;
   while (tiles_per_block < kWarps && (tiles + tiles_per_block - 1) / tiles_per_block > resident) tiles_per_block *= 2;

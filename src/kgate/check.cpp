@@ -19,9 +19,12 @@ std::string InstanceCheck::describe() const {
   return out;
 }
 
-bool is_checked(Access access) { return access == Access::output || access == Access::inout; }
+bool is_checked(Access access) {
+  return access == Access::output || access == Access::inout || access == Access::zeroed_scratch;
+}
 
 Tolerance tensor_tolerance(const Family& family, const Shape& shape, const TensorSpec& spec) {
+  if (spec.access == Access::zeroed_scratch) return {.rel_l2 = 0, .max_ulps = 0, .abs_floor = 0};
   return spec.tolerance ? *spec.tolerance : family.tolerance(shape);
 }
 
@@ -37,6 +40,10 @@ InstanceCheck check_outputs(const Family& family, const Shape& shape, const std:
     const TensorSpec& spec = specs[t];
     if (!is_checked(spec.access)) continue;
     Tolerance tolerance = tensor_tolerance(family, shape, spec);
+    if (spec.access == Access::zeroed_scratch) {
+      result.tensors.push_back(compare(spec.name, spec.dtype, outputs[t], std::vector<double>(spec.count, 0.0), tolerance));
+      continue;
+    }
     if (baseline && !spec.tolerance) tolerance = widen_by_baseline(tolerance, baseline_error((*baseline)[t], expected[t]));
     result.tensors.push_back(compare(spec.name, spec.dtype, outputs[t], expected[t], tolerance));
   }

@@ -251,6 +251,9 @@ std::vector<KernelRecord> fold(std::vector<TracedLaunch> launches) {
 constexpr const char* kDurationMetric = "gpu__time_duration.sum";
 // Kernels one profile() call may launch: the counter data image holds this many ranges.
 constexpr std::size_t kMaxKernelsPerProfile = 64;
+// A replay that CUPTI never declares complete ends here with an error instead of looping on; the
+// largest metric sets need a few dozen passes.
+constexpr std::size_t kMaxPassesPerProfile = 256;
 
 CUcontext current_context() {
   const DeviceProbe& probe = probe_device();
@@ -442,6 +445,9 @@ std::vector<std::uint8_t> counter_data_image(CUpti_RangeProfiler_Object* profile
   return image;
 }
 
+// Auto range with user replay: CUPTI's kernel replay would run every pass on device memory it
+// saved and restored itself, which leaves the L2 unlike any timed launch; under user replay the
+// application runs each pass and prepares the device for it.
 void set_config(CUpti_RangeProfiler_Object* profiler, const std::vector<std::uint8_t>& config,
                 std::vector<std::uint8_t>& counter_data) {
   auto params = KGATE_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
@@ -451,7 +457,7 @@ void set_config(CUpti_RangeProfiler_Object* profiler, const std::vector<std::uin
   params.counterDataImageSize = counter_data.size();
   params.pCounterDataImage = counter_data.data();
   params.range = CUPTI_AutoRange;
-  params.replayMode = CUPTI_KernelReplay;
+  params.replayMode = CUPTI_UserReplay;
   params.maxRangesPerPass = kMaxKernelsPerProfile;
   params.numNestingLevels = 1;  // auto ranges are never nested
   params.minNestingLevel = 1;
@@ -460,23 +466,40 @@ void set_config(CUpti_RangeProfiler_Object* profiler, const std::vector<std::uin
   KGATE_CUPTI_CHECK(cuptiRangeProfilerSetConfig(&params));
 }
 
-// Under kernel replay every pass is submitted inside the launch itself, so Stop's pass bookkeeping
-// (which application replay needs) has nothing to say here.
-void run_replayed(CUpti_RangeProfiler_Object* profiler, const std::function<void()>& launch_once) {
+void launch_and_wait(const std::function<void()>& launch_once) {
+  launch_once();
+  KGATE_CUDA_CHECK(cudaGetLastError());
+  KGATE_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+// One pass: the setup outside the profiled ranges (in auto range mode every kernel launched
+// between Start and Stop is one), then the profiled call. Returns whether CUPTI has every pass
+// its configuration needs.
+bool run_pass(CUpti_RangeProfiler_Object* profiler, const PassSetup& before_each_pass,
+              const std::function<void()>& launch_once) {
+  if (before_each_pass) before_each_pass();
+  KGATE_CUDA_CHECK(cudaDeviceSynchronize());  // the setup's work, on whatever stream, ends before the pass
   auto start = KGATE_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
   start.pRangeProfilerObject = profiler;
   KGATE_CUPTI_CHECK(cuptiRangeProfilerStart(&start));
   auto stop = KGATE_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
   stop.pRangeProfilerObject = profiler;
   try {
-    launch_once();
-    KGATE_CUDA_CHECK(cudaGetLastError());
-    KGATE_CUDA_CHECK(cudaDeviceSynchronize());
+    launch_and_wait(launch_once);
   } catch (...) {
     cuptiRangeProfilerStop(&stop);  // the launch's own error is the one worth reporting
     throw;
   }
   KGATE_CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
+  return stop.isAllPassSubmitted != 0;
+}
+
+void run_passes(CUpti_RangeProfiler_Object* profiler, const PassSetup& before_each_pass,
+                const std::function<void()>& launch_once) {
+  for (std::size_t pass = 0; pass < kMaxPassesPerProfile; ++pass)
+    if (run_pass(profiler, before_each_pass, launch_once)) return;
+  throw ProfilerError("CUPTI did not complete its user replay within " + std::to_string(kMaxPassesPerProfile) +
+                      " passes");
 }
 
 void decode(CUpti_RangeProfiler_Object* profiler) {
@@ -639,16 +662,24 @@ std::vector<std::string> default_range_metrics() {
 struct RangeProfiler::State {
   std::vector<std::string> metrics;    // as asked for
   std::vector<std::string> collected;  // plus gpu__time_duration.sum, which combining needs
+  PassSetup before_each_pass;
   CUcontext context = nullptr;
   std::unique_ptr<HostObject> host;
   std::vector<std::uint8_t> config;
   std::size_t passes = 0;
   std::unique_ptr<EnabledRangeProfiler> enabled;  // from the first profile() on
+
+  void disable() {
+    enabled.reset();
+    profiler_enabled() = false;
+  }
 };
 
-RangeProfiler::RangeProfiler(std::vector<std::string> metrics) : state_(std::make_unique<State>()) {
+RangeProfiler::RangeProfiler(std::vector<std::string> metrics, PassSetup before_each_pass)
+    : state_(std::make_unique<State>()) {
   State& s = *state_;
   s.metrics = std::move(metrics);
+  s.before_each_pass = std::move(before_each_pass);
   s.collected = s.metrics;
   if (!contains(s.collected, kDurationMetric)) s.collected.push_back(kDurationMetric);
 
@@ -671,10 +702,7 @@ RangeProfiler::RangeProfiler(std::vector<std::string> metrics) : state_(std::mak
 }
 
 RangeProfiler::~RangeProfiler() {
-  if (state_ && state_->enabled) {
-    state_->enabled.reset();
-    profiler_enabled() = false;
-  }
+  if (state_ && state_->enabled) state_->disable();
 }
 
 RangeProfile RangeProfiler::profile(const std::function<void()>& launch_once) {
@@ -686,10 +714,17 @@ RangeProfile RangeProfiler::profile(const std::function<void()>& launch_once) {
     profiler_enabled() = true;
   }
   CUpti_RangeProfiler_Object* profiler = s.enabled->get();
-  std::vector<std::uint8_t> counter_data = counter_data_image(profiler, c_strings(s.collected));
-  set_config(profiler, s.config, counter_data);
-  run_replayed(profiler, launch_once);
-  decode(profiler);
+  std::vector<std::uint8_t> counter_data;
+  try {
+    launch_and_wait(launch_once);  // unprofiled: one-time work must not fall into the first pass only
+    counter_data = counter_data_image(profiler, c_strings(s.collected));
+    set_config(profiler, s.config, counter_data);
+    run_passes(profiler, s.before_each_pass, launch_once);
+    decode(profiler);
+  } catch (...) {
+    s.disable();  // the next call starts afresh, not inside a replay left half done
+    throw;
+  }
 
   RangeProfile result;
   result.kernels = evaluate(*s.host, s.collected, counter_data);

@@ -95,16 +95,24 @@ std::size_t instance_bytes(const Family& family, const Shape& shape, int copies)
 ProblemInstance::ProblemInstance(const Family& family, Shape shape, int copies)
     : family_(&family), shape_(std::move(shape)), specs_(family.tensors(shape_)) {
   if (copies < 1) throw std::invalid_argument("ProblemInstance needs at least one copy");
+  bool zeroed = false;
   for (int c = 0; c < copies; ++c) {
     std::vector<DeviceAllocation> buffers;
     std::vector<void*> pointers;
     for (const TensorSpec& spec : specs_) {
       buffers.emplace_back(spec.bytes());
       pointers.push_back(buffers.back().get());
+      // The only time the harness writes it: from here on, launches keep it zeroed themselves.
+      if (spec.access == Access::zeroed_scratch && spec.count > 0) {
+        KGATE_CUDA_CHECK(cudaMemsetAsync(pointers.back(), 0, spec.bytes(), nullptr));
+        zeroed = true;
+      }
     }
     copies_.push_back(std::move(buffers));
     views_.emplace_back(std::move(pointers));
   }
+  // Launches come on other streams: the zeros must be in place before any of them.
+  if (zeroed) KGATE_CUDA_CHECK(cudaStreamSynchronize(nullptr));
 }
 
 std::size_t ProblemInstance::bytes_per_copy() const {
@@ -119,7 +127,7 @@ void ProblemInstance::fill_inputs(std::uint64_t seed, bool keep_host_copy, cudaS
   for (int c = 0; c < copies(); ++c) {
     for (std::size_t t = 0; t < specs_.size(); ++t) {
       const TensorSpec& spec = specs_[t];
-      if (spec.access == Access::output || spec.access == Access::scratch) continue;
+      if (spec.access == Access::output || spec.access == Access::scratch || spec.access == Access::zeroed_scratch) continue;
       const std::uint64_t tseed = tensor_seed(seed, c, spec);
       void* ptr = copies_[c][t].get();
       if (spec.custom_init || (keep_host_copy && c == 0)) {
@@ -141,7 +149,8 @@ void ProblemInstance::poison_outputs(cudaStream_t stream) {
   for (auto& buffers : copies_) {
     for (std::size_t t = 0; t < specs_.size(); ++t) {
       const TensorSpec& spec = specs_[t];
-      // A shape may need no scratch at all (a split plan of one split): nothing to poison.
+      // A shape may need no scratch at all (a split plan of one split): nothing to poison. Zeroed
+      // scratch keeps the zeros the launches maintain.
       if ((spec.access != Access::output && spec.access != Access::scratch) || spec.count == 0) continue;
       const unsigned blocks = fill_blocks(spec.count);
       if (size_of(spec.dtype) == 2) {

@@ -513,8 +513,8 @@ Section top_kernels_section(const Story& story) {
   const bool counters = std::any_of(kernels.begin(), kernels.end(), [](const KernelView* k) { return !k->kernel->metrics.empty(); });
   section.blocks.push_back(Paragraph{
       "The step's kernels by time, as a profiling report's top-kernel table: bound class and share of the roof are the "
-      "step's (the models are per step); the counters are the range profiler's, one replayed launch of each kernel "
-      "(`kgate_bench`'s counter pass): DRAM % = " + code(kDramThroughputMetric) + ", SM % = " + code(kSmThroughputMetric) +
+      "step's (the models are per step); the counters are the range profiler's, each kernel of a step run after the "
+      "L2 was emptied as for a cold run (`kgate_bench`'s counter pass): DRAM % = " + code(kDramThroughputMetric) + ", SM % = " + code(kSmThroughputMetric) +
       ", Occupancy % = " + code(kOccupancyMetric) + ", L2 hit % = " + code(kL2HitMetric) + ", Tensor % = " + code(kTensorMetric) +
       "."});
   if (!counters) {

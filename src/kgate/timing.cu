@@ -110,9 +110,9 @@ double GpuTimer::first_launch_s(const CopyLaunch& launch) {
   return seconds_since(start);
 }
 
-void GpuTimer::flush_l2(unsigned char fill) {
+void GpuTimer::flush_l2() {
   if (options_.flush == L2Flush::write) {
-    KGATE_CUDA_CHECK(cudaMemsetAsync(flush_buffer_.get(), fill, flush_buffer_.bytes(), stream_));
+    KGATE_CUDA_CHECK(cudaMemsetAsync(flush_buffer_.get(), ++flush_fill_, flush_buffer_.bytes(), stream_));
     return;
   }
   const std::size_t vectors = flush_buffer_.bytes() / sizeof(uint4);
@@ -185,8 +185,8 @@ TimingRecord GpuTimer::sample_until_done(double expected_sample_s, const std::fu
 
 std::function<void(int)> GpuTimer::cold_sampler(const CopyLaunch& launch, int copies) {
   if (copies < 1) throw std::invalid_argument("a cold sample needs at least one input copy");
-  return [this, &launch, copies, fill = static_cast<unsigned char>(0), next_copy = 0](int s) mutable {
-    flush_l2(++fill);
+  return [this, &launch, copies, next_copy = 0](int s) mutable {
+    flush_l2();
     KGATE_CUDA_CHECK(cudaEventRecord(starts_[s], stream_));
     launch(next_copy, stream_);
     next_copy = (next_copy + 1) % copies;

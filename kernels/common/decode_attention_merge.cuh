@@ -1,0 +1,105 @@
+#pragma once
+// The merge of split-K decode attention's pieces (decode_attention.cuh), run by the block that
+// completes a (sequence, KV head): for each query head of the KV head's group,
+//   out = Σ_s 2^(lse_s - top) · partial_s / Σ_s 2^(lse_s - top)
+// over the sequence's pieces s, always in piece order, so the result does not depend on which
+// block runs it. Other blocks wrote the pieces: they are read through the L2 (ld.global.cg), never
+// from this SM's L1.
+#include <cuda_bf16.h>
+
+#include <cstddef>
+
+#include "decode_attention_args.hpp"
+#include "packed.cuh"
+
+namespace kgate::kernels {
+
+__device__ __forceinline__ void accumulate(float4& sum, float weight, const float4& value) {
+  sum.x += weight * value.x;
+  sum.y += weight * value.y;
+  sum.z += weight * value.z;
+  sum.w += weight * value.w;
+}
+
+__device__ __forceinline__ float4 scaled(const float4& value, float scale) {
+  return make_float4(value.x * scale, value.y * scale, value.z * scale, value.w * scale);
+}
+
+// Four values rounded to bf16 and stored as one 8-byte word (`at` 8-byte aligned).
+__device__ __forceinline__ void store_bf16x4(__nv_bfloat16* at, const float4& value) {
+  const __nv_bfloat162 low = __floats2bfloat162_rn(value.x, value.y), high = __floats2bfloat162_rn(value.z, value.w);
+  *reinterpret_cast<uint2*>(at) =
+      make_uint2(*reinterpret_cast<const unsigned*>(&low), *reinterpret_cast<const unsigned*>(&high));
+}
+
+// An online softmax over pieces of one column (four values of one head): the largest log-sum-exp
+// so far, and the weights' sum and weighted partials relative to it. Every thread of a column
+// sees the same pieces in the same order, so no pass over the log-sum-exps has to find the
+// largest first, and no round trip through shared memory has to share it.
+struct PieceSum {
+  float top = -INFINITY;
+  float total = 0.0f;
+  float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+
+  // Adds `weight_sum` and `value` given relative to 2^lse (a piece: 1 and its partial output).
+  __device__ __forceinline__ void add(float lse, float weight_sum, const float4& value) {
+    const float new_top = fmaxf(top, lse);                 // finite from the first piece on
+    const float correction = fast_exp2(top - new_top);     // 2^-inf = 0 at the first piece
+    const float weight = fast_exp2(lse - new_top);
+    total = total * correction + weight * weight_sum;
+    sum = scaled(sum, correction);
+    accumulate(sum, weight, value);
+    top = new_top;
+  }
+};
+
+// query0: the group's first query (b · q_heads + kv_head · G); pieces: the scratch's pieces per
+// query; used: the sequence's, at least 2. `shared`: Threads · 24 bytes of shared memory, 16-byte
+// aligned. All threads of the block call it.
+template <int D, int G, int Threads>
+__device__ void merge_pieces(const AttentionArgs& a, std::size_t query0, int pieces, int used, void* shared) {
+  constexpr int kRow = D / 4;         // float4 columns per head
+  constexpr int kColumns = G * kRow;  // float4 columns of the group
+  // When the group has fewer columns than the block has threads, the threads of a column split
+  // its pieces, so that each waits on fewer loads.
+  constexpr int kGroups = kColumns >= Threads ? 1 : Threads / kColumns;
+
+  // Column c's pieces first, first + kGroups, ...: the loads are independent of the arithmetic,
+  // so the unrolled loop keeps many of them in flight.
+  auto column_sum = [&](int c, int first) {
+    const int h = c / kRow;
+    const float* lse = a.partial_lse + (query0 + h) * pieces;
+    const float4* partial = reinterpret_cast<const float4*>(a.partial_out + (query0 + h) * pieces * D) + c % kRow;
+    PieceSum merged;
+#pragma unroll 16
+    for (int s = first; s < used; s += kGroups)
+      merged.add(__ldcg(lse + s), 1.0f, __ldcg(partial + static_cast<std::size_t>(s) * kRow));
+    return merged;
+  };
+  auto write = [&](int c, const PieceSum& merged) {
+    store_bf16x4(a.out + (query0 + c / kRow) * D + c % kRow * 4, scaled(merged.sum, 1.0f / merged.total));
+  };
+  if constexpr (kGroups == 1) {
+    for (int c = threadIdx.x; c < kColumns; c += Threads) write(c, column_sum(c, 0));
+  } else {
+    auto* sums = static_cast<float4*>(shared);
+    auto* tops = reinterpret_cast<float2*>(sums + Threads);  // (top, total)
+    const int c = threadIdx.x % kColumns, group = threadIdx.x / kColumns;
+    const PieceSum mine = column_sum(c, group);
+    sums[threadIdx.x] = mine.sum;
+    tops[threadIdx.x] = make_float2(mine.top, mine.total);
+    __syncthreads();
+    if (group == 0) {
+      // In group order; group 0 holds piece 0, so the running top is finite before any group
+      // without pieces (top -inf, weight 0) comes.
+      PieceSum merged = mine;
+      for (int g = 1; g < kGroups; ++g) {
+        const float2 other = tops[g * kColumns + c];
+        merged.add(other.x, other.y, sums[g * kColumns + c]);
+      }
+      write(c, merged);
+    }
+  }
+}
+
+}  // namespace kgate::kernels
