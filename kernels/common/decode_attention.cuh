@@ -112,10 +112,6 @@ void launch_naive_attention(const AttentionArgs& a, const Kv& kv, cudaStream_t s
 inline constexpr int kSplitWarps = 4;
 inline constexpr int kSplitThreads = 32 * kSplitWarps;
 inline constexpr int kSplitStages = 4;
-// Warp steps between the L2 prefetch of a page-table entry and its read (a step's 2 KiB of K and V
-// take a warp about a microsecond when the device streams): longer than the memory latency under
-// that load. A 32-byte sector holds the entries of 8 pages.
-inline constexpr int kTableLead = 8;
 
 template <int D, int G>
 struct SplitTile {
@@ -216,11 +212,8 @@ __global__ void __launch_bounds__(kSplitThreads)
   // The bound depends on the warp only, so every lane reaches every shuffle.
   for (int j = 0; j < steps; ++j) {
     fetch(j + kSplitStages - 1, row_ahead, end);
-    // The page-table read for the step after that overlaps this step's wait and arithmetic; the
-    // entry kTableLead steps further on starts its way to the L2, so that read does not miss.
+    // The page-table read for the step after that overlaps this step's wait and arithmetic.
     row_ahead = row_of(j + kSplitStages);
-    if (const int later = warp_begin + (j + kSplitStages + kTableLead) * Tile::kStride; later < stop)
-      keys.prefetch(later);
     wait_async_copies<kSplitStages - 1>();  // step j's group has landed
     const int first = warp_begin + j * Tile::kStride, stage = j % kSplitStages;
     if constexpr (Kv::kRowsToMaxLen) {

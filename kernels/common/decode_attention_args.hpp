@@ -27,8 +27,7 @@ struct AttentionArgs {
 };
 
 // A layout locates a key's K/V row through a cursor for one (sequence, KV head), which holds
-// what the lookups of that pair share: cursor(b, kv_head).row(key) is the row's element offset,
-// and cursor.prefetch(key) says that row(key) will be asked a while later (any key < max_len).
+// what the lookups of that pair share: cursor(b, kv_head).row(key) is the row's element offset.
 // kRowsToMaxLen says whether the rows of keys past a sequence's length, up to max_len, may be
 // read (their values never reach an output), so that a kernel can start its reads before it knows
 // the length.
@@ -47,7 +46,6 @@ struct ContiguousKv {
     int head_dim;
     // Consecutive keys are consecutive rows.
     KGATE_HD std::size_t row(int key) const { return first_row + static_cast<std::size_t>(key) * head_dim; }
-    KGATE_HD void prefetch(int) const {}  // row() reads nothing
   };
   KGATE_HD Cursor cursor(int b, int kv_head) const {
     return {(static_cast<std::size_t>(b) * kv_heads + kv_head) * max_len * head_dim, head_dim};
@@ -77,15 +75,6 @@ struct PagedKv {
     // Consecutive keys within one page are consecutive rows.
     KGATE_HD std::size_t row(int key) const {
       return static_cast<std::size_t>(pages[key / kPageSize]) * page_stride + head_offset + (key % kPageSize) * head_dim;
-    }
-    // Brings the key's page-table entry into the L2 without waiting for it: a lookup that misses
-    // there waits out the whole memory queue, which the cache reads keep long.
-    KGATE_HD void prefetch(int key) const {
-#ifdef __CUDA_ARCH__
-      asm volatile("prefetch.global.L2 [%0];" ::"l"(pages + key / kPageSize));
-#else
-      (void)key;
-#endif
     }
   };
   KGATE_HD Cursor cursor(int b, int kv_head) const {
