@@ -293,6 +293,44 @@ TEST(KgateCli, BaselineUpdateRefusesUnfitRunsUnlessForced) {
   for (const BenchmarkRecord& b : stored.benchmarks) EXPECT_NE(b.name, kB);
 }
 
+TEST(KgateCli, BaselineUpdatePrunesWhatTheWholeSuiteNoLongerMeasures) {
+  const syn::TempDir dir;
+  const std::string baselines = dir.file("baselines");
+  const std::string kC = "rmsnorm/c/m:1/bf16";
+  RunResults first = syn::run({syn::benchmark(kA, {.seed = 1}), syn::benchmark(kB, {.seed = 2}), syn::benchmark(kC, {.seed = 3})});
+  ASSERT_EQ(kgate_cli({"baseline", "update", write_run(dir, "first.json", first), "--baseline-dir", baselines}).status, 0);
+  const std::string file = baselines + "/nvidia-h200/kgate.json";
+
+  // kA measured again, kB gone from the suite, kC skipped: without --prune both old entries stay.
+  RunResults second = syn::run({syn::benchmark(kA, {.seed = 4}), syn::benchmark(kC, {.seed = 5})});
+  second.benchmarks[1].status = kgate::BenchmarkStatus::skipped;
+  second.benchmarks[1].cold.reset();
+  const std::string second_path = write_run(dir, "second.json", second);
+  auto r = kgate_cli({"baseline", "update", second_path, "--baseline-dir", baselines});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(kgate::read_results_file(file).benchmarks.size(), 3u);
+
+  r = kgate_cli({"baseline", "update", second_path, "--baseline-dir", baselines, "--prune"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("1 updated, 0 added, 0 kept, 2 pruned"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("pruned: " + kB), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("pruned: " + kC), std::string::npos) << r.out;
+  const RunResults stored = kgate::read_results_file(file);
+  ASSERT_EQ(stored.benchmarks.size(), 1u);
+  EXPECT_EQ(stored.benchmarks[0].name, kA);
+
+  // A benchmark that failed keeps its entry, so the next compare still has what it used to take.
+  RunResults third = syn::run({syn::benchmark(kA, {.seed = 6}), syn::benchmark(kB, {.seed = 7})});
+  ASSERT_EQ(kgate_cli({"baseline", "update", write_run(dir, "third.json", third), "--baseline-dir", baselines}).status, 0);
+  third.benchmarks[0].status = kgate::BenchmarkStatus::failed;
+  third.benchmarks[0].error = "launch failed";
+  third.benchmarks[0].cold.reset();
+  r = kgate_cli({"baseline", "update", write_run(dir, "fourth.json", third), "--baseline-dir", baselines, "--prune", "--force"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("1 updated, 0 added, 1 kept, 0 pruned"), std::string::npos) << r.out;
+  EXPECT_EQ(kgate::read_results_file(file).benchmarks.size(), 2u);
+}
+
 TEST(KgateCli, MergeShards) {
   const syn::TempDir dir;
   const std::string a = write_run(dir, "shard0.json", syn::run({syn::benchmark(kA, {.samples = 20, .seed = 1})}));

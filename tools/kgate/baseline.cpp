@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "args.hpp"
 #include "commands.hpp"
@@ -26,13 +27,17 @@ update  records NEW's benchmarks in DIR/<GPU slug>/<suite>.json (the slug from N
         variant or a wrong result, a headline mode that did not reach its stopping target, or
         throttled samples; --force records the others anyway (failed variants and wrong results
         are never recorded; skipped benchmarks keep their old entry). Peers (role "peer",
-        docs/peers.md) are never recorded: they are not gated.
+        docs/peers.md) are never recorded: they are not gated. --prune also drops the entries
+        of benchmarks that NEW skipped or does not have (removed from the suite, or shapes a
+        variant no longer benchmarks), so that compare stops listing them as missing: give it
+        a run of the whole suite, never a shard or a filtered run.
 show    lists the baselines in DIR, or the entries of one GPU's baselines.
 
 options:
   --baseline-dir DIR  where the baselines live (default: baselines)
   --suite NAME        update: the suite file to write (default: NEW's suite)
   --force             update: record despite the problems listed above
+  --prune             update: drop the entries NEW skipped or lacks (a whole-suite run only)
   -h, --help          this text
 
 exit status: 0 done, 1 update refused, 2 bad input or usage
@@ -149,13 +154,28 @@ int update(const Args& args, Io& io) {
     }
   }
   if (updated + added == 0) throw ResultsError(source + ": $.benchmarks: no benchmark fit to record");
+  std::vector<std::string> pruned;
+  if (args.flag("--prune")) {
+    // A failed benchmark keeps its entry: the next compare must still see what it used to take.
+    std::set<std::string> measured;
+    for (const BenchmarkRecord& r : run.benchmarks)
+      if (r.status != BenchmarkStatus::skipped) measured.insert(r.name);
+    std::erase_if(baseline.benchmarks, [&](const BenchmarkRecord& b) {
+      if (measured.contains(b.name)) return false;
+      pruned.push_back(b.name);
+      return true;
+    });
+  }
   baseline.context = run.context;  // the newest run describes the file; each entry keeps its own provenance
   baseline.has_kgate_block = true;
   if (std::error_code ec; !fs::create_directories(fs::path(path).parent_path(), ec) && ec)
     throw ResultsError(fs::path(path).parent_path().string() + ": cannot create the directory: " + ec.message());
   write_results_file(path, to_json(baseline));
   io.out << "wrote " << path << ": " << updated << " updated, " << added << " added, "
-         << baseline.benchmarks.size() - updated - added << " kept\n";
+         << baseline.benchmarks.size() - updated - added << " kept";
+  if (args.flag("--prune")) io.out << ", " << pruned.size() << " pruned";
+  io.out << "\n";
+  for (const std::string& name : pruned) io.out << "  pruned: " << name << "\n";
   for (const std::string& name : not_recorded) io.out << "  not recorded: " << name << "\n";
   if (peers) io.out << "  not recorded: " << peers << " peer benchmark(s) (peers are not gated)\n";
   return kExitOk;
@@ -251,7 +271,7 @@ int run_baseline(const Arguments& arguments, Io& io) {
   if (action != "update" && action != "show")
     throw UsageError(action.empty() ? "expected an action: update or show" : "unknown action '" + action + "' (expected update or show)");
   const Args args(Arguments(arguments.begin() + 1, arguments.end()),
-                  action == "update" ? OptionSpec{.with_value = {"--baseline-dir", "--suite"}, .flags = {"--force"}, .aliases = {}}
+                  action == "update" ? OptionSpec{.with_value = {"--baseline-dir", "--suite"}, .flags = {"--force", "--prune"}, .aliases = {}}
                                      : OptionSpec{.with_value = {"--baseline-dir"}, .flags = {}, .aliases = {}});
   if (args.help()) {
     io.out << kUsage;
