@@ -38,7 +38,7 @@ std::vector<Shape> GemvFamily::test_shapes() const {
       problem(5, 33, 1001, "odd k: rows not 16-byte aligned"),
       // More row tiles than a device holds blocks (132 SMs): a block covers several tiles.
       problem(3, 6000, 264, "375 tiles, 2 per block: 4 warps split k, a partial last round"),
-      problem(12, 20000, 40, "m 12: 625 tiles of 32 rows, 4 per block"),
+      problem(12, 20000, 40, "m 12: 1250 tiles, 8 per block: one warp per tile, two column tiles"),
       problem(1, 40000, 72, "2500 tiles, 8 per block: one warp per tile, several waves"),
   };
 }

@@ -1,16 +1,17 @@
-// GEMV on the tensor cores, streaming W with 16-byte loads. A warp owns TILES row tiles of 16 rows
-// of W and TILES 8-column tiles of x (TILES = 1 for m ≤ 8, 2 for m ≤ 16) and walks k in rounds;
+// GEMV on the tensor cores, streaming W with 16-byte loads. A warp owns a tile of 16 rows of W and
+// COLS 8-column tiles of x (COLS = 1 for m ≤ 8, 2 for m ≤ 16) and walks k in rounds;
 // a round issues kLoadsPerRound 16-byte W loads per lane (8 KB per warp) as straight-line code
 // before its first MMA, so they are all in flight together. (Loads guarded by a condition compile
 // to branches that ptxas leaves next to their uses, 2-3 in flight instead: measured at 42-53% of
 // DRAM bandwidth.) Only the last, partial round of k is guarded. Each warp step covers 32 k with
-// two m16n8k16 MMAs per (row tile, column tile): a sum over k is indifferent to the order of k, so
+// two m16n8k16 MMAs per column tile: a sum over k is indifferent to the order of k, so
 // instead of the MMA's own k order lane (g, t) takes 8 consecutive k — of W[row g], W[row g+8]
 // and x[g], one 16-byte vector each — and the first MMA consumes elements 0-3 of those vectors, the
 // second 4-7: the same permutation of k on both operands. W is read once with full 16-byte loads
 // and no shared-memory staging; W bypasses L1 so that x, which every warp rereads, stays there.
 // x is loaded next to its MMAs (an L1 hit, its latency hidden by the other warps) rather than
-// with W, which keeps m = 16 within the 128 registers of two blocks per SM.
+// with W. m = 16 keeps 16 rows per warp: with 32 (two row tiles) the 4096-row projections had
+// half the warps, 12.5% of them active, and ran at 67% of DRAM bandwidth.
 //
 // Split-K inside the block: a block of 8 warps covers R row tiles, and the 8/R warps of a tile
 // take its rounds in turn. R is the smallest power of two whose blocks all fit on the device at
@@ -30,16 +31,16 @@ constexpr int kThreads = kWarps * 32;
 constexpr int kStepK = 32;          // k per warp step: two MMAs of k 16
 constexpr int kLoadsPerRound = 16;  // 16-byte W loads per lane in flight together
 
-template <int TILES>
+template <int COLS>
 struct Tile {
-  static constexpr int kRows = 16 * TILES;  // rows of W per warp
-  static constexpr int kCols = 8 * TILES;   // rows of x a warp multiplies them with
-  static constexpr int kSteps = kLoadsPerRound / (2 * TILES);
+  static constexpr int kRows = 16;         // rows of W per warp
+  static constexpr int kCols = 8 * COLS;   // rows of x a warp multiplies them with
+  static constexpr int kSteps = kLoadsPerRound / 2;
   static constexpr int kRoundK = kSteps * kStepK;
-  // Independent accumulators per (row tile, column tile): with one tile each, the two MMAs of a
-  // step go to different ones, halving the chain of dependent MMAs a round waits on.
-  static constexpr int kChains = TILES == 1 ? 2 : 1;
-  using Accumulators = float[TILES][TILES][kChains][4];
+  // Independent accumulators per column tile: with one, the two MMAs of a step go to different
+  // ones, halving the chain of dependent MMAs a round waits on.
+  static constexpr int kChains = COLS == 1 ? 2 : 1;
+  using Accumulators = float[COLS][kChains][4];
 };
 
 // 8 consecutive bf16 of a row as one 16-byte vector. FULL: the whole vector lies before k (every
@@ -68,35 +69,29 @@ __device__ __forceinline__ uint4 load_vector(const __nv_bfloat16* p, int valid) 
 __device__ __forceinline__ int step_offset(int s, int t) { return 64 * (s / 2) + 16 * t + 8 * (s % 2); }
 
 // One round of a warp: every W load first, then the MMAs. k0 is the round's first k.
-template <int TILES, bool ALIGNED, bool FULL>
-__device__ __forceinline__ void mma_round(const __nv_bfloat16* const (&w_row)[2 * TILES],
-                                          const __nv_bfloat16* const (&x_row)[TILES], int k0, int k,
-                                          typename Tile<TILES>::Accumulators& acc) {
-  using T = Tile<TILES>;
+template <int COLS, bool ALIGNED, bool FULL>
+__device__ __forceinline__ void mma_round(const __nv_bfloat16* const (&w_row)[2], const __nv_bfloat16* const (&x_row)[COLS],
+                                          int k0, int k, typename Tile<COLS>::Accumulators& acc) {
+  using T = Tile<COLS>;
   static_assert(T::kSteps % 2 == 0, "a round pairs its steps");
   const int t = threadIdx.x & 3;
-  uint4 w[T::kSteps][2 * TILES];
+  uint4 w[T::kSteps][2];
 #pragma unroll
   for (int s = 0; s < T::kSteps; ++s) {
     const int at = k0 + step_offset(s, t);
 #pragma unroll
-    for (int i = 0; i < 2 * TILES; ++i) w[s][i] = load_vector<ALIGNED, FULL, true>(w_row[i] + at, k - at);
+    for (int i = 0; i < 2; ++i) w[s][i] = load_vector<ALIGNED, FULL, true>(w_row[i] + at, k - at);
   }
 #pragma unroll
   for (int s = 0; s < T::kSteps; ++s) {
     const int at = k0 + step_offset(s, t);
-    uint4 x[TILES];
+    const uint4& low = w[s][0];
+    const uint4& high = w[s][1];
 #pragma unroll
-    for (int j = 0; j < TILES; ++j) x[j] = load_vector<ALIGNED, FULL, false>(x_row[j] + at, k - at);
-#pragma unroll
-    for (int p = 0; p < TILES; ++p) {
-      const uint4& low = w[s][2 * p];
-      const uint4& high = w[s][2 * p + 1];
-#pragma unroll
-      for (int j = 0; j < TILES; ++j) {
-        mma_bf16_16x8x16(acc[p][j][0], low.x, high.x, low.y, high.y, x[j].x, x[j].y);
-        mma_bf16_16x8x16(acc[p][j][T::kChains - 1], low.z, high.z, low.w, high.w, x[j].z, x[j].w);
-      }
+    for (int j = 0; j < COLS; ++j) {
+      const uint4 x = load_vector<ALIGNED, FULL, false>(x_row[j] + at, k - at);
+      mma_bf16_16x8x16(acc[j][0], low.x, high.x, low.y, high.y, x.x, x.y);
+      mma_bf16_16x8x16(acc[j][T::kChains - 1], low.z, high.z, low.w, high.w, x.z, x.w);
     }
   }
 }
@@ -104,47 +99,43 @@ __device__ __forceinline__ void mma_round(const __nv_bfloat16* const (&w_row)[2 
 // Row pointers of a warp's tile starting at row n0: rows past n and x rows past m are clamped to
 // the last one, so they read valid memory and feed only outputs that are never stored (an MMA's
 // rows and columns do not mix).
-template <int TILES>
+template <int COLS>
 __device__ __forceinline__ void tile_rows(const __nv_bfloat16* w, const __nv_bfloat16* x, int n0, int n, int m, int k,
-                                          const __nv_bfloat16* (&w_row)[2 * TILES],
-                                          const __nv_bfloat16* (&x_row)[TILES]) {
+                                          const __nv_bfloat16* (&w_row)[2], const __nv_bfloat16* (&x_row)[COLS]) {
   const int g = (threadIdx.x & 31) >> 2;
 #pragma unroll
-  for (int i = 0; i < 2 * TILES; ++i) w_row[i] = w + static_cast<std::size_t>(min(n0 + 8 * i + g, n - 1)) * k;
+  for (int i = 0; i < 2; ++i) w_row[i] = w + static_cast<std::size_t>(min(n0 + 8 * i + g, n - 1)) * k;
 #pragma unroll
-  for (int j = 0; j < TILES; ++j) x_row[j] = x + static_cast<std::size_t>(min(8 * j + g, m - 1)) * k;
+  for (int j = 0; j < COLS; ++j) x_row[j] = x + static_cast<std::size_t>(min(8 * j + g, m - 1)) * k;
 }
 
 // Writes a warp's accumulators to partial[column][row] (row pitch `pitch`), summing its chains.
-// Accumulator layout (m16n8k16): acc[p][j] = {y[8j+2t][16p+g], y[8j+2t+1][16p+g],
-// y[8j+2t][16p+g+8], y[8j+2t+1][16p+g+8]} for the warp's rows (second index) and x rows (first).
-template <int TILES>
-__device__ __forceinline__ void store_partial(const typename Tile<TILES>::Accumulators& acc, float* partial, int pitch) {
-  using T = Tile<TILES>;
+// Accumulator layout (m16n8k16): acc[j] = {y[8j+2t][g], y[8j+2t+1][g], y[8j+2t][g+8],
+// y[8j+2t+1][g+8]} for the warp's rows (second index) and x rows (first).
+template <int COLS>
+__device__ __forceinline__ void store_partial(const typename Tile<COLS>::Accumulators& acc, float* partial, int pitch) {
+  using T = Tile<COLS>;
   const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
 #pragma unroll
-  for (int p = 0; p < TILES; ++p) {
+  for (int j = 0; j < COLS; ++j) {
+    float sum[4];
 #pragma unroll
-    for (int j = 0; j < TILES; ++j) {
-      float sum[4];
+    for (int e = 0; e < 4; ++e) {
+      sum[e] = acc[j][0][e];
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        sum[e] = acc[p][j][0][e];
-#pragma unroll
-        for (int c = 1; c < T::kChains; ++c) sum[e] += acc[p][j][c][e];
-      }
-      partial[(8 * j + 2 * t) * pitch + 16 * p + g] = sum[0];
-      partial[(8 * j + 2 * t + 1) * pitch + 16 * p + g] = sum[1];
-      partial[(8 * j + 2 * t) * pitch + 16 * p + g + 8] = sum[2];
-      partial[(8 * j + 2 * t + 1) * pitch + 16 * p + g + 8] = sum[3];
+      for (int c = 1; c < T::kChains; ++c) sum[e] += acc[j][c][e];
     }
+    partial[(8 * j + 2 * t) * pitch + g] = sum[0];
+    partial[(8 * j + 2 * t + 1) * pitch + g] = sum[1];
+    partial[(8 * j + 2 * t) * pitch + g + 8] = sum[2];
+    partial[(8 * j + 2 * t + 1) * pitch + g + 8] = sum[3];
   }
 }
 
 // tiles_per_block: R, a power of two dividing kWarps.
-template <int TILES, bool ALIGNED>
+template <int COLS, bool ALIGNED>
 __global__ void __launch_bounds__(kThreads, 2) gemv_mma_kernel(GemvArgs a, int tiles_per_block) {
-  using T = Tile<TILES>;
+  using T = Tile<COLS>;
   // +1: lanes of one column write different rows without sharing a bank.
   __shared__ float partial[kWarps][T::kCols][T::kRows + 1];
   const int warp = threadIdx.x >> 5;
@@ -153,19 +144,19 @@ __global__ void __launch_bounds__(kThreads, 2) gemv_mma_kernel(GemvArgs a, int t
   const int block_rows = tiles_per_block * T::kRows;
   const int n0 = blockIdx.x * block_rows + (warp / splitters) * T::kRows;
 
-  const __nv_bfloat16* w_row[2 * TILES];
-  const __nv_bfloat16* x_row[TILES];
-  tile_rows<TILES>(a.w, a.x, n0, a.n, a.m, a.k, w_row, x_row);
+  const __nv_bfloat16* w_row[2];
+  const __nv_bfloat16* x_row[COLS];
+  tile_rows<COLS>(a.w, a.x, n0, a.n, a.m, a.k, w_row, x_row);
 
   typename T::Accumulators acc = {};
   // The bounds depend on the warp only: every lane runs every MMA, as mma.sync requires.
   const int full_rounds = a.k / T::kRoundK;
   int r = split;
   for (; r < full_rounds; r += splitters)
-    mma_round<TILES, ALIGNED, true>(w_row, x_row, r * T::kRoundK, a.k, acc);
+    mma_round<COLS, ALIGNED, true>(w_row, x_row, r * T::kRoundK, a.k, acc);
   if (r == full_rounds && a.k % T::kRoundK != 0)
-    mma_round<TILES, ALIGNED, false>(w_row, x_row, r * T::kRoundK, a.k, acc);
-  store_partial<TILES>(acc, &partial[warp][0][0], T::kRows + 1);
+    mma_round<COLS, ALIGNED, false>(w_row, x_row, r * T::kRoundK, a.k, acc);
+  store_partial<COLS>(acc, &partial[warp][0][0], T::kRows + 1);
   __syncthreads();
   // One thread per output, consecutive threads on consecutive n; each sums its tile's warps in
   // warp order.
@@ -183,10 +174,10 @@ __global__ void __launch_bounds__(kThreads, 2) gemv_mma_kernel(GemvArgs a, int t
 // As few row tiles per block as keep every block resident at once: one wave, no tail. One tile per
 // block with several waves (adjacent 512 B spans of the same rows per block, for DRAM locality)
 // was measured against this on an H200 and gained at most 3% at n = 28672, nothing elsewhere.
-template <int TILES, bool ALIGNED>
+template <int COLS, bool ALIGNED>
 void launch_with(const GemvArgs& a, cudaStream_t stream) {
-  constexpr auto kernel = gemv_mma_kernel<TILES, ALIGNED>;
-  const long long tiles = (a.n + Tile<TILES>::kRows - 1) / Tile<TILES>::kRows;
+  constexpr auto kernel = gemv_mma_kernel<COLS, ALIGNED>;
+  const long long tiles = (a.n + Tile<COLS>::kRows - 1) / Tile<COLS>::kRows;
   const long long resident = resident_blocks<kernel, kThreads>();
   int tiles_per_block = 1;
   while (tiles_per_block < kWarps && (tiles + tiles_per_block - 1) / tiles_per_block > resident) tiles_per_block *= 2;
