@@ -11,6 +11,7 @@
 
 #include "decode_attention_args.hpp"
 #include "packed.cuh"
+#include "row_vectors.cuh"
 
 namespace kgate::kernels {
 
@@ -25,11 +26,10 @@ __device__ __forceinline__ float4 scaled(const float4& value, float scale) {
   return make_float4(value.x * scale, value.y * scale, value.z * scale, value.w * scale);
 }
 
-// Four values rounded to bf16 and stored as one 8-byte word (`at` 8-byte aligned).
+// Four values rounded to bf16 and stored as one 8-byte vector (`at` 8-byte aligned).
 __device__ __forceinline__ void store_bf16x4(__nv_bfloat16* at, const float4& value) {
-  const __nv_bfloat162 low = __floats2bfloat162_rn(value.x, value.y), high = __floats2bfloat162_rn(value.z, value.w);
-  *reinterpret_cast<uint2*>(at) =
-      make_uint2(*reinterpret_cast<const unsigned*>(&low), *reinterpret_cast<const unsigned*>(&high));
+  const float values[4] = {value.x, value.y, value.z, value.w};
+  store_floats<4>(at, 0, values);
 }
 
 // An online softmax over pieces of one column (four values of one head): the largest log-sum-exp

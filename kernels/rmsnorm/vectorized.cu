@@ -69,8 +69,7 @@ RowPlan plan_for(const RmsNormArgs& a) {
   RowPlan plan = plan_row(a.n);
   if (plan.per_thread == 1 && plan.threads >= 64 && a.m >= 8 * sm_count()) {
     plan.per_thread = 2;
-    plan.threads = (a.n / plan.vec + 1) / 2;
-    plan.threads = (plan.threads + 31) / 32 * 32;
+    plan.threads = ((a.n / plan.vec + 1) / 2 + 31) / 32 * 32;
   }
   return plan;
 }

@@ -127,7 +127,7 @@ void ProblemInstance::fill_inputs(std::uint64_t seed, bool keep_host_copy, cudaS
   for (int c = 0; c < copies(); ++c) {
     for (std::size_t t = 0; t < specs_.size(); ++t) {
       const TensorSpec& spec = specs_[t];
-      if (spec.access == Access::output || spec.access == Access::scratch || spec.access == Access::zeroed_scratch) continue;
+      if (spec.access != Access::input && spec.access != Access::inout) continue;  // only what a launch reads
       const std::uint64_t tseed = tensor_seed(seed, c, spec);
       void* ptr = copies_[c][t].get();
       if (spec.custom_init || (keep_host_copy && c == 0)) {
