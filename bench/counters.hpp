@@ -10,7 +10,9 @@
 // Both degrade, never crash: when CUPTI cannot trace or profile here (permissions, a profiler
 // already attached, an unsupported GPU) one warning is printed and every record says why.
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -43,11 +45,17 @@ class CounterPass {
 
   // The range-profiler metrics of every benchmark that ran, each on a fresh instance; records that
   // name no registered variant go to `profile_other`, with the same profiler enabled once for all.
+  // Benchmarks whose kernels per call the trace counted are profiled in batches of one replay
+  // session (RangeProfiler::profile_batch) when the flush's kernels are known (the read flush):
+  // CUPTI's per-session cost was most of the pass's time, 150 ms a benchmark on an H200.
   // Records in the run's context how the passes were prepared (counters_replay, counters_l2_flush).
-  void run(RunResults& results, const Registry& registry, const ProfileOther& profile_other);
+  // Returns the pass's wall time by phase: "instance" (making and filling the instances) and
+  // "profile" (the replayed calls and CUPTI's work).
+  std::map<std::string, double> run(RunResults& results, const Registry& registry, const ProfileOther& profile_other);
 
  private:
   L2Flush flush_;
+  std::optional<std::size_t> setup_kernels_;  // kernels of the pass setup (the flush), where known
   std::unique_ptr<RangeProfiler> profiler_;  // null when counters_unavailable_ says why
   std::string counters_unavailable_;
   std::string activity_unavailable_;

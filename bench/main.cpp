@@ -213,12 +213,17 @@ int run(int argc, char** argv) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   };
   // Where the harness's own time goes, recorded with the run (harness cost is a figure too).
-  auto phase_start = std::chrono::steady_clock::now();
-  auto end_phase = [&](const std::string& phase) {
-    const double spent = seconds_since(phase_start);
+  const auto add_wall = [&](const std::string& phase, double seconds) {
     const auto it = results.context.extra.find("wall_s." + phase);
     const double before = it == results.context.extra.end() ? 0 : std::stod(it->second);
-    results.context.extra["wall_s." + phase] = std::to_string(before + spent);
+    results.context.extra["wall_s." + phase] = std::to_string(before + seconds);
+  };
+  const auto add_walls = [&](const std::string& pass, const PhaseSeconds& phases) {
+    for (const auto& [phase, seconds] : phases) add_wall(pass + "." + phase, seconds);
+  };
+  auto phase_start = std::chrono::steady_clock::now();
+  auto end_phase = [&](const std::string& phase) {
+    add_wall(phase, seconds_since(phase_start));
     phase_start = std::chrono::steady_clock::now();
   };
 
@@ -253,6 +258,7 @@ int run(int argc, char** argv) {
                                  [&, name, measure = std::move(measure)](benchmark::State& state) {
                                    progress.starting(name);
                                    MeasureOutcome outcome = measure();
+                                   add_walls("timing", outcome.phase_s);
                                    report_to_google_benchmark(state, outcome.record);
                                    add_record(results, std::move(outcome.record));
                                    if (outcome.context_lost) restart_on_remaining(results, original_args);
@@ -274,13 +280,19 @@ int run(int argc, char** argv) {
   end_phase("timing");
 
   if (counters) {
-    counters->run(results, registry,
-                  [&](BenchmarkRecord& record, RangeProfiler& profiler) { profile_workload(record, registry, profiler); });
+    add_walls("counters", counters->run(results, registry, [&](BenchmarkRecord& record, RangeProfiler& profiler) {
+                profile_workload(record, registry, profiler);
+              }));
   }
   end_phase("counters");
-  std::fprintf(stderr, "kgate_bench: wall time: calibration %s s, timing %s s, counter pass %s s\n",
-               results.context.extra["wall_s.calibration"].c_str(), results.context.extra["wall_s.timing"].c_str(),
-               results.context.extra["wall_s.counters"].c_str());
+  std::cerr << "kgate_bench: wall time (s):";
+  for (const auto& [key, seconds] : results.context.extra) {
+    if (!key.starts_with("wall_s.")) continue;
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", std::stod(seconds));
+    std::cerr << " " << key.substr(7) << " " << text;
+  }
+  std::cerr << "\n";
 
   if (options.out.empty() && !options.out_dir.empty()) {
     std::string stamp = results.context.date;  // 2026-11-21T13:45:00Z -> 20261121T134500Z

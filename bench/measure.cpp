@@ -79,6 +79,12 @@ MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, con
     return outcome;
   }
 
+  auto lap_start = started;
+  const auto lap = [&](const char* phase) {
+    const auto now = std::chrono::steady_clock::now();
+    outcome.phase_s[phase] += std::chrono::duration<double>(now - lap_start).count();
+    lap_start = now;
+  };
   record_faults(outcome, [&] {
     const std::size_t per_copy = instance_bytes(*plan.family, plan.shape);
     const bool check = options.check && per_copy <= kMaxCheckedBytes;
@@ -87,6 +93,7 @@ MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, con
     instance.poison_outputs(timer.stream());
     const CopyLaunch launch = [&](int copy, cudaStream_t stream) { plan.variant->launch(instance, copy, stream); };
 
+    lap("instance");
     r.first_launch_s = timer.first_launch_s(launch);
     if (check) {
       const InstanceCheck result = instance.check();
@@ -98,11 +105,15 @@ MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, con
                                                  " MiB checked in benchmarks (the correctness suite covers small shapes)"
                                            : "not checked (--kgate_check=off)";
     }
+    lap("check");
     if (cupti) {
       r.kernels = cupti->trace([&] { launch(0, timer.stream()); });
     }
+    lap("trace");
     if (options.measures("cold", r.headline_mode)) r.cold = timer.measure_cold(launch, plan.copies);
-    if (options.measures("hot", r.headline_mode)) r.hot = timer.measure_hot(launch);
+    lap("cold");
+    if (options.measures("hot", r.headline_mode)) r.hot = timer.measure_hot(launch, cold_median(r));
+    lap("hot");
     r.memory_ceiling = plan.family->read_dominated() ? "read" : "copy";
     place_record_on_roofline(r, calibration);
   });

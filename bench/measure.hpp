@@ -1,6 +1,8 @@
 #pragma once
 // One benchmark, start to finish: instance, first launch, correctness check, kernel records, cold and hot timing,
 // and the derived figures. Faults are caught and recorded, never propagated.
+#include <map>
+#include <optional>
 #include <string>
 
 #include "kgate/cuda_check.hpp"
@@ -30,9 +32,15 @@ inline std::string benchmark_name(const Variant& variant, const Shape& shape) {
 // against the device (compute capability, memory).
 std::vector<BenchmarkPlan> plan_benchmarks(const Registry& registry, const DeviceInfo& device);
 
+// Harness wall time by phase (instance, check, trace, cold, hot; or a counter pass's), which
+// kgate_bench sums over benchmarks into the run's context as wall_s.<pass>.<phase>: the harness's
+// own cost is a figure too.
+using PhaseSeconds = std::map<std::string, double>;
+
 struct MeasureOutcome {
   BenchmarkRecord record;
   bool context_lost = false;  // a sticky fault: the process must restart to go on
+  PhaseSeconds phase_s;
 };
 
 // Runs `measure`, turning what it throws into the record's status, the same way for kernels and
@@ -56,6 +64,11 @@ void record_faults(MeasureOutcome& outcome, Measure&& measure) {
     r.status = BenchmarkStatus::failed;
     r.error = e.what();
   }
+}
+
+// The cold median when the cold mode ran: the hot mode's estimate of one launch.
+inline std::optional<double> cold_median(const BenchmarkRecord& r) {
+  return r.cold ? std::optional<double>(r.cold->summary.median) : std::nullopt;
 }
 
 // `cupti` (null when counters are off) traces one launch between the check and the timing.

@@ -46,7 +46,7 @@ kgate flags (Google Benchmark's own flags, listed below them, work as usual):
   --kgate_modes=cold,hot        timing modes to run (both by default; a family names its headline mode);
                                 headline: only each benchmark's headline mode (what kgate ab compares)
   --kgate_min_samples=N         samples before stopping is considered (default 10)
-  --kgate_min_time=SECONDS      GPU time to accumulate per mode before stopping (default 0.1)
+  --kgate_min_time=SECONDS      GPU time to accumulate per mode before stopping (default 0.05)
   --kgate_max_time=SECONDS      wall-clock cap per mode (default 5)
   --kgate_max_samples=N         sample cap per mode (default 1000)
   --kgate_flush=read|write      how cold mode empties the L2: read or memset a buffer of twice its size (default read)
@@ -73,7 +73,7 @@ whole suite fits a CI job, and every record says whether its noise target was me
 
 BenchOptions parse_bench_options(int& argc, char** argv) {
   BenchOptions o;
-  o.timing.stopping.min_gpu_time_s = 0.1;
+  o.timing.stopping.min_gpu_time_s = 0.05;
   o.timing.stopping.max_wall_time_s = 5.0;
   // A baseline keeps 1000 samples per mode and the comparator's U test and bootstrap settle well
   // before that; without the cap a 5 us kernel takes 20000 cold samples to reach the minimum GPU

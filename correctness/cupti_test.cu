@@ -268,6 +268,44 @@ TEST(RangeProfiler, UsableAfterAFailedPass) {
   expect_reads_input_once(only_kernel(profiler.profile(copy)), kLargeFloats);
 }
 
+// Several calls in one session, each after the setup inside the pass: every call gets the counters
+// of its own kernels, named as if profiled alone, and the setup's kernel is dropped.
+TEST(RangeProfiler, BatchedCallsGetTheirOwnCounters) {
+  if (const std::string why = counters_missing(); !why.empty()) GTEST_SKIP() << why;
+  constexpr std::size_t half = kLargeFloats / 2;
+  const Floats in(kLargeFloats), out(kLargeFloats), flush_in(kLargeFloats), flush_out(kLargeFloats);
+  KGATE_CUDA_CHECK(cudaMemset(in.get(), 0, kLargeFloats * sizeof(float)));
+  KGATE_CUDA_CHECK(cudaMemset(flush_in.get(), 0, kLargeFloats * sizeof(float)));
+  std::size_t setups = 0;
+  kgate::RangeProfiler profiler(kgate::default_range_metrics(), [&] {
+    ++setups;
+    launch_copy(flush_in.get(), flush_out.get(), kLargeFloats);
+  });
+  const std::vector<kgate::RangeProfile> profiles = profiler.profile_batch(
+      {{[&] { launch_copy(in.get(), out.get(), kLargeFloats); }, 1},
+       {[&] {
+          launch_copy(in.get(), out.get(), half);
+          launch_scale(out.get(), half);
+        },
+        2}},
+      1);
+  ASSERT_EQ(profiles.size(), 2u);
+  EXPECT_EQ(setups, 2 * profiler.passes());
+  expect_reads_input_once(only_kernel(profiles[0]), kLargeFloats);
+  ASSERT_EQ(profiles[1].kernels.size(), 2u);
+  expect_reads_input_once(profiles[1].kernels[0], half);
+  EXPECT_EQ(profiles[1].kernels[0].range_name, "0");
+  EXPECT_EQ(profiles[1].kernels[1].range_name, "1");
+
+  // A call that launches other kernels than it declares is refused, and the profiler goes on.
+  EXPECT_THROW(profiler.profile_batch({{[&] { launch_copy(in.get(), out.get(), half); }, 2},
+                                       {[&] { launch_copy(in.get(), out.get(), half); }, 1}},
+                                      1),
+               kgate::ProfilerError);
+  expect_reads_input_once(only_kernel(profiler.profile([&] { launch_copy(in.get(), out.get(), kLargeFloats); })),
+                          kLargeFloats);
+}
+
 // The order a benchmark run uses: trace the timing pass, profile, then trace the next benchmark,
 // with a fresh profiler object for the second benchmark.
 TEST(Cupti, TraceProfileTraceAlternate) {

@@ -27,7 +27,7 @@ TEST(BenchOptions, DefaultsAreDocumented) {
   const auto [o, rest] = parse({});
   EXPECT_TRUE(o.cold && o.hot && o.counters && o.check);
   EXPECT_EQ(o.timing.stopping.min_samples, 10);
-  EXPECT_DOUBLE_EQ(o.timing.stopping.min_gpu_time_s, 0.1);
+  EXPECT_DOUBLE_EQ(o.timing.stopping.min_gpu_time_s, 0.05);
   EXPECT_DOUBLE_EQ(o.timing.stopping.max_wall_time_s, 5.0);
   EXPECT_DOUBLE_EQ(o.timing.stopping.target_rel_stddev, 0.005);
   EXPECT_DOUBLE_EQ(o.timing.throttle.threshold, 0.75);
@@ -36,7 +36,7 @@ TEST(BenchOptions, DefaultsAreDocumented) {
   const std::string usage = kgate::bench::bench_usage();
   EXPECT_NE(usage.find("(default 1000)"), std::string::npos);
   EXPECT_NE(usage.find("(default read)"), std::string::npos);
-  EXPECT_NE(usage.find("default 0.1"), std::string::npos);
+  EXPECT_NE(usage.find("default 0.05"), std::string::npos);
   EXPECT_NE(usage.find("default 5)"), std::string::npos);
 }
 

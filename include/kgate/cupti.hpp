@@ -78,6 +78,10 @@ struct RangeProfile {
 
 std::vector<std::string> default_range_metrics();
 
+// Kernels one RangeProfiler session may profile (profile()'s call, or a whole batch with its
+// setups): CUPTI's counter data image is sized for this many ranges.
+inline constexpr std::size_t kMaxRangesPerProfile = 64;
+
 // Runs before every replay pass, outside the profiled ranges, and leaves the device as each pass
 // should find it: CUPTI restores no memory under user replay. (Its pass boundary does not keep the
 // L2 either: on an H200 a pass without a setup read an L2-sized input from DRAM again. So the setup
@@ -110,10 +114,33 @@ class RangeProfiler {
   // 64 kernels; rethrows what launch_once or before_each_pass throw.
   RangeProfile profile(const std::function<void()>& launch_once);
 
+  // Several calls profiled in one replay session, which pays CUPTI's per-session and per-pass cost
+  // (on an H200 about 40 ms and 9 x 12 ms for the default metrics) once instead of once per call.
+  // Each pass runs, for every call in order, before_each_pass and then the call, both inside the
+  // pass (synchronized between them): before_each_pass must launch exactly `setup_kernels`
+  // kernels, whose ranges are dropped, and each call exactly its `kernels`. A pass that launches
+  // any other number throws ProfilerError rather than attribute counters to the wrong call; so do
+  // batches of more than 64 kernels in all. Otherwise as profile(), one result per call.
+  struct BatchedCall {
+    std::function<void()> launch;
+    std::size_t kernels = 0;
+  };
+  std::vector<RangeProfile> profile_batch(const std::vector<BatchedCall>& calls, std::size_t setup_kernels);
+
   const std::vector<std::string>& metrics() const;
   std::size_t passes() const;  // replay passes (calls of launch_once profiled) for this metric set
+  // Wall seconds profile() has spent in each of its steps, summed over calls: "unprofiled" (the
+  // first launch), "configure" (counter data image and configuration), "passes" (each pass's setup
+  // and replayed call), "decode" and "evaluate" (CUPTI turning counters into metric values).
+  const std::map<std::string, double>& seconds_by_step() const;
 
  private:
+  // One replay session: the calls once unprofiled, then passes of `profiled` (each after
+  // `outside`); every range's metrics in launch order.
+  std::vector<KernelMetrics> session(const std::vector<std::function<void()>>& calls, const PassSetup& outside,
+                                     const std::function<void()>& profiled);
+  RangeProfile result_of(std::vector<KernelMetrics> kernels) const;
+
   struct State;
   std::unique_ptr<State> state_;
 };

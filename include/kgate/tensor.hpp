@@ -43,6 +43,10 @@ struct TensorSpec {
   Access access;
   Distribution distribution{};
   CustomInit custom_init{};  // when set, used instead of `distribution`
+  // Set beside a custom_init that ignores its seed, naming what the values depend on (a model's
+  // precomputed table, e.g. RoPE's cos/sin cache for one head_dim): generated once per process
+  // and copied into every input copy and instance (kgate/host_values.hpp) instead of regenerated.
+  std::string shared_init_key{};
   // For a checked tensor whose precision differs from the family's main output (an fp32
   // log-sum-exp beside a bf16 output): used instead of Family::tolerance(shape), and final: a
   // family's baseline (Family::baseline) widens only the tensors checked with the family's.

@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 
 #include <functional>
+#include <optional>
 #include <string_view>
 
 #include "kgate/device.hpp"
@@ -64,7 +65,9 @@ class GpuTimer {
   // in one batch and with no stopping rule: each sample's seconds. For looking at a launch (a
   // kernel trace) under the conditions it is timed in.
   std::vector<double> cold_batch(const CopyLaunch& launch, int count);
-  TimingRecord measure_hot(const CopyLaunch& launch);
+  // launch_estimate_s, when known (the cold median), sizes the graph; otherwise one timed launch
+  // after a warm-up does.
+  TimingRecord measure_hot(const CopyLaunch& launch, std::optional<double> launch_estimate_s = std::nullopt);
 
   // The SM clock now, in MHz, from a probe kernel spinning a fixed number of cycles.
   double sm_clock_mhz();
@@ -72,6 +75,9 @@ class GpuTimer {
   // Empties the L2 as before every cold sample (options().flush), enqueued on stream(): also for
   // work outside the timer that should meet the cache as a cold sample does (the counter pass).
   void flush_l2();
+  // Kernels one flush_l2() launches, where that is known: 1 for the read flush (a kernel); none for
+  // the write flush (a memset, which the driver may or may not run as a kernel).
+  std::optional<std::size_t> flush_kernels() const;
 
  private:
   // Enqueues cold sample s: flush, start event, launch on the next of `copies` input copies, stop
@@ -79,7 +85,9 @@ class GpuTimer {
   std::function<void(int)> cold_sampler(const CopyLaunch& launch, int copies);
   // Queues `count` samples behind a hold kernel, releases it and returns each sample's seconds.
   std::vector<double> run_batch(int count, const std::function<void(int sample)>& enqueue_one);
-  TimingRecord sample_until_done(double expected_sample_s, const std::function<void(int)>& enqueue_one,
+  // Samples in batches of about options().batch_target_s, sized by expected_sample_s or, without
+  // it, by a first batch of one sample.
+  TimingRecord sample_until_done(std::optional<double> expected_sample_s, const std::function<void(int)>& enqueue_one,
                                  int launches_per_sample);
 
   DeviceInfo device_;

@@ -1,4 +1,6 @@
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "kgate/registry.hpp"
 #include "rope.hpp"
@@ -17,13 +19,17 @@ double angle(double position, std::int64_t i, std::int64_t head_dim) {
   return position * std::pow(RopeFamily::kBase, -2.0 * static_cast<double>(i) / static_cast<double>(head_dim));
 }
 
-// The cache as a model precomputes it: row p holds cos (or sin) of p's angle for every pair.
+// The cache as a model precomputes it: row p holds cos (or sin) of p's angle for every pair. The
+// same for every seed and shape of one head_dim, so generated once per process (shared_init_key):
+// 8M values at 128K positions.
 CustomInit angle_table(std::int64_t head_dim, double (*function)(double)) {
   return [head_dim, function](std::uint64_t, std::span<double> values) {
     const std::int64_t half = head_dim / 2;
+    std::vector<double> frequency(static_cast<std::size_t>(half));
+    for (std::int64_t i = 0; i < half; ++i) frequency[static_cast<std::size_t>(i)] = angle(1.0, i, head_dim);
     for (std::size_t j = 0; j < values.size(); ++j) {
       const auto position = static_cast<double>(static_cast<std::int64_t>(j) / half);
-      values[j] = function(angle(position, static_cast<std::int64_t>(j) % half, head_dim));
+      values[j] = function(position * frequency[j % static_cast<std::size_t>(half)]);
     }
   };
 }
@@ -72,9 +78,11 @@ std::vector<TensorSpec> RopeFamily::tensors(const Shape& shape) const {
                values[i] = static_cast<double>(splitmix64(seed ^ splitmix64(i)) % static_cast<std::uint64_t>(max_pos));
            }},
       {.name = "cos", .dtype = DType::fp32, .count = count(max_pos * d / 2), .access = Access::input,
-       .custom_init = angle_table(d, [](double a) { return std::cos(a); })},
+       .custom_init = angle_table(d, [](double a) { return std::cos(a); }),
+       .shared_init_key = "rope/cos/d:" + std::to_string(d)},
       {.name = "sin", .dtype = DType::fp32, .count = count(max_pos * d / 2), .access = Access::input,
-       .custom_init = angle_table(d, [](double a) { return std::sin(a); })},
+       .custom_init = angle_table(d, [](double a) { return std::sin(a); }),
+       .shared_init_key = "rope/sin/d:" + std::to_string(d)},
   };
 }
 

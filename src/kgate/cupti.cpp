@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
@@ -249,8 +250,6 @@ std::vector<KernelRecord> fold(std::vector<TracedLaunch> launches) {
 // Range profiler
 
 constexpr const char* kDurationMetric = "gpu__time_duration.sum";
-// Kernels one profile() call may launch: the counter data image holds this many ranges.
-constexpr std::size_t kMaxKernelsPerProfile = 64;
 // A replay that CUPTI never declares complete ends here with an error instead of looping on; the
 // largest metric sets need a few dozen passes.
 constexpr std::size_t kMaxPassesPerProfile = 256;
@@ -433,8 +432,8 @@ std::vector<std::uint8_t> counter_data_image(CUpti_RangeProfiler_Object* profile
   size.pRangeProfilerObject = profiler;
   size.pMetricNames = names.data();
   size.numMetrics = names.size();
-  size.maxNumOfRanges = kMaxKernelsPerProfile;
-  size.maxNumRangeTreeNodes = kMaxKernelsPerProfile;
+  size.maxNumOfRanges = kMaxRangesPerProfile;
+  size.maxNumRangeTreeNodes = kMaxRangesPerProfile;
   KGATE_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
   std::vector<std::uint8_t> image(size.counterDataSize);
   auto init = KGATE_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
@@ -458,7 +457,7 @@ void set_config(CUpti_RangeProfiler_Object* profiler, const std::vector<std::uin
   params.pCounterDataImage = counter_data.data();
   params.range = CUPTI_AutoRange;
   params.replayMode = CUPTI_UserReplay;
-  params.maxRangesPerPass = kMaxKernelsPerProfile;
+  params.maxRangesPerPass = kMaxRangesPerProfile;
   params.numNestingLevels = 1;  // auto ranges are never nested
   params.minNestingLevel = 1;
   params.passIndex = 0;
@@ -472,12 +471,11 @@ void launch_and_wait(const std::function<void()>& launch_once) {
   KGATE_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-// One pass: the setup outside the profiled ranges (in auto range mode every kernel launched
-// between Start and Stop is one), then the profiled call. Returns whether CUPTI has every pass
-// its configuration needs.
-bool run_pass(CUpti_RangeProfiler_Object* profiler, const PassSetup& before_each_pass,
-              const std::function<void()>& launch_once) {
-  if (before_each_pass) before_each_pass();
+// One pass: `outside` before the pass (its kernels profiled in no range), then the pass itself,
+// in which auto range makes every kernel `profiled` launches a range. Returns whether CUPTI has
+// every pass its configuration needs.
+bool run_pass(CUpti_RangeProfiler_Object* profiler, const PassSetup& outside, const std::function<void()>& profiled) {
+  if (outside) outside();
   KGATE_CUDA_CHECK(cudaDeviceSynchronize());  // the setup's work, on whatever stream, ends before the pass
   auto start = KGATE_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
   start.pRangeProfilerObject = profiler;
@@ -485,7 +483,7 @@ bool run_pass(CUpti_RangeProfiler_Object* profiler, const PassSetup& before_each
   auto stop = KGATE_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
   stop.pRangeProfilerObject = profiler;
   try {
-    launch_and_wait(launch_once);
+    launch_and_wait(profiled);
   } catch (...) {
     cuptiRangeProfilerStop(&stop);  // the launch's own error is the one worth reporting
     throw;
@@ -494,10 +492,9 @@ bool run_pass(CUpti_RangeProfiler_Object* profiler, const PassSetup& before_each
   return stop.isAllPassSubmitted != 0;
 }
 
-void run_passes(CUpti_RangeProfiler_Object* profiler, const PassSetup& before_each_pass,
-                const std::function<void()>& launch_once) {
+void run_passes(CUpti_RangeProfiler_Object* profiler, const PassSetup& outside, const std::function<void()>& profiled) {
   for (std::size_t pass = 0; pass < kMaxPassesPerProfile; ++pass)
-    if (run_pass(profiler, before_each_pass, launch_once)) return;
+    if (run_pass(profiler, outside, profiled)) return;
   throw ProfilerError("CUPTI did not complete its user replay within " + std::to_string(kMaxPassesPerProfile) +
                       " passes");
 }
@@ -508,7 +505,7 @@ void decode(CUpti_RangeProfiler_Object* profiler) {
   KGATE_CUPTI_CHECK(cuptiRangeProfilerDecodeData(&params));
   if (params.numOfRangeDropped > 0)
     throw ProfilerError(std::to_string(params.numOfRangeDropped) + " kernel(s) were not profiled: one profile() call " +
-                        "may launch at most " + std::to_string(kMaxKernelsPerProfile) + " kernels");
+                        "may launch at most " + std::to_string(kMaxRangesPerProfile) + " kernels");
 }
 
 std::vector<KernelMetrics> evaluate(const HostObject& host, const std::vector<std::string>& metrics,
@@ -668,6 +665,7 @@ struct RangeProfiler::State {
   std::vector<std::uint8_t> config;
   std::size_t passes = 0;
   std::unique_ptr<EnabledRangeProfiler> enabled;  // from the first profile() on
+  std::map<std::string, double> seconds_by_step;
 
   void disable() {
     enabled.reset();
@@ -705,7 +703,8 @@ RangeProfiler::~RangeProfiler() {
   if (state_ && state_->enabled) state_->disable();
 }
 
-RangeProfile RangeProfiler::profile(const std::function<void()>& launch_once) {
+std::vector<KernelMetrics> RangeProfiler::session(const std::vector<std::function<void()>>& calls,
+                                                 const PassSetup& outside, const std::function<void()>& profiled) {
   // A trace would record every replayed pass as a launch of its own.
   if (trace_running()) throw ProfilerError("RangeProfiler::profile() while a KernelTrace is recording");
   State& s = *state_;
@@ -714,20 +713,37 @@ RangeProfile RangeProfiler::profile(const std::function<void()>& launch_once) {
     profiler_enabled() = true;
   }
   CUpti_RangeProfiler_Object* profiler = s.enabled->get();
+  auto lap_start = std::chrono::steady_clock::now();
+  const auto lap = [&](const char* step) {
+    const auto now = std::chrono::steady_clock::now();
+    s.seconds_by_step[step] += std::chrono::duration<double>(now - lap_start).count();
+    lap_start = now;
+  };
   std::vector<std::uint8_t> counter_data;
   try {
-    launch_and_wait(launch_once);  // unprofiled: one-time work must not fall into the first pass only
+    // Unprofiled: one-time work must not fall into the first pass only.
+    for (const std::function<void()>& call : calls) launch_and_wait(call);
+    lap("unprofiled");
     counter_data = counter_data_image(profiler, c_strings(s.collected));
     set_config(profiler, s.config, counter_data);
-    run_passes(profiler, s.before_each_pass, launch_once);
+    lap("configure");
+    run_passes(profiler, outside, profiled);
+    lap("passes");
     decode(profiler);
+    lap("decode");
   } catch (...) {
     s.disable();  // the next call starts afresh, not inside a replay left half done
     throw;
   }
+  std::vector<KernelMetrics> kernels = evaluate(*s.host, s.collected, counter_data);
+  lap("evaluate");
+  return kernels;
+}
 
+RangeProfile RangeProfiler::result_of(std::vector<KernelMetrics> kernels) const {
+  const State& s = *state_;
   RangeProfile result;
-  result.kernels = evaluate(*s.host, s.collected, counter_data);
+  result.kernels = std::move(kernels);
   result.combined = combine(result.kernels, s.collected);
   if (!contains(s.metrics, kDurationMetric)) {
     for (KernelMetrics& kernel : result.kernels) kernel.values.erase(kDurationMetric);
@@ -736,8 +752,49 @@ RangeProfile RangeProfiler::profile(const std::function<void()>& launch_once) {
   return result;
 }
 
+RangeProfile RangeProfiler::profile(const std::function<void()>& launch_once) {
+  return result_of(session({launch_once}, state_->before_each_pass, launch_once));
+}
+
+std::vector<RangeProfile> RangeProfiler::profile_batch(const std::vector<BatchedCall>& calls,
+                                                       std::size_t setup_kernels) {
+  std::size_t expected = 0;
+  for (const BatchedCall& call : calls) expected += setup_kernels + call.kernels;
+  if (expected > kMaxRangesPerProfile)
+    throw ProfilerError("a batch may launch at most " + std::to_string(kMaxRangesPerProfile) + " kernels, setups included; this one launches " +
+                        std::to_string(expected));
+  std::vector<std::function<void()>> launches;
+  for (const BatchedCall& call : calls) launches.push_back(call.launch);
+  const PassSetup& setup = state_->before_each_pass;
+  std::vector<KernelMetrics> ranges = session(launches, {}, [&] {
+    for (const BatchedCall& call : calls) {
+      if (setup) setup();
+      KGATE_CUDA_CHECK(cudaDeviceSynchronize());  // the setup may use any stream
+      call.launch();
+      KGATE_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+  });
+  if (ranges.size() != expected)
+    throw ProfilerError("the batch's passes launched " + std::to_string(ranges.size()) + " kernels where its calls and setups declare " +
+                        std::to_string(expected) + ": the ranges cannot be attributed");
+  std::vector<RangeProfile> profiles;
+  auto range = ranges.begin();
+  for (const BatchedCall& call : calls) {
+    range += static_cast<std::ptrdiff_t>(setup_kernels);
+    std::vector<KernelMetrics> kernels(std::make_move_iterator(range),
+                                       std::make_move_iterator(range + static_cast<std::ptrdiff_t>(call.kernels)));
+    range += static_cast<std::ptrdiff_t>(call.kernels);
+    // Named as a profile() of the call alone names them: the launch's index within the call.
+    for (std::size_t i = 0; i < kernels.size(); ++i) kernels[i].range_name = std::to_string(i);
+    profiles.push_back(result_of(std::move(kernels)));
+  }
+  return profiles;
+}
+
 const std::vector<std::string>& RangeProfiler::metrics() const { return state_->metrics; }
 
 std::size_t RangeProfiler::passes() const { return state_->passes; }
+
+const std::map<std::string, double>& RangeProfiler::seconds_by_step() const { return state_->seconds_by_step; }
 
 }  // namespace kgate

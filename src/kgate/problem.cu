@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "kgate/host_values.hpp"
 #include "kgate/problem.hpp"
 #include "kgate/registry.hpp"
 
@@ -58,28 +59,6 @@ void fill_random_on_device(const TensorSpec& spec, void* ptr, std::uint64_t seed
   KGATE_CHECK_LAUNCH();
 }
 
-// The value the device stores for `value` in `dtype`, as a double.
-double round_to(DType dtype, double value) {
-  switch (dtype) {
-    case DType::bf16: return bf16_bits_to_float(float_to_bf16_bits(static_cast<float>(value)));
-    case DType::fp16: return fp16_bits_to_float(float_to_fp16_bits(static_cast<float>(value)));
-    case DType::fp32: return static_cast<float>(value);
-    case DType::i32: return static_cast<double>(static_cast<std::int32_t>(value));
-  }
-  return value;
-}
-
-std::vector<double> generate_on_host(const TensorSpec& spec, std::uint64_t seed) {
-  std::vector<double> values(spec.count);
-  if (spec.custom_init) {
-    spec.custom_init(seed, values);
-  } else {
-    for (std::size_t i = 0; i < spec.count; ++i) values[i] = random_value(seed, i, spec.distribution);
-  }
-  for (double& v : values) v = round_to(spec.dtype, v);
-  return values;
-}
-
 std::uint64_t tensor_seed(std::uint64_t seed, int copy, const TensorSpec& spec) {
   return derive_seed(derive_seed(seed, "copy" + std::to_string(copy)), spec.name);
 }
@@ -130,7 +109,11 @@ void ProblemInstance::fill_inputs(std::uint64_t seed, bool keep_host_copy, cudaS
       if (spec.access != Access::input && spec.access != Access::inout) continue;  // only what a launch reads
       const std::uint64_t tseed = tensor_seed(seed, c, spec);
       void* ptr = copies_[c][t].get();
-      if (spec.custom_init || (keep_host_copy && c == 0)) {
+      if (!spec.shared_init_key.empty()) {
+        const auto raw = shared_encoded_values(spec);  // held by the cache beyond this copy
+        KGATE_CUDA_CHECK(cudaMemcpyAsync(ptr, raw->data(), raw->size(), cudaMemcpyHostToDevice, stream));
+        if (c == 0 && keep_host_copy) host_inputs_[t] = decode_values(spec.dtype, *raw);
+      } else if (spec.custom_init || (keep_host_copy && c == 0)) {
         std::vector<double> values = generate_on_host(spec, tseed);
         const std::vector<std::byte> raw = encode_values(spec.dtype, values);
         KGATE_CUDA_CHECK(cudaMemcpyAsync(ptr, raw.data(), raw.size(), cudaMemcpyHostToDevice, stream));

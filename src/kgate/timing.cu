@@ -2,6 +2,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -121,6 +122,10 @@ void GpuTimer::flush_l2() {
   KGATE_CHECK_LAUNCH();
 }
 
+std::optional<std::size_t> GpuTimer::flush_kernels() const {
+  return options_.flush == L2Flush::read ? std::optional<std::size_t>(1) : std::nullopt;
+}
+
 std::vector<double> GpuTimer::run_batch(int count, const std::function<void(int)>& enqueue_one) {
   count = std::clamp(count, 1, options_.max_batch);
   hold_flag_host_[0] = 0;
@@ -143,17 +148,26 @@ std::vector<double> GpuTimer::run_batch(int count, const std::function<void(int)
   return seconds;
 }
 
-TimingRecord GpuTimer::sample_until_done(double expected_sample_s, const std::function<void(int)>& enqueue_one,
-                                         int launches_per_sample) {
+TimingRecord GpuTimer::sample_until_done(std::optional<double> expected_sample_s,
+                                         const std::function<void(int)>& enqueue_one, int launches_per_sample) {
   StoppingCriterion criterion(options_.stopping);
   std::vector<double> clocks;
   int throttled = 0;
   const auto start = Clock::now();
-  const int batch = static_cast<int>(std::clamp(options_.batch_target_s / std::max(expected_sample_s, 1e-7), 1.0,
-                                                static_cast<double>(options_.max_batch)));
+  const auto batch_for = [&](double sample_s) {
+    return static_cast<int>(std::clamp(options_.batch_target_s / std::max(sample_s, 1e-7), 1.0,
+                                       static_cast<double>(options_.max_batch)));
+  };
+  // Without an estimate the first batch is one sample, which sizes the rest and counts as well
+  // (a sample of a 100 ms kernel is worth keeping).
+  int batch = expected_sample_s ? batch_for(*expected_sample_s) : 1;
   StopReason reason = StopReason::none;
   while (reason == StopReason::none) {
     const std::vector<double> samples = run_batch(batch, enqueue_one);
+    if (!expected_sample_s) {
+      expected_sample_s = samples.front();
+      batch = batch_for(*expected_sample_s);
+    }
     const double mhz = sm_clock_mhz();
     if (is_throttled(mhz, device_.sm_clock_khz / 1e3, options_.throttle)) {
       throttled += static_cast<int>(samples.size());
@@ -202,21 +216,24 @@ std::vector<double> GpuTimer::cold_batch(const CopyLaunch& launch, int count) {
 
 TimingRecord GpuTimer::measure_cold(const CopyLaunch& launch, int copies) {
   const std::function<void(int)> enqueue_one = cold_sampler(launch, copies);
-  // Warm-up: one launch per copy, then one timed sample to size the batches.
-  for (int c = 0; c < copies; ++c) launch(c, stream_);
-  const double estimate = run_batch(1, enqueue_one)[0];
-  return sample_until_done(estimate, enqueue_one, 1);
+  for (int c = 0; c < copies; ++c) launch(c, stream_);  // warm-up: every copy once
+  return sample_until_done(std::nullopt, enqueue_one, 1);
 }
 
-TimingRecord GpuTimer::measure_hot(const CopyLaunch& launch) {
-  auto single = [&](int s) {
-    KGATE_CUDA_CHECK(cudaEventRecord(starts_[s], stream_));
-    launch(0, stream_);
-    KGATE_CUDA_CHECK(cudaEventRecord(stops_[s], stream_));
-  };
-  single(0);  // warm-up
-  KGATE_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  const double single_s = run_batch(1, single)[0];
+TimingRecord GpuTimer::measure_hot(const CopyLaunch& launch, std::optional<double> launch_estimate_s) {
+  double single_s = 0;
+  if (launch_estimate_s) {
+    single_s = *launch_estimate_s;
+  } else {
+    auto single = [&](int s) {
+      KGATE_CUDA_CHECK(cudaEventRecord(starts_[s], stream_));
+      launch(0, stream_);
+      KGATE_CUDA_CHECK(cudaEventRecord(stops_[s], stream_));
+    };
+    single(0);  // warm-up
+    KGATE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    single_s = run_batch(1, single)[0];
+  }
   const int launches = static_cast<int>(
       std::clamp(std::ceil(options_.hot_replay_target_s / std::max(single_s, 1e-7)), 1.0,
                  static_cast<double>(options_.max_graph_launches)));
