@@ -316,3 +316,24 @@ TEST(Compare, MinimumChangeKeepsSubMicrosecondShiftsSame) {
   EXPECT_EQ(compare(base, syn::benchmark(kName, {.median_s = 7e-6, .seed = 2}), CompareOptions{}).benchmarks.at(0).verdict,
             Verdict::slower);
 }
+
+TEST(Compare, MinimumChangeGrowsByTheLaunchFloorDifference) {
+  // The same kernels on a host whose launch floor is 1.1 us higher (as two H200 hosts measured
+  // 3.1 and 4.2 us): every event-timed median carries the difference.
+  const auto base = syn::benchmark(kName, {.median_s = 5e-6, .seed = 1});
+  const auto other_host = syn::benchmark(kName, {.median_s = 6.1e-6, .seed = 2});
+  kgate::RunResults before = syn::run({base}), after = syn::run({other_host});
+  EXPECT_EQ(kgate::compare_runs(before, after, "base.json", "new.json", CompareOptions{}).benchmarks.at(0).verdict,
+            Verdict::slower);  // same host: 1.1 us is past the 1 us floor
+  after.context.calibration.launch_floor_s = before.context.calibration.launch_floor_s + 1.1e-6;
+  const auto report = kgate::compare_runs(before, after, "base.json", "new.json", CompareOptions{});
+  EXPECT_EQ(report.benchmarks.at(0).verdict, Verdict::same);
+  ASSERT_FALSE(report.notices.empty());
+  EXPECT_NE(report.notices.back().find("launch-floor difference"), std::string::npos) << report.notices.back();
+  // A slowdown beyond the host's share is still one.
+  const auto slower = syn::run({syn::benchmark(kName, {.median_s = 8e-6, .seed = 2})});
+  kgate::RunResults slower_after = slower;
+  slower_after.context.calibration.launch_floor_s = after.context.calibration.launch_floor_s;
+  EXPECT_EQ(kgate::compare_runs(before, slower_after, "base.json", "new.json", CompareOptions{}).benchmarks.at(0).verdict,
+            Verdict::slower);
+}

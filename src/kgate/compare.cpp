@@ -34,6 +34,9 @@ namespace {
 constexpr double kMaterialRelativeChange = 0.10;  // counts of bytes, instructions, ...: 10%
 constexpr double kMaterialPercentPoints = 5.0;    // percentages (occupancy, hit rates): 5 points
 constexpr double kMaterialCalibrationChange = 0.03;
+// A launch-floor difference below this widens the minimum change without a notice: the floor's
+// own run-to-run scatter on one host.
+constexpr double kMinNotedLaunchShift = 0.1e-6;
 constexpr double kClockNoteChange = 0.01;  // clocks this close are the same clock
 constexpr std::size_t kMaxGenericMetricNotes = 3;
 
@@ -512,6 +515,21 @@ ComparisonReport compare_runs(const RunResults& baseline, const RunResults& curr
   report.new_source = new_source;
   report.confidence = 1 - options.alpha;
   if (baseline.has_kgate_block && current.has_kgate_block) check_environment(baseline, current, report, options, report.warnings);
+  // An event-timed median carries the launch overhead of the host it ran on (the calibrated launch
+  // floor: 3.1 us on one H200 host, 4.2 us on another, for the same GPU and driver), so a change
+  // of host shifts every median by the difference; the minimum change grows by it.
+  CompareOptions judged = options;
+  const double floor_before = baseline.context.calibration.launch_floor_s, floor_after = current.context.calibration.launch_floor_s;
+  if (baseline.has_kgate_block && current.has_kgate_block && floor_before > 0 && floor_after > 0) {
+    const double shift = std::fabs(floor_after - floor_before);
+    judged.thresholds.min_change_s += shift;
+    if (shift >= kMinNotedLaunchShift)
+      report.notices.push_back("minimum change " + printf_string("%.2g", judged.thresholds.min_change_s * 1e6) +
+                               " us: the thresholds' " + printf_string("%.2g", options.thresholds.min_change_s * 1e6) +
+                               " us plus the runs' launch-floor difference (" + printf_string("%.2f", floor_before * 1e6) +
+                               " -> " + printf_string("%.2f", floor_after * 1e6) +
+                               " us), which every event-timed median carries");
+  }
   for (const auto& [results, source] : {std::pair{&baseline, &baseline_source}, std::pair{&current, &new_source}})
     if (!results->has_kgate_block)
       report.notices.push_back("time-only comparison: " + *source +
@@ -531,7 +549,7 @@ ComparisonReport compare_runs(const RunResults& baseline, const RunResults& curr
       continue;
     }
     const auto it = base_by_name.find(cur.name);
-    report.benchmarks.push_back(compare_one(it == base_by_name.end() ? nullptr : it->second, cur, options));
+    report.benchmarks.push_back(compare_one(it == base_by_name.end() ? nullptr : it->second, cur, judged));
     seen.insert(cur.name);
   }
   for (const BenchmarkRecord& base : baseline.benchmarks) {
