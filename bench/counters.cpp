@@ -1,6 +1,5 @@
 #include "counters.hpp"
 
-#include <chrono>
 #include <iostream>
 
 #include "kgate/cupti.hpp"
@@ -50,15 +49,9 @@ std::size_t kernels_per_call(const BenchmarkRecord& record) {
 
 }  // namespace
 
-std::map<std::string, double> CounterPass::run(RunResults& results, const Registry& registry,
-                                               const ProfileOther& profile_other) {
-  std::map<std::string, double> phase_s;
-  auto lap_start = std::chrono::steady_clock::now();
-  const auto lap = [&](const char* phase) {
-    const auto now = std::chrono::steady_clock::now();
-    phase_s[phase] += std::chrono::duration<double>(now - lap_start).count();
-    lap_start = now;
-  };
+PhaseSeconds CounterPass::run(RunResults& results, const Registry& registry, const ProfileOther& profile_other) {
+  PhaseSeconds phase_s;
+  PhaseClock clock(phase_s);
   if (profiler_) {
     results.context.extra["counters_replay"] = "user";
     results.context.extra["counters_l2_flush"] = std::string(to_string(flush_));
@@ -72,6 +65,7 @@ std::map<std::string, double> CounterPass::run(RunResults& results, const Regist
     const Variant* variant;
     std::unique_ptr<ProblemInstance> instance;
     std::size_t kernels;
+    void launch() const { variant->launch(*instance, 0, nullptr); }
   };
   std::vector<Pending> batch;
   std::size_t batch_ranges = 0, batch_bytes = 0;
@@ -79,7 +73,7 @@ std::map<std::string, double> CounterPass::run(RunResults& results, const Regist
     try {
       // No inputs restored between passes: an in-place variant (RoPE, fused add + RMSNorm) runs
       // each pass on the last one's output, the same work and so the same counters.
-      p.record->metrics = profiler_->profile([&] { p.variant->launch(*p.instance, 0, nullptr); }).combined;
+      p.record->metrics = profiler_->profile([&] { p.launch(); }).combined;
     } catch (const std::exception& e) {
       p.record->metrics_unavailable = e.what();
     }
@@ -89,8 +83,7 @@ std::map<std::string, double> CounterPass::run(RunResults& results, const Regist
       profile_alone(batch.front());
     } else if (!batch.empty()) {
       std::vector<RangeProfiler::BatchedCall> calls;
-      for (Pending& p : batch)
-        calls.push_back({[&p] { p.variant->launch(*p.instance, 0, nullptr); }, p.kernels});
+      for (const Pending& p : batch) calls.push_back({[&p] { p.launch(); }, p.kernels});
       try {
         std::vector<RangeProfile> profiles = profiler_->profile_batch(calls, *setup_kernels_);
         for (std::size_t i = 0; i < batch.size(); ++i) batch[i].record->metrics = std::move(profiles[i].combined);
@@ -98,10 +91,10 @@ std::map<std::string, double> CounterPass::run(RunResults& results, const Regist
         for (Pending& p : batch) profile_alone(p);
       }
     }
-    lap("profile");
+    clock.lap("profile");
     batch.clear();
     batch_ranges = batch_bytes = 0;
-    lap("instance");  // freeing the instances
+    clock.lap("instance");  // freeing the instances
   };
 
   for (BenchmarkRecord& record : results.benchmarks) {
@@ -118,7 +111,7 @@ std::map<std::string, double> CounterPass::run(RunResults& results, const Regist
       } catch (const std::exception& e) {
         record.metrics_unavailable = e.what();
       }
-      lap("profile");
+      clock.lap("profile");
       continue;
     }
     Pending pending{&record, variant, nullptr, kernels_per_call(record)};
@@ -132,10 +125,10 @@ std::map<std::string, double> CounterPass::run(RunResults& results, const Regist
       pending.instance = std::make_unique<ProblemInstance>(*family, shape);
       pending.instance->fill_inputs(derive_seed(benchmark_seed(), record.name), false);
       pending.instance->poison_outputs();
-      lap("instance");
+      clock.lap("instance");
       if (!batchable) {
         profile_alone(pending);
-        lap("profile");
+        clock.lap("profile");
         continue;
       }
       batch.push_back(std::move(pending));

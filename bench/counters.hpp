@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "kgate/cupti.hpp"
+#include "kgate/phase_clock.hpp"
 #include "kgate/registry.hpp"
 #include "kgate/results.hpp"
 #include "kgate/timing.hpp"
@@ -51,7 +52,7 @@ class CounterPass {
   // Records in the run's context how the passes were prepared (counters_replay, counters_l2_flush).
   // Returns the pass's wall time by phase: "instance" (making and filling the instances) and
   // "profile" (the replayed calls and CUPTI's work).
-  std::map<std::string, double> run(RunResults& results, const Registry& registry, const ProfileOther& profile_other);
+  PhaseSeconds run(RunResults& results, const Registry& registry, const ProfileOther& profile_other);
 
  private:
   L2Flush flush_;

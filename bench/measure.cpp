@@ -79,12 +79,7 @@ MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, con
     return outcome;
   }
 
-  auto lap_start = started;
-  const auto lap = [&](const char* phase) {
-    const auto now = std::chrono::steady_clock::now();
-    outcome.phase_s[phase] += std::chrono::duration<double>(now - lap_start).count();
-    lap_start = now;
-  };
+  PhaseClock clock(outcome.phase_s);
   record_faults(outcome, [&] {
     const std::size_t per_copy = instance_bytes(*plan.family, plan.shape);
     const bool check = options.check && per_copy <= kMaxCheckedBytes;
@@ -93,7 +88,7 @@ MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, con
     instance.poison_outputs(timer.stream());
     const CopyLaunch launch = [&](int copy, cudaStream_t stream) { plan.variant->launch(instance, copy, stream); };
 
-    lap("instance");
+    clock.lap("instance");
     r.first_launch_s = timer.first_launch_s(launch);
     if (check) {
       const InstanceCheck result = instance.check();
@@ -105,15 +100,15 @@ MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, con
                                                  " MiB checked in benchmarks (the correctness suite covers small shapes)"
                                            : "not checked (--kgate_check=off)";
     }
-    lap("check");
+    clock.lap("check");
     if (cupti) {
       r.kernels = cupti->trace([&] { launch(0, timer.stream()); });
     }
-    lap("trace");
+    clock.lap("trace");
     if (options.measures("cold", r.headline_mode)) r.cold = timer.measure_cold(launch, plan.copies);
-    lap("cold");
+    clock.lap("cold");
     if (options.measures("hot", r.headline_mode)) r.hot = timer.measure_hot(launch, cold_median(r));
-    lap("hot");
+    clock.lap("hot");
     r.memory_ceiling = plan.family->read_dominated() ? "read" : "copy";
     place_record_on_roofline(r, calibration);
   });

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kgate/cuda_check.hpp"
+#include "kgate/phase_clock.hpp"
 #include "kgate/registry.hpp"
 #include "kgate/results.hpp"
 #include "kgate/timing.hpp"
@@ -32,15 +33,10 @@ inline std::string benchmark_name(const Variant& variant, const Shape& shape) {
 // against the device (compute capability, memory).
 std::vector<BenchmarkPlan> plan_benchmarks(const Registry& registry, const DeviceInfo& device);
 
-// Harness wall time by phase (instance, check, trace, cold, hot; or a counter pass's), which
-// kgate_bench sums over benchmarks into the run's context as wall_s.<pass>.<phase>: the harness's
-// own cost is a figure too.
-using PhaseSeconds = std::map<std::string, double>;
-
 struct MeasureOutcome {
   BenchmarkRecord record;
   bool context_lost = false;  // a sticky fault: the process must restart to go on
-  PhaseSeconds phase_s;
+  PhaseSeconds phase_s;  // instance, check, trace, cold, hot: summed into wall_s.timing.<phase>
 };
 
 // Runs `measure`, turning what it throws into the record's status, the same way for kernels and

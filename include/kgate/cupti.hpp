@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "kgate/phase_clock.hpp"
 #include "kgate/results.hpp"
 
 namespace kgate {
@@ -132,7 +133,7 @@ class RangeProfiler {
   // Wall seconds profile() has spent in each of its steps, summed over calls: "unprofiled" (the
   // first launch), "configure" (counter data image and configuration), "passes" (each pass's setup
   // and replayed call), "decode" and "evaluate" (CUPTI turning counters into metric values).
-  const std::map<std::string, double>& seconds_by_step() const;
+  const PhaseSeconds& seconds_by_step() const;
 
  private:
   // One replay session: the calls once unprofiled, then passes of `profiled` (each after

@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
@@ -21,6 +20,7 @@
 
 #include "kgate/cuda_check.hpp"
 #include "kgate/device.hpp"
+#include "kgate/phase_clock.hpp"
 #include "kgate/statistics.hpp"
 
 namespace kgate {
@@ -665,7 +665,7 @@ struct RangeProfiler::State {
   std::vector<std::uint8_t> config;
   std::size_t passes = 0;
   std::unique_ptr<EnabledRangeProfiler> enabled;  // from the first profile() on
-  std::map<std::string, double> seconds_by_step;
+  PhaseSeconds seconds_by_step;
 
   void disable() {
     enabled.reset();
@@ -713,30 +713,25 @@ std::vector<KernelMetrics> RangeProfiler::session(const std::vector<std::functio
     profiler_enabled() = true;
   }
   CUpti_RangeProfiler_Object* profiler = s.enabled->get();
-  auto lap_start = std::chrono::steady_clock::now();
-  const auto lap = [&](const char* step) {
-    const auto now = std::chrono::steady_clock::now();
-    s.seconds_by_step[step] += std::chrono::duration<double>(now - lap_start).count();
-    lap_start = now;
-  };
+  PhaseClock clock(s.seconds_by_step);
   std::vector<std::uint8_t> counter_data;
   try {
     // Unprofiled: one-time work must not fall into the first pass only.
     for (const std::function<void()>& call : calls) launch_and_wait(call);
-    lap("unprofiled");
+    clock.lap("unprofiled");
     counter_data = counter_data_image(profiler, c_strings(s.collected));
     set_config(profiler, s.config, counter_data);
-    lap("configure");
+    clock.lap("configure");
     run_passes(profiler, outside, profiled);
-    lap("passes");
+    clock.lap("passes");
     decode(profiler);
-    lap("decode");
+    clock.lap("decode");
   } catch (...) {
     s.disable();  // the next call starts afresh, not inside a replay left half done
     throw;
   }
   std::vector<KernelMetrics> kernels = evaluate(*s.host, s.collected, counter_data);
-  lap("evaluate");
+  clock.lap("evaluate");
   return kernels;
 }
 
@@ -795,6 +790,6 @@ const std::vector<std::string>& RangeProfiler::metrics() const { return state_->
 
 std::size_t RangeProfiler::passes() const { return state_->passes; }
 
-const std::map<std::string, double>& RangeProfiler::seconds_by_step() const { return state_->seconds_by_step; }
+const PhaseSeconds& RangeProfiler::seconds_by_step() const { return state_->seconds_by_step; }
 
 }  // namespace kgate
