@@ -62,6 +62,8 @@ json timing_entry(const TimingOptions& t) {
           {"convergence_max_improvement_per_doubling", StoppingCriterion::kMaxImprovementPerDoubling},
           {"throttle_threshold", t.throttle.threshold},
           {"throttle_backoff_s", t.throttle.backoff_s},
+          {"full_clock", t.throttle.full_clock},
+          {"rest_ratio", t.throttle.rest_ratio},
           {"l2_flush", to_string(t.flush)},
           {"batch_target_s", t.batch_target_s},
           {"max_batch", t.max_batch},

@@ -21,6 +21,12 @@ double parse_number(std::string_view flag, const std::string& value, double min)
   return number;
 }
 
+double parse_fraction(std::string_view flag, const std::string& value) {
+  const double fraction = parse_number(flag, value, 0);
+  if (fraction > 1) throw std::invalid_argument(std::string(flag) + ": expected a fraction from 0 to 1, got '" + value + "'");
+  return fraction;
+}
+
 bool parse_switch(std::string_view flag, const std::string& value) {
   if (value == "on" || value == "true" || value == "1") return true;
   if (value == "off" || value == "false" || value == "0") return false;
@@ -52,6 +58,9 @@ kgate flags (Google Benchmark's own flags, listed below them, work as usual):
   --kgate_flush=read|write      how cold mode empties the L2: read or memset a buffer of twice its size (default read)
   --kgate_target_rsd=FRACTION   relative stddev that ends sampling early (default 0.005)
   --kgate_throttle=FRACTION     drop samples whose SM clock is below this fraction of the default clock (default 0.75)
+  --kgate_full_clock=FRACTION   a batch below this fraction of the default clock ran with the board limiting its
+                                power: drop it and rest between batches from then on (default 0.97)
+  --kgate_rest=RATIO            that rest, as a multiple of each batch's GPU time (default 1; 0: never rest)
   --kgate_counters=on|off       CUPTI pass after timing: kernel records and range-profiler metrics, each
                                 replay pass after the L2 is emptied as for a cold sample (default on)
   --kgate_metrics=a,b,...       range-profiler metrics (default: kgate's list; any metric the chip supports)
@@ -123,7 +132,11 @@ BenchOptions parse_bench_options(int& argc, char** argv) {
     } else if (flag == "--kgate_target_rsd") {
       o.timing.stopping.target_rel_stddev = parse_number(flag, value, 0);
     } else if (flag == "--kgate_throttle") {
-      o.timing.throttle.threshold = parse_number(flag, value, 0);
+      o.timing.throttle.threshold = parse_fraction(flag, value);
+    } else if (flag == "--kgate_full_clock") {
+      o.timing.throttle.full_clock = parse_fraction(flag, value);
+    } else if (flag == "--kgate_rest") {
+      o.timing.throttle.rest_ratio = parse_number(flag, value, 0);
     } else if (flag == "--kgate_counters") {
       o.counters = parse_switch(flag, value);
     } else if (flag == "--kgate_metrics") {

@@ -31,6 +31,8 @@ TEST(BenchOptions, DefaultsAreDocumented) {
   EXPECT_DOUBLE_EQ(o.timing.stopping.max_wall_time_s, 5.0);
   EXPECT_DOUBLE_EQ(o.timing.stopping.target_rel_stddev, 0.005);
   EXPECT_DOUBLE_EQ(o.timing.throttle.threshold, 0.75);
+  EXPECT_DOUBLE_EQ(o.timing.throttle.full_clock, 0.97);
+  EXPECT_DOUBLE_EQ(o.timing.throttle.rest_ratio, 1.0);
   EXPECT_EQ(o.timing.stopping.max_samples, 1000);
   EXPECT_EQ(o.timing.flush, kgate::L2Flush::read);
   const std::string usage = kgate::bench::bench_usage();
@@ -38,13 +40,16 @@ TEST(BenchOptions, DefaultsAreDocumented) {
   EXPECT_NE(usage.find("(default read)"), std::string::npos);
   EXPECT_NE(usage.find("default 0.05"), std::string::npos);
   EXPECT_NE(usage.find("default 5)"), std::string::npos);
+  EXPECT_NE(usage.find("(default 0.75)"), std::string::npos);
+  EXPECT_NE(usage.find("(default 0.97)"), std::string::npos);
+  EXPECT_NE(usage.find("(default 1; 0: never rest)"), std::string::npos);
 }
 
 TEST(BenchOptions, KgateFlagsAreRemovedAndGoogleBenchmarkFlagsKept) {
   const auto [o, rest] = parse({"--benchmark_filter=rmsnorm", "--kgate_out=r.json", "--kgate_modes=hot",
                                 "--kgate_min_time=0.5", "--kgate_max_time=15", "--kgate_counters=off",
                                 "--kgate_metrics=a,b", "--benchmark_repetitions=3", "--kgate_flush=write",
-                                "--kgate_max_samples=500"});
+                                "--kgate_max_samples=500", "--kgate_full_clock=0.9", "--kgate_rest=0"});
   EXPECT_EQ(rest, (std::vector<std::string>{"--benchmark_filter=rmsnorm", "--benchmark_repetitions=3"}));
   EXPECT_EQ(o.out, "r.json");
   EXPECT_FALSE(o.cold);
@@ -55,12 +60,15 @@ TEST(BenchOptions, KgateFlagsAreRemovedAndGoogleBenchmarkFlagsKept) {
   EXPECT_EQ(o.metrics, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(o.timing.flush, kgate::L2Flush::write);
   EXPECT_EQ(o.timing.stopping.max_samples, 500);
+  EXPECT_DOUBLE_EQ(o.timing.throttle.full_clock, 0.9);
+  EXPECT_DOUBLE_EQ(o.timing.throttle.rest_ratio, 0);
 }
 
 TEST(BenchOptions, BadValuesNameTheFlag) {
   for (const char* bad : {"--kgate_min_time=abc", "--kgate_min_time=-1", "--kgate_modes=warm", "--kgate_modes=",
                           "--kgate_counters=maybe", "--kgate_unknown=1", "--kgate_out", "--kgate_flush=sideways",
-                          "--kgate_max_samples=0"}) {
+                          "--kgate_max_samples=0", "--kgate_throttle=1.5", "--kgate_full_clock=97",
+                          "--kgate_rest=-1"}) {
     try {
       parse({bad});
       ADD_FAILURE() << bad << " was accepted";

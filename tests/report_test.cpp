@@ -460,6 +460,28 @@ TEST(Report, ObservationsQuoteTheRun) {
   EXPECT_GT(checked, 0u);
 }
 
+TEST(Report, ObservationsCountTheTimingsThatRested) {
+  // Synthetic: the recorded run with two timings marked as having rested.
+  RunResults run = trimmed(recorded(recorded_runs().front()));
+  int marked = 0;
+  for (BenchmarkRecord& r : run.benchmarks)
+    if (r.cold && marked < 2) {
+      r.cold->rested = true;
+      r.cold->power_limited_samples = 3 + marked++;
+    }
+  ASSERT_EQ(marked, 2);
+  const auto items = observation_items(kgate::report::build_report(inputs_for({"synthetic-rested.json", run})).full);
+  const auto said = std::find_if(items.begin(), items.end(), [](const std::string& item) {
+    return item.rfind("2 timings rested between batches", 0) == 0;
+  });
+  ASSERT_NE(said, items.end());
+  EXPECT_NE(said->find("; 7 samples taken before the rests began were dropped."), std::string::npos) << *said;
+  for (BenchmarkRecord& r : run.benchmarks)
+    if (r.cold) r.cold->rested = false;
+  for (const std::string& item : observation_items(kgate::report::build_report(inputs_for({"synthetic-rested.json", run})).full))
+    EXPECT_EQ(item.find("rested between batches"), std::string::npos) << item;
+}
+
 TEST(Report, SyntheticNewRunAgainstTheRecordedBaseline) {
   const std::string path = recorded_runs().front();
   const RunResults base = trimmed(recorded(path));

@@ -23,6 +23,8 @@ RunResults sample_run() {
   full.hot = syn::timing({.median_s = 18e-6, .samples = 30, .clock_mhz = 1965, .seed = 7});
   full.hot->launches_per_sample = 100;
   full.hot->throttled_samples = 2;
+  full.hot->power_limited_samples = 5;
+  full.hot->rested = true;
   full.kernels.push_back({.name = "_Z7rmsnormPKfPf",
                           .demangled = "void rmsnorm<256>(float const*, float*)",
                           .grid = {4096, 1, 1},
@@ -79,6 +81,9 @@ TEST(ResultsIo, RoundTripKeepsEveryField) {
   EXPECT_DOUBLE_EQ(a.headline_median_s(), o.headline_median_s());
   EXPECT_EQ(a.hot->launches_per_sample, 100);
   EXPECT_EQ(a.hot->throttled_samples, 2);
+  EXPECT_EQ(a.hot->power_limited_samples, 5);
+  EXPECT_TRUE(a.hot->rested);
+  EXPECT_FALSE(a.cold->rested);
   EXPECT_EQ(a.cold->stop_reason, "target-met");
   EXPECT_DOUBLE_EQ(a.hot->sm_clock_mhz, 1965);
   EXPECT_EQ(a.roofline, kgate::RooflineClass::memory_bound);
@@ -291,6 +296,9 @@ TEST(ResultsIo, BadInputIsOneLineNamingFileAndPath) {
        "$.benchmarks[0].kgate.metrics[\"dram__bytes_read.sum\"]: expected a number, got string \"lots\""},
       {"negative count", kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["throttled_samples"] = -2; }),
        "$.benchmarks[0].kgate.cold.throttled_samples: must be >= 0"},
+      {"negative power-limited count",
+       kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["power_limited_samples"] = -1; }),
+       "$.benchmarks[0].kgate.cold.power_limited_samples: must be >= 0"},
       {"bad grid", kgate_doc_with([](json& d) {
          d["benchmarks"][0]["kgate"]["kernels"] = json::array({{{"name", "k"}, {"grid", {1, 2}}}});
        }),

@@ -150,3 +150,74 @@ TEST(Throttle, UnknownClocksAreNeverThrottled) {
   EXPECT_FALSE(kgate::is_throttled(0, 0, {}));
   EXPECT_FALSE(kgate::is_throttled(NAN, 1980, {}));
 }
+
+using kgate::ClockGovernor;
+
+TEST(ClockGovernor, AtFullClockEveryBatchIsKeptWithoutRest) {
+  ClockGovernor governor(1980, {});
+  for (double mhz : {1980.0, 1965.0, 1921.0, 2100.0, 0.0}) {  // 0: unknown clock
+    const kgate::BatchVerdict v = governor.after_batch(mhz, 2e-3, 8);
+    EXPECT_TRUE(v.keep) << mhz;
+    EXPECT_EQ(v.idle_s, 0) << mhz;
+  }
+  EXPECT_FALSE(governor.resting());
+  EXPECT_EQ(governor.throttled_samples(), 0);
+  EXPECT_EQ(governor.power_limited_samples(), 0);
+}
+
+TEST(ClockGovernor, BelowFullClockTheBatchIsDroppedAndSamplingRestsFromThenOn) {
+  ClockGovernor governor(1980, {.threshold = 0.75, .backoff_s = 0.05, .full_clock = 0.97, .rest_ratio = 1.0});
+  EXPECT_TRUE(governor.after_batch(1950, 2e-3, 4).keep);
+  const kgate::BatchVerdict limited = governor.after_batch(1700, 2e-3, 4);  // 86%: power-managed
+  EXPECT_FALSE(limited.keep);
+  EXPECT_DOUBLE_EQ(limited.idle_s, 0.05);  // the back-off, to let the board's power budget recover
+  EXPECT_TRUE(governor.resting());
+  EXPECT_EQ(governor.power_limited_samples(), 4);
+  EXPECT_EQ(governor.throttled_samples(), 0);
+  // Resting: every batch is followed by its own GPU time of idling, at full clock or not (above
+  // the throttle threshold resting is all the harness can do).
+  const kgate::BatchVerdict rested = governor.after_batch(1970, 3e-3, 4);
+  EXPECT_TRUE(rested.keep);
+  EXPECT_DOUBLE_EQ(rested.idle_s, 3e-3);
+  const kgate::BatchVerdict still_low = governor.after_batch(1800, 2e-3, 4);
+  EXPECT_TRUE(still_low.keep);
+  EXPECT_DOUBLE_EQ(still_low.idle_s, 2e-3);
+  EXPECT_EQ(governor.power_limited_samples(), 4);
+}
+
+TEST(ClockGovernor, ThrottledBatchesAreDroppedWithTheBackoffAndCountedApart) {
+  ClockGovernor governor(1980, {.threshold = 0.75, .backoff_s = 0.05, .full_clock = 0.97, .rest_ratio = 2.0});
+  const kgate::BatchVerdict throttled = governor.after_batch(1000, 1e-3, 3);
+  EXPECT_FALSE(throttled.keep);
+  EXPECT_DOUBLE_EQ(throttled.idle_s, 0.05);
+  EXPECT_EQ(governor.throttled_samples(), 3);
+  EXPECT_FALSE(governor.resting());  // throttling is not a power-budget question; it backs off only
+  governor.after_batch(1800, 1e-3, 2);  // now resting
+  const kgate::BatchVerdict throttled_while_resting = governor.after_batch(1000, 1e-3, 3);
+  EXPECT_FALSE(throttled_while_resting.keep);
+  EXPECT_DOUBLE_EQ(throttled_while_resting.idle_s, 0.05 + 2e-3);
+  EXPECT_EQ(governor.throttled_samples(), 6);
+  EXPECT_EQ(governor.power_limited_samples(), 2);
+}
+
+TEST(ClockGovernor, RestRatioZeroKeepsEveryBatchAboveTheThreshold) {
+  ClockGovernor governor(1980, {.threshold = 0.75, .backoff_s = 0.05, .full_clock = 0.97, .rest_ratio = 0});
+  for (double mhz : {1700.0, 1600.0, 1500.0}) EXPECT_TRUE(governor.after_batch(mhz, 2e-3, 4).keep) << mhz;
+  EXPECT_FALSE(governor.resting());
+  EXPECT_EQ(governor.after_batch(1600, 2e-3, 4).idle_s, 0);
+}
+
+TEST(ClockGovernor, UnknownDefaultClockNeverDropsOrRests) {
+  ClockGovernor governor(0, {});
+  const kgate::BatchVerdict v = governor.after_batch(1000, 2e-3, 4);
+  EXPECT_TRUE(v.keep);
+  EXPECT_EQ(v.idle_s, 0);
+}
+
+TEST(ClockGovernor, OptionsOutsideTheirRangeAreErrors) {
+  EXPECT_THROW(ClockGovernor(1980, {.threshold = 1.5}), std::invalid_argument);
+  EXPECT_THROW(ClockGovernor(1980, {.threshold = 0.75, .backoff_s = -1}), std::invalid_argument);
+  EXPECT_THROW(ClockGovernor(1980, {.threshold = 0.75, .backoff_s = 0.05, .full_clock = 2}), std::invalid_argument);
+  EXPECT_THROW(ClockGovernor(1980, {.threshold = 0.75, .backoff_s = 0.05, .full_clock = 0.97, .rest_ratio = NAN}),
+               std::invalid_argument);
+}

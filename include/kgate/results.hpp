@@ -55,6 +55,8 @@ struct TimingRecord {
   double target_rel_stddev = 0;
   std::string stop_reason;        // "target-met" | "noise-converged" | "time-cap" | "sample-cap"
   int throttled_samples = 0;      // samples dropped because the SM clock was below the threshold
+  int power_limited_samples = 0;  // samples dropped because the board was limiting power (stopping.hpp)
+  bool rested = false;            // sampling idled between batches to stay under the power limit
   double sm_clock_mhz = 0;        // median SM clock over the kept samples
   double gpu_time_s = 0, wall_time_s = 0;
   int launches_per_sample = 1;    // hot mode: launches per graph replay

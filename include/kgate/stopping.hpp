@@ -71,11 +71,49 @@ std::string_view to_string(StopReason reason);
 // A sample whose measured SM clock is below threshold x the default clock was taken while the GPU
 // throttled (power or thermal), so it says nothing about the kernel: drop it, and wait backoff_s
 // before the next launch to let the clock recover. A clock of 0 means unknown: never throttled.
+//
+// Above that threshold a board at its power limit still lowers the clock by whatever the work
+// before it left of its power budget: on an H200, tensor-core attention ran at 1.54 to 1.96 GHz
+// depending on what ran before, and two identical runs differed by up to 13.5%, while CUPTI's
+// replays, which idle between passes, ran it at full clock. So once a batch ends below
+// full_clock x the default clock, that batch is dropped too and sampling rests after every
+// batch for rest_ratio x its GPU time: at half duty the board stays under its limit and the
+// kernel is timed at full clock, as reproducibly as a locked clock would give. Later batches are
+// kept whatever their clock above the threshold: resting is all a harness can do without locking
+// clocks, and each record carries its kept batches' median clock. Kernels that never lower the
+// clock never rest.
 struct ThrottleOptions {
   double threshold = 0.75;
   double backoff_s = 0.05;
+  double full_clock = 0.97;
+  double rest_ratio = 1.0;  // 0: never rest (keep every batch at or above the threshold)
 };
 
 bool is_throttled(double sample_sm_clock_mhz, double default_sm_clock_mhz, const ThrottleOptions& options);
+
+// What the timing loop does with one batch of samples, from the SM clock measured right after it.
+struct BatchVerdict {
+  bool keep = true;
+  double idle_s = 0;  // before the next batch
+};
+
+// ThrottleOptions' rules, applied batch after batch of one timing mode.
+class ClockGovernor {
+ public:
+  // Throws std::invalid_argument on options outside [0, 1] (fractions) or negative times.
+  ClockGovernor(double default_sm_clock_mhz, ThrottleOptions options);
+
+  BatchVerdict after_batch(double sm_clock_mhz, double batch_gpu_s, int samples);
+
+  int throttled_samples() const { return throttled_samples_; }
+  int power_limited_samples() const { return power_limited_samples_; }  // dropped when resting began
+  bool resting() const { return resting_; }
+
+ private:
+  double default_mhz_;
+  ThrottleOptions options_;
+  int throttled_samples_ = 0, power_limited_samples_ = 0;
+  bool resting_ = false;
+};
 
 }  // namespace kgate

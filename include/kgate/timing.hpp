@@ -8,7 +8,9 @@
 //  * batches of samples are queued behind a kernel that holds the stream until the host has
 //    enqueued them all, so host launch latency never lands between two events;
 //  * after each batch a probe kernel measures the SM clock (clock64 against %globaltimer); a batch
-//    run below the throttle threshold is dropped and counted, and sampling backs off briefly.
+//    run below the throttle threshold is dropped and counted, and sampling backs off briefly; a
+//    batch run below full clock makes sampling rest between batches from then on, so the board
+//    stays under its power limit (ClockGovernor, stopping.hpp).
 // Sampling stops by the noise-adaptive criterion (stopping.hpp).
 #include <cuda_runtime.h>
 

@@ -21,6 +21,8 @@ class Timing:
     target_rel_stddev: float
     stop_reason: str
     throttled_samples: int = 0
+    power_limited_samples: int = 0
+    rested: bool = False
     sm_clock_mhz: float = 0.0  # median over the kept batches; 0 = unknown
     gpu_time_s: float = 0.0
     wall_time_s: float = 0.0
@@ -81,7 +83,8 @@ def timing_block(t):
     samples = [single_precision(s) for s in t.samples_s]
     return {"samples_s": samples, "summary": summarize(samples), "target_met": t.target_met,
             "target_rel_stddev": t.target_rel_stddev, "stop_reason": t.stop_reason,
-            "throttled_samples": t.throttled_samples, "sm_clock_mhz": t.sm_clock_mhz, "gpu_time_s": t.gpu_time_s,
+            "throttled_samples": t.throttled_samples, "power_limited_samples": t.power_limited_samples,
+            "rested": t.rested, "sm_clock_mhz": t.sm_clock_mhz, "gpu_time_s": t.gpu_time_s,
             "wall_time_s": t.wall_time_s, "launches_per_sample": t.launches_per_sample}
 
 

@@ -9,7 +9,8 @@ kgate_bench's options as its registry listing states them:
   until the host has enqueued them all, so that Python's launch overhead never lands between two
   events; a batch whose hold ran out first is discarded and retried with a longer hold;
 * after each batch a spin of known cycles timed with events measures the SM clock; a batch run
-  below the throttle threshold is dropped and counted, and sampling backs off briefly;
+  below the throttle threshold is dropped and counted, and sampling backs off briefly; a batch run
+  below full clock starts rests between batches (ClockGovernor below);
 * sampling stops by kgate's noise-adaptive criterion (StoppingCriterion below)."""
 
 import ctypes
@@ -79,6 +80,32 @@ class StoppingCriterion:
         if wall_elapsed_s >= self.max_wall_time_s:
             return "time-cap"
         return None
+
+
+class ClockGovernor:
+    """kgate's ClockGovernor (include/kgate/stopping.hpp): which batches to keep, how long to idle after each."""
+
+    def __init__(self, timing, default_mhz):
+        self.default_mhz = default_mhz
+        self.threshold = float(timing["throttle_threshold"])
+        self.backoff_s = float(timing["throttle_backoff_s"])
+        self.full_clock = float(timing["full_clock"])
+        self.rest_ratio = float(timing["rest_ratio"])
+        self.throttled_samples = self.power_limited_samples = 0
+        self.resting = False
+
+    def after_batch(self, mhz, batch_gpu_s, samples):
+        """(keep, idle_s) for one batch that ended at `mhz` (0: unknown, never dropped)."""
+        rest_s = self.rest_ratio * batch_gpu_s if self.resting else 0.0
+        known = mhz > 0 and self.default_mhz > 0
+        if known and mhz < self.threshold * self.default_mhz:
+            self.throttled_samples += samples
+            return False, self.backoff_s + rest_s
+        if not self.resting and known and mhz < self.full_clock * self.default_mhz and self.rest_ratio > 0:
+            self.resting = True
+            self.power_limited_samples += samples
+            return False, self.backoff_s
+        return True, rest_s
 
 
 def _driver():
@@ -198,28 +225,29 @@ class TorchTimer:
 
     def sample_until_done(self, expected_sample_s, enqueue_one, launches_per_sample):
         criterion = StoppingCriterion(self.timing)
-        clocks, throttled = [], 0
+        governor = ClockGovernor(self.timing, self.default_mhz)
+        clocks = []
         start = time.perf_counter()
         batch = int(min(max(self.timing["batch_target_s"] / max(expected_sample_s, 1e-7), 1), self.max_batch))
-        threshold = float(self.timing["throttle_threshold"])
         reason = None
         while reason is None:
             samples = self.run_batch(batch, enqueue_one)
             mhz = self.sm_clock_mhz()
-            # kgate's is_throttled: an unknown clock (0) is never throttled.
-            if mhz > 0 and self.default_mhz > 0 and mhz < threshold * self.default_mhz:
-                throttled += len(samples)
-                time.sleep(float(self.timing["throttle_backoff_s"]))
-            else:
+            keep, idle_s = governor.after_batch(mhz, sum(samples), len(samples))
+            if keep:
                 for s in samples:
                     criterion.add_sample(s)
                 clocks.append(mhz)
+            if idle_s > 0:
+                time.sleep(idle_s)
             reason = criterion.check(time.perf_counter() - start)
         if not criterion.samples_s:
-            raise RuntimeError(f"every sample ran below the throttle threshold ({throttled} dropped); the GPU is throttling")
+            raise RuntimeError(f"every sample ran below the throttle threshold ({governor.throttled_samples} dropped); "
+                               "the GPU is throttling")
         return Timing(samples_s=[s / launches_per_sample for s in criterion.samples_s],
                       target_met=criterion.target_met(), target_rel_stddev=criterion.target_rel_stddev,
-                      stop_reason=reason, throttled_samples=throttled, sm_clock_mhz=statistics.median(clocks),
+                      stop_reason=reason, throttled_samples=governor.throttled_samples,
+                      power_limited_samples=governor.power_limited_samples, rested=governor.resting, sm_clock_mhz=statistics.median(clocks),
                       gpu_time_s=criterion.gpu_time_s, wall_time_s=time.perf_counter() - start,
                       launches_per_sample=launches_per_sample)
 

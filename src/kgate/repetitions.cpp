@@ -19,6 +19,8 @@ void pool_mode(std::optional<TimingRecord>& into, const std::optional<TimingReco
   into->target_met = into->target_met && from->target_met;
   if (into->stop_reason != from->stop_reason) into->stop_reason += "+" + from->stop_reason;
   into->throttled_samples += from->throttled_samples;
+  into->power_limited_samples += from->power_limited_samples;
+  into->rested = into->rested || from->rested;
   into->gpu_time_s += from->gpu_time_s;
   into->wall_time_s += from->wall_time_s;
 }

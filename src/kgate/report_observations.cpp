@@ -321,6 +321,22 @@ void throttling(const ReportModel& model, std::vector<std::string>& out) {
                   " timings were dropped because the SM clock was throttled.");
 }
 
+void power_rest(const ReportModel& model, std::vector<std::string>& out) {
+  std::size_t timings = 0;
+  long long dropped = 0;
+  for (const BenchmarkView& v : model.views)
+    for (const auto* t : {&v.record->cold, &v.record->hot})
+      if (*t && (*t)->rested) {
+        ++timings;
+        dropped += (*t)->power_limited_samples;
+      }
+  if (timings)
+    out.push_back(std::to_string(timings) +
+                  " timings rested between batches once the board lowered its SM clock to stay under its power limit, "
+                  "so that they are at full clock run after run; " +
+                  std::to_string(dropped) + " samples taken before the rests began were dropped.");
+}
+
 }  // namespace
 
 std::vector<std::string> observations(const ReportModel& model) {
@@ -334,6 +350,7 @@ std::vector<std::string> observations(const ReportModel& model) {
   }
   noise(model, out);
   throttling(model, out);
+  power_rest(model, out);
   return out;
 }
 

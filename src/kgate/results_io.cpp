@@ -222,6 +222,8 @@ json timing_to_json(const TimingRecord& t) {
           {"target_rel_stddev", t.target_rel_stddev},
           {"stop_reason", t.stop_reason},
           {"throttled_samples", t.throttled_samples},
+          {"power_limited_samples", t.power_limited_samples},
+          {"rested", t.rested},
           {"sm_clock_mhz", t.sm_clock_mhz},
           {"gpu_time_s", t.gpu_time_s},
           {"wall_time_s", t.wall_time_s},
@@ -240,11 +242,14 @@ TimingRecord timing_from_json(const Node& node) {
   read_opt(node, "target_rel_stddev", t.target_rel_stddev);
   read_opt(node, "stop_reason", t.stop_reason);
   read_opt(node, "throttled_samples", t.throttled_samples);
+  read_opt(node, "power_limited_samples", t.power_limited_samples);
+  read_opt(node, "rested", t.rested);
   read_opt(node, "sm_clock_mhz", t.sm_clock_mhz);
   read_opt(node, "gpu_time_s", t.gpu_time_s);
   read_opt(node, "wall_time_s", t.wall_time_s);
   read_opt(node, "launches_per_sample", t.launches_per_sample);
   if (t.throttled_samples < 0) node.at("throttled_samples").fail("must be >= 0");
+  if (t.power_limited_samples < 0) node.at("power_limited_samples").fail("must be >= 0");
   if (t.launches_per_sample < 1) node.at("launches_per_sample").fail("must be >= 1");
   return t;
 }

@@ -80,4 +80,28 @@ bool is_throttled(double sample_sm_clock_mhz, double default_sm_clock_mhz, const
   return sample_sm_clock_mhz < options.threshold * default_sm_clock_mhz;
 }
 
+ClockGovernor::ClockGovernor(double default_sm_clock_mhz, ThrottleOptions options)
+    : default_mhz_(default_sm_clock_mhz), options_(options) {
+  const auto fraction = [](double x) { return x >= 0 && x <= 1; };
+  if (!fraction(options.threshold) || !fraction(options.full_clock) || !(options.backoff_s >= 0) ||
+      !(options.rest_ratio >= 0) || !std::isfinite(options.backoff_s) || !std::isfinite(options.rest_ratio))
+    throw std::invalid_argument(
+        "ThrottleOptions: threshold and full_clock must be fractions in [0, 1], backoff_s and rest_ratio finite and >= 0");
+}
+
+BatchVerdict ClockGovernor::after_batch(double sm_clock_mhz, double batch_gpu_s, int samples) {
+  const double rest_s = resting_ ? options_.rest_ratio * batch_gpu_s : 0.0;
+  if (is_throttled(sm_clock_mhz, default_mhz_, options_)) {
+    throttled_samples_ += samples;
+    return {false, options_.backoff_s + rest_s};
+  }
+  const bool below_full_clock = sm_clock_mhz > 0 && default_mhz_ > 0 && sm_clock_mhz < options_.full_clock * default_mhz_;
+  if (!resting_ && below_full_clock && options_.rest_ratio > 0) {
+    resting_ = true;
+    power_limited_samples_ += samples;
+    return {false, options_.backoff_s};
+  }
+  return {true, rest_s};
+}
+
 }  // namespace kgate

@@ -151,8 +151,8 @@ std::vector<double> GpuTimer::run_batch(int count, const std::function<void(int)
 TimingRecord GpuTimer::sample_until_done(std::optional<double> expected_sample_s,
                                          const std::function<void(int)>& enqueue_one, int launches_per_sample) {
   StoppingCriterion criterion(options_.stopping);
+  ClockGovernor governor(device_.sm_clock_khz / 1e3, options_.throttle);
   std::vector<double> clocks;
-  int throttled = 0;
   const auto start = Clock::now();
   const auto batch_for = [&](double sample_s) {
     return static_cast<int>(std::clamp(options_.batch_target_s / std::max(sample_s, 1e-7), 1.0,
@@ -169,18 +169,19 @@ TimingRecord GpuTimer::sample_until_done(std::optional<double> expected_sample_s
       batch = batch_for(*expected_sample_s);
     }
     const double mhz = sm_clock_mhz();
-    if (is_throttled(mhz, device_.sm_clock_khz / 1e3, options_.throttle)) {
-      throttled += static_cast<int>(samples.size());
-      std::this_thread::sleep_for(std::chrono::duration<double>(options_.throttle.backoff_s));
-    } else {
+    double batch_gpu_s = 0;
+    for (double s : samples) batch_gpu_s += s;
+    const BatchVerdict verdict = governor.after_batch(mhz, batch_gpu_s, static_cast<int>(samples.size()));
+    if (verdict.keep) {
       // The criterion sees whole samples, so its minimum GPU time counts every launch of a replay.
       for (double s : samples) criterion.add_sample(s);
       clocks.push_back(mhz);
     }
+    if (verdict.idle_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(verdict.idle_s));
     reason = criterion.check(seconds_since(start));
   }
   if (criterion.samples() == 0)
-    throw std::runtime_error("every sample ran below the throttle threshold (" + std::to_string(throttled) +
+    throw std::runtime_error("every sample ran below the throttle threshold (" + std::to_string(governor.throttled_samples()) +
                              " dropped); the GPU is throttling");
   TimingRecord record;
   record.samples_s = criterion.samples_s();
@@ -189,7 +190,9 @@ TimingRecord GpuTimer::sample_until_done(std::optional<double> expected_sample_s
   record.target_met = criterion.target_met();
   record.target_rel_stddev = options_.stopping.target_rel_stddev;
   record.stop_reason = std::string(to_string(reason));
-  record.throttled_samples = throttled;
+  record.throttled_samples = governor.throttled_samples();
+  record.power_limited_samples = governor.power_limited_samples();
+  record.rested = governor.resting();
   record.sm_clock_mhz = median(clocks);
   record.gpu_time_s = criterion.gpu_time_s();
   record.wall_time_s = seconds_since(start);
