@@ -8,7 +8,7 @@ kgate_bench's options as its registry listing states them:
 * batches of samples are queued behind a spin kernel (torch.cuda._sleep) that keeps the GPU busy
   until the host has enqueued them all, so that Python's launch overhead never lands between two
   events; a batch whose hold ran out first is discarded and retried with a longer hold;
-* after each batch a spin of known cycles timed with events measures the SM clock; a batch run
+* after each batch two spins of known cycles timed with events measure the SM clock; a batch run
   below the throttle threshold is dropped and counted, and sampling backs off briefly; a batch run
   below full clock starts rests between batches (ClockGovernor below);
 * sampling stops by kgate's noise-adaptive criterion (StoppingCriterion below)."""
@@ -22,7 +22,7 @@ import torch
 
 from peer_results import Timing
 
-PROBE_CYCLES = 400_000  # ~200 us at 2 GHz: the events' few microseconds of launch latency stay near 1%
+PROBE_CYCLES = 200_000  # ~100 us at 2 GHz: the event timer's 0.5 us resolution is 0.5% of it
 MAX_HOLD_RETRIES = 6
 
 
@@ -191,16 +191,20 @@ class TorchTimer:
         return time.perf_counter() - start
 
     def sm_clock_mhz(self):
+        """Two spins of PROBE_CYCLES and twice that, queued behind a hold: their difference is
+        PROBE_CYCLES cycles with the events' fixed few microseconds cancelled out. (One spin read
+        as its cycles over its events' time came out 5-17% low on an H200: the events' own overhead
+        and, unheld, Python's launch latency landed in it.)"""
         if not self.can_hold:
             return 0.0
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        with torch.cuda.stream(self.stream):
-            start.record(self.stream)
-            torch.cuda._sleep(PROBE_CYCLES)
-            stop.record(self.stream)
-        stop.synchronize()
-        ms = start.elapsed_time(stop)
-        return PROBE_CYCLES / (ms * 1e3) if ms > 0 else 0.0
+
+        def spin(s):
+            self.starts[s].record(self.stream)
+            torch.cuda._sleep(PROBE_CYCLES * (s + 1))
+            self.stops[s].record(self.stream)
+
+        short_s, long_s = self.run_batch(2, spin)
+        return PROBE_CYCLES / ((long_s - short_s) * 1e6) if long_s > short_s else 0.0
 
     def run_batch(self, count, enqueue_one):
         """Queues `count` samples behind a hold, releases it, returns each sample's seconds."""
