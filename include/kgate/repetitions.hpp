@@ -13,7 +13,8 @@ bool is_repetition(const BenchmarkRecord& a, const BenchmarkRecord& b);
 // Adds `from`'s samples to `into`, mode by mode, and recomputes what depends on them: summaries,
 // the SM clock (weighted by samples), the derived roofline figures against `calibration`; the
 // throttled and power-limited samples, GPU and wall times add up, a mode rested when either
-// repetition did, and the stopping target counts as met only when every repetition met it. Precondition: is_repetition(into, from).
+// repetition did, and the stopping target counts as met only when every repetition met it.
+// Precondition: is_repetition(into, from).
 void pool_repetition(BenchmarkRecord& into, const BenchmarkRecord& from, const Calibration& calibration);
 
 }  // namespace kgate

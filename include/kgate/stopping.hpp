@@ -77,8 +77,8 @@ std::string_view to_string(StopReason reason);
 // depending on what ran before, and two identical runs differed by up to 13.5%, while CUPTI's
 // replays, which idle between passes, ran it at full clock. So once a batch ends below
 // full_clock x the default clock, that batch is dropped too and sampling rests after every
-// batch for rest_ratio x its GPU time: at half duty the board stays under its limit and the
-// kernel is timed at full clock, as reproducibly as a locked clock would give. Later batches are
+// batch for rest_ratio x its GPU time: at half duty (the default ratio of 1) an H200 stayed under
+// its limit and the kernel was timed at full clock, run after run, as a locked clock would give. Later batches are
 // kept whatever their clock above the threshold: resting is all a harness can do without locking
 // clocks, and each record carries its kept batches' median clock. Kernels that never lower the
 // clock never rest.
