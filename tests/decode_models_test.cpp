@@ -33,7 +33,8 @@ std::vector<double> generate(const kgate::TensorSpec& spec, std::uint64_t seed) 
   return values;
 }
 
-const kgate::TensorSpec& spec_named(const std::vector<kgate::TensorSpec>& specs, const std::string& name) {
+// A copy: a reference into `specs` made g++ 13 warn of a reference dangling from `name`'s temporary.
+kgate::TensorSpec spec_named(const std::vector<kgate::TensorSpec>& specs, const std::string& name) {
   for (const auto& s : specs)
     if (s.name == name) return s;
   throw std::runtime_error("no tensor named " + name);

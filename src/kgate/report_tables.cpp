@@ -196,6 +196,8 @@ Section correctness_section(const ReportModel& model) {
   return section;
 }
 
+// Blocks are built in place (emplace_back): moving a temporary Block variant in made g++ 13 warn
+// that the Table alternative's vectors may be used uninitialized.
 Section families_section(const ReportModel& model) {
   Section section{"Kernel families", {}};
   std::string intro =
@@ -212,19 +214,19 @@ Section families_section(const ReportModel& model) {
   intro += " Where a family has peers (other libraries measured beside kgate, docs/peers.md), **vs best peer** is the "
            "fastest peer's median divided by this row's, and a second table gives per shape the fastest peer against "
            "kgate's fastest variant (its reference or a candidate).";
-  section.blocks.push_back(Paragraph{intro});
+  section.blocks.emplace_back(Paragraph{intro});
   for (const FamilyView& family : model.families) {
-    section.blocks.push_back(Subheading{family.name, true});
-    if (!family.rows.empty()) section.blocks.push_back(family_table(model, family));
+    section.blocks.emplace_back(Subheading{family.name, true});
+    if (!family.rows.empty()) section.blocks.emplace_back(family_table(model, family));
     if (!family.peer_matches.empty()) {
-      section.blocks.push_back(Paragraph{"kgate against the fastest peer at each shape (speedup: peer median / kgate median):"});
-      section.blocks.push_back(peer_table(family));
-      section.blocks.push_back(peer_notes(family));
+      section.blocks.emplace_back(Paragraph{"kgate against the fastest peer at each shape (speedup: peer median / kgate median):"});
+      section.blocks.emplace_back(peer_table(family));
+      section.blocks.emplace_back(peer_notes(family));
     }
     if (!family.missing.empty()) {
       std::vector<std::string> names;
       for (const BenchmarkComparison* row : family.missing) names.push_back(code(row->name));
-      section.blocks.push_back(Paragraph{"In the baseline but not in this run: " + join_words(names) + ".", true});
+      section.blocks.emplace_back(Paragraph{"In the baseline but not in this run: " + join_words(names) + ".", true});
     }
   }
   return section;
