@@ -75,9 +75,18 @@ std::string_view to_string(StopReason reason) {
   return "?";
 }
 
+namespace {
+
+// A clock of 0 (or NaN) is unknown, and an unknown clock is never below anything.
+bool below_fraction_of(double sm_clock_mhz, double default_sm_clock_mhz, double fraction) {
+  if (!(sm_clock_mhz > 0) || !(default_sm_clock_mhz > 0)) return false;
+  return sm_clock_mhz < fraction * default_sm_clock_mhz;
+}
+
+}  // namespace
+
 bool is_throttled(double sample_sm_clock_mhz, double default_sm_clock_mhz, const ThrottleOptions& options) {
-  if (!(sample_sm_clock_mhz > 0) || !(default_sm_clock_mhz > 0)) return false;
-  return sample_sm_clock_mhz < options.threshold * default_sm_clock_mhz;
+  return below_fraction_of(sample_sm_clock_mhz, default_sm_clock_mhz, options.threshold);
 }
 
 ClockGovernor::ClockGovernor(double default_sm_clock_mhz, ThrottleOptions options)
@@ -95,8 +104,7 @@ BatchVerdict ClockGovernor::after_batch(double sm_clock_mhz, double batch_gpu_s,
     throttled_samples_ += samples;
     return {false, options_.backoff_s + rest_s};
   }
-  const bool below_full_clock = sm_clock_mhz > 0 && default_mhz_ > 0 && sm_clock_mhz < options_.full_clock * default_mhz_;
-  if (!resting_ && below_full_clock && options_.rest_ratio > 0) {
+  if (!resting_ && options_.rest_ratio > 0 && below_fraction_of(sm_clock_mhz, default_mhz_, options_.full_clock)) {
     resting_ = true;
     power_limited_samples_ += samples;
     return {false, options_.backoff_s};
