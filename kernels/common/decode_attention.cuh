@@ -112,6 +112,9 @@ void launch_naive_attention(const AttentionArgs& a, const Kv& kv, cudaStream_t s
 inline constexpr int kSplitWarps = 4;
 inline constexpr int kSplitThreads = 32 * kSplitWarps;
 inline constexpr int kSplitStages = 4;
+// How far (log2 units) a score may pass the reference its weight is taken against before the
+// reference is raised: weights stay below 2^8, far from fp32's range.
+inline constexpr float kRescaleSlack = 8.0f;
 
 template <int D, int G>
 struct SplitTile {
@@ -197,7 +200,7 @@ __global__ void __launch_bounds__(kSplitThreads)
   std::size_t row_ahead = row_of(kSplitStages - 1);
 
   const float q_scale = 1.4426950408889634f / sqrtf(static_cast<float>(D));
-  float acc[G][8], running_max[G], total[G];
+  float acc[G][8], reference[G], total[G];
 #pragma unroll
   for (int h = 0; h < G; ++h) {
 #pragma unroll
@@ -205,7 +208,7 @@ __global__ void __launch_bounds__(kSplitThreads)
       q[h][e] *= q_scale;
       acc[h][e] = 0.0f;
     }
-    running_max[h] = -INFINITY;
+    reference[h] = -INFINITY;
     total[h] = 0.0f;
   }
 
@@ -252,22 +255,35 @@ __global__ void __launch_bounds__(kSplitThreads)
       }
     }
 
-    float shift[G];
+    // Lazy rescaling: the weights are taken against a reference that is raised only when a step's
+    // maximum passes it by more than kRescaleSlack, so they stay below 2^kRescaleSlack and the
+    // final division makes the result exact all the same; most steps then skip the rescale of
+    // the accumulators (8·G multiplies and G exponentials per lane), in a kernel whose SMs issue
+    // an instruction in ~70% of their cycles. A warp raises all its states together or none.
+    float step_max[G];
+    bool raise = false;
 #pragma unroll
     for (int h = 0; h < G; ++h) {
-      float step_max = score[0][h];
+      step_max[h] = score[0][h];
 #pragma unroll
-      for (int r = 1; r < Tile::kLoads; ++r) step_max = fmaxf(step_max, score[r][h]);
-      const float new_max = fmaxf(running_max[h], step_max);
-      // A slot that has seen no valid key yet stays empty (weights 2^-inf = 0) instead of
-      // computing -inf - -inf.
-      shift[h] = new_max == -INFINITY ? 0.0f : new_max;
-      const float correction = fast_exp2(running_max[h] - shift[h]);
-      total[h] *= correction;
-#pragma unroll
-      for (int e = 0; e < 8; ++e) acc[h][e] *= correction;
-      running_max[h] = new_max;
+      for (int r = 1; r < Tile::kLoads; ++r) step_max[h] = fmaxf(step_max[h], score[r][h]);
+      raise |= step_max[h] > reference[h] + kRescaleSlack;  // always, at a state's first valid key
     }
+    if (__any_sync(0xffffffffu, raise)) {
+#pragma unroll
+      for (int h = 0; h < G; ++h) {
+        const float raised = fmaxf(reference[h], step_max[h]);
+        // A state that has seen no valid key yet holds zeros: leave them, rather than scale by 2^(-inf - -inf).
+        const float correction = raised == -INFINITY ? 1.0f : fast_exp2(reference[h] - raised);
+        total[h] *= correction;
+#pragma unroll
+        for (int e = 0; e < 8; ++e) acc[h][e] *= correction;
+        reference[h] = raised;
+      }
+    }
+    float shift[G];
+#pragma unroll
+    for (int h = 0; h < G; ++h) shift[h] = reference[h] == -INFINITY ? 0.0f : reference[h];  // weights 2^-inf = 0
 #pragma unroll
     for (int r = 0; r < Tile::kLoads; ++r) {
 #pragma unroll
@@ -302,7 +318,7 @@ __global__ void __launch_bounds__(kSplitThreads)
 #pragma unroll
   for (int h = 0; h < G; ++h) {
     if (part == 0) {
-      state_max[state][h] = running_max[h];
+      state_max[state][h] = reference[h];
       state_total[state][h] = total[h];
     }
     float4* destination = reinterpret_cast<float4*>(&state_acc[state][h][part * 8]);

@@ -31,7 +31,8 @@ AttentionDims AttentionDims::of(const Shape& shape) {
           .kv_heads = shape.at("hkv"),
           .head_dim = shape.at("d"),
           .max_len = max_len,
-          .min_len = shape.has("l_min") ? shape.at("l_min") : max_len};
+          .min_len = shape.has("l_min") ? shape.at("l_min") : max_len,
+          .query_max = shape.has("q_max") ? static_cast<float>(shape.at("q_max")) : kQueryMax};
 }
 
 std::vector<Shape> decode_attention_test_shapes() {
@@ -40,6 +41,9 @@ std::vector<Shape> decode_attention_test_shapes() {
       ragged_shape(3, 32, 8, 128, 15, "fewer keys than one warp step of the block"),
       ragged_shape(4, 32, 8, 128, 17, "one key into a second page"),
       ragged_shape(2, 32, 8, 128, 1000, "llama3-8b heads"),
+      Shape({{"b", 3}, {"hq", 32}, {"hkv", 8}, {"d", 128}, {"l", 3000}, {"l_min", 1}, {"q_max", 64}}, DType::bf16,
+            "sharply peaked scores (|q| up to 64): the maximum a softmax state is taken against is raised "
+            "many times within a piece"),
       ragged_shape(4, 32, 8, 128, 2047, "llama3-8b heads, ragged batch"),
       ragged_shape(1, 32, 8, 128, 2048, "a multiple of every tile, page and split"),
       ragged_shape(2, 4, 4, 128, 1000, "MHA"),
@@ -83,11 +87,13 @@ CustomInit lengths_init(const AttentionDims& dims) {
   };
 }
 
-Distribution query_distribution() { return {.min_magnitude = 1.0f / 64, .max_magnitude = 4.0f, .symmetric = true}; }
+Distribution query_distribution(float max_magnitude) {
+  return {.min_magnitude = 1.0f / 64, .max_magnitude = max_magnitude, .symmetric = true};
+}
 
 TensorSpec query_spec(const AttentionDims& d) {
   return {.name = "q", .dtype = DType::bf16, .count = count(d.batch * d.q_heads * d.head_dim), .access = Access::input,
-          .distribution = query_distribution()};
+          .distribution = query_distribution(d.query_max)};
 }
 
 TensorSpec lengths_spec(const AttentionDims& d) {

@@ -18,6 +18,7 @@ struct AttentionDims {
   std::int64_t batch, q_heads, kv_heads, head_dim;
   std::int64_t max_len;  // the cache's capacity per sequence, and the first sequence's length
   std::int64_t min_len;  // the other sequences' lengths lie in [min_len, max_len]
+  float query_max;       // the queries' largest magnitude (query_distribution)
 
   static AttentionDims of(const Shape& shape);
   std::int64_t group() const { return q_heads / kv_heads; }
@@ -30,7 +31,8 @@ struct AttentionTensorIndices {
 };
 AttentionArgs attention_args(const AttentionDims& dims, const TensorViews& views, const AttentionTensorIndices& at);
 
-// Dimensions b, hq, hkv, d, l (max length) and, when the batch is ragged, l_min.
+// Dimensions b, hq, hkv, d, l (max length); when the batch is ragged, l_min; and, for a test of
+// sharply peaked scores, q_max (the queries' largest magnitude, kQueryMax by default).
 std::vector<Shape> decode_attention_test_shapes();
 std::vector<Shape> decode_attention_bench_shapes();
 
@@ -43,7 +45,8 @@ CustomInit lengths_init(const AttentionDims& dims);
 
 // Queries larger than keys (|q| up to 4): scores spread over several units, so the softmax is
 // peaked enough that the running maximum matters.
-Distribution query_distribution();
+inline constexpr float kQueryMax = 4.0f;
+Distribution query_distribution(float max_magnitude = kQueryMax);
 
 // The tensors both layouts declare around their KV cache.
 TensorSpec query_spec(const AttentionDims& dims);
