@@ -289,6 +289,15 @@ __global__ void __launch_bounds__(kSplitThreads)
     // The owned scores' heads (one per pair of values) and their references.
     constexpr int kHeads = kOwned >= 2 ? kOwned / 2 : 1;
     float step_max[kHeads], own_reference[kHeads];
+    auto select_own_references = [&] {
+#pragma unroll
+      for (int j = 0; j < kHeads; ++j) {
+        const int h = owned / Tile::kLoads + j;
+        own_reference[j] = reference[0];
+#pragma unroll
+        for (int g = 1; g < G; ++g) own_reference[j] = h == g ? reference[g] : own_reference[j];
+      }
+    };
 #pragma unroll
     for (int i = 0; i < kOwned; ++i) {
       const int r = (owned + i) % Tile::kLoads;
@@ -301,11 +310,8 @@ __global__ void __launch_bounds__(kSplitThreads)
       } else {  // the other row of the lane's head is held at the last halving's offset
         step_max[j] = fmaxf(x[0], __shfl_xor_sync(0xffffffffu, x[0], L / V));
       }
-      const int h = owned / Tile::kLoads + j;
-      own_reference[j] = reference[0];
-#pragma unroll
-      for (int g = 1; g < G; ++g) own_reference[j] = h == g ? reference[g] : own_reference[j];
     }
+    select_own_references();
 
     // Lazy rescaling: the weights are taken against a reference that is raised only when a step's
     // maximum passes it by more than kRescaleSlack, so they stay below 2^kRescaleSlack and the
@@ -320,9 +326,9 @@ __global__ void __launch_bounds__(kSplitThreads)
     if (__any_sync(0xffffffffu, raise)) {
 #pragma unroll
       for (int h = 0; h < G; ++h) {
-        // From the lane holding head h's scores, its own index of that head.
-        const float head_max = __shfl_sync(0xffffffffu, step_max[(h * Tile::kLoads % (kHeads * Tile::kLoads)) / Tile::kLoads],
-                                           key_lanes + owner_part<V, L / 2>(h * Tile::kLoads));
+        // From the lane holding head h's scores, which holds kHeads consecutive heads.
+        const float head_max =
+            __shfl_sync(0xffffffffu, step_max[h % kHeads], key_lanes + owner_part<V, L / 2>(h * Tile::kLoads));
         const float raised = fmaxf(reference[h], head_max);
         // A state that has seen no valid key yet holds zeros: leave them, rather than scale by 2^(-inf - -inf).
         const float correction = raised == -INFINITY ? 1.0f : fast_exp2(reference[h] - raised);
@@ -331,12 +337,7 @@ __global__ void __launch_bounds__(kSplitThreads)
         for (int e = 0; e < 8; ++e) acc[h][e] *= correction;
         reference[h] = raised;
       }
-#pragma unroll
-      for (int j = 0; j < kHeads; ++j) {
-        const int h = owned / Tile::kLoads + j;
-#pragma unroll
-        for (int g = 0; g < G; ++g) own_reference[j] = h == g ? reference[g] : own_reference[j];
-      }
+      select_own_references();
     }
     // Each lane exponentiates only its own scores, then every lane of the key gathers all V weights.
 #pragma unroll
