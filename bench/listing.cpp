@@ -68,7 +68,9 @@ json timing_entry(const TimingOptions& t) {
           {"batch_target_s", t.batch_target_s},
           {"max_batch", t.max_batch},
           {"hot_replay_target_s", t.hot_replay_target_s},
-          {"max_graph_launches", t.max_graph_launches}};
+          {"max_graph_launches", t.max_graph_launches},
+          {"input_placements", t.input_placements},
+          {"placement_budget_bytes", t.placement_budget_bytes}};
 }
 
 }  // namespace

@@ -239,7 +239,7 @@ int run(int argc, char** argv) {
   }
   end_phase("calibration");
 
-  std::vector<BenchmarkPlan> plans = plan_benchmarks(registry, device);
+  std::vector<BenchmarkPlan> plans = plan_benchmarks(registry, device, options.timing);
   std::erase_if(plans, [&](const BenchmarkPlan& p) { return outside_shard(p.name); });
   std::erase_if(workload_plans, [&](const WorkloadPlan& p) { return outside_shard(p.name); });
   std::erase_if(plans, [&](const BenchmarkPlan& p) {

@@ -10,17 +10,10 @@
 namespace kgate::bench {
 namespace {
 
-constexpr int kMaxCopies = 64;
 // Above this the benchmark skips its correctness check: generating inputs on the host and the
 // fp64 reference take longer than the timing (at 64 MiB they were over half of an H200 suite's
 // timing phase, the GEMV shapes alone ~1 s each). The correctness suite covers small shapes.
 constexpr std::size_t kMaxCheckedBytes = std::size_t(16) << 20;
-
-int copies_for(std::size_t bytes_per_copy, std::size_t l2_bytes) {
-  if (bytes_per_copy == 0 || bytes_per_copy >= l2_bytes) return 1;
-  const auto needed = (2 * l2_bytes + bytes_per_copy - 1) / bytes_per_copy;
-  return static_cast<int>(std::min<std::size_t>(needed, kMaxCopies));
-}
 
 std::string gib(double bytes) {
   char text[32];
@@ -30,7 +23,15 @@ std::string gib(double bytes) {
 
 }  // namespace
 
-std::vector<BenchmarkPlan> plan_benchmarks(const Registry& registry, const DeviceInfo& device) {
+int input_copies(std::size_t bytes_per_copy, std::size_t l2_bytes, int placements, double budget_bytes) {
+  if (bytes_per_copy == 0) return 1;
+  const double per_copy = static_cast<double>(bytes_per_copy);
+  const double l2_cover = bytes_per_copy >= l2_bytes ? 1 : std::ceil(2.0 * static_cast<double>(l2_bytes) / per_copy);
+  const double placed = std::min<double>(placements, std::floor(budget_bytes / per_copy));
+  return static_cast<int>(std::max({1.0, std::min<double>(l2_cover, kMaxInputCopies), placed}));
+}
+
+std::vector<BenchmarkPlan> plan_benchmarks(const Registry& registry, const DeviceInfo& device, const TimingOptions& timing) {
   std::size_t free_bytes = 0, total_bytes = 0;
   KGATE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   // Leave room for the flush buffer, cuBLAS workspaces and the CUPTI pass.
@@ -42,7 +43,8 @@ std::vector<BenchmarkPlan> plan_benchmarks(const Registry& registry, const Devic
     for (const Shape& shape : family->bench_shapes()) {
       BenchmarkPlan plan{family, variant, shape, benchmark_name(*variant, shape), 1, {}};
       const std::size_t per_copy = instance_bytes(*family, shape);
-      plan.copies = copies_for(per_copy, device.l2_bytes);
+      plan.copies = input_copies(per_copy, device.l2_bytes, timing.input_placements,
+                                 std::min(timing.placement_budget_bytes, usable));
       if (device.compute_capability < variant->info.min_compute_capability) {
         plan.skip_reason = "needs compute capability " + std::to_string(variant->info.min_compute_capability) + ", " +
                            device.name + " has " + std::to_string(device.compute_capability);

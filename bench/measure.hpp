@@ -20,7 +20,7 @@ struct BenchmarkPlan {
   const Variant* variant;
   Shape shape;
   std::string name;         // "<family>/<variant>/<shape id>"
-  int copies = 1;           // input copies rotated in cold mode
+  int copies = 1;           // input copies rotated in cold mode (input_copies)
   std::string skip_reason;  // set when the benchmark cannot run on this device
 };
 
@@ -29,9 +29,18 @@ inline std::string benchmark_name(const Variant& variant, const Shape& shape) {
   return variant.info.full_name() + "/" + shape.id();
 }
 
-// Every registered variant x bench shape, with copies sized against the L2 and skips decided
-// against the device (compute capability, memory).
-std::vector<BenchmarkPlan> plan_benchmarks(const Registry& registry, const DeviceInfo& device);
+// Input copies a cold benchmark rotates among, each a separate allocation: where one copy fits in
+// the L2, enough to cover it twice, so that no sample finds its inputs resident (at most
+// kMaxInputCopies); and at least
+// `placements` where they fit in `budget_bytes`. The second is for reproducibility: where one
+// allocation lands in DRAM moves a bandwidth-bound kernel's median by up to 4%. On an H200 the
+// medians of 8 allocations in one process spread by 1.3-3.9% for GEMV at n 28672 (235 MB); six
+// processes spread by 3.0% with one allocation and 1.3% rotating among 8 (docs/timing.md).
+int input_copies(std::size_t bytes_per_copy, std::size_t l2_bytes, int placements, double budget_bytes);
+
+// Every registered variant x bench shape, with input copies planned (input_copies) and skips
+// decided against the device (compute capability, memory).
+std::vector<BenchmarkPlan> plan_benchmarks(const Registry& registry, const DeviceInfo& device, const TimingOptions& timing);
 
 struct MeasureOutcome {
   BenchmarkRecord record;

@@ -56,6 +56,9 @@ kgate flags (Google Benchmark's own flags, listed below them, work as usual):
   --kgate_max_time=SECONDS      wall-clock cap per mode (default 5)
   --kgate_max_samples=N         sample cap per mode (default 1000)
   --kgate_flush=read|write      how cold mode empties the L2: read or memset a buffer of twice its size (default read)
+  --kgate_placements=N          cold mode rotates among at least N separately allocated copies of the inputs
+                                where they fit in 4 GiB, so the median does not hang on where one allocation
+                                lies in memory (default 8; 1: only the copies that cover the L2)
   --kgate_target_rsd=FRACTION   relative stddev that ends sampling early (default 0.005)
   --kgate_throttle=FRACTION     drop samples whose SM clock is below this fraction of the default clock (default 0.75)
   --kgate_full_clock=FRACTION   a batch below this fraction of the default clock ran with the board limiting its
@@ -129,6 +132,10 @@ BenchOptions parse_bench_options(int& argc, char** argv) {
       } catch (const std::invalid_argument& e) {
         throw std::invalid_argument(flag + ": " + e.what());
       }
+    } else if (flag == "--kgate_placements") {
+      o.timing.input_placements = static_cast<int>(parse_number(flag, value, 1));
+      if (o.timing.input_placements > kMaxInputCopies)
+        throw std::invalid_argument(flag + ": at most " + std::to_string(kMaxInputCopies) + " copies");
     } else if (flag == "--kgate_target_rsd") {
       o.timing.stopping.target_rel_stddev = parse_number(flag, value, 0);
     } else if (flag == "--kgate_throttle") {

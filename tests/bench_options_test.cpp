@@ -35,6 +35,7 @@ TEST(BenchOptions, DefaultsAreDocumented) {
   EXPECT_DOUBLE_EQ(o.timing.throttle.rest_ratio, 1.0);
   EXPECT_EQ(o.timing.stopping.max_samples, 1000);
   EXPECT_EQ(o.timing.flush, kgate::L2Flush::read);
+  EXPECT_EQ(o.timing.input_placements, 8);
   const std::string usage = kgate::bench::bench_usage();
   EXPECT_NE(usage.find("(default 1000)"), std::string::npos);
   EXPECT_NE(usage.find("(default read)"), std::string::npos);
@@ -43,13 +44,15 @@ TEST(BenchOptions, DefaultsAreDocumented) {
   EXPECT_NE(usage.find("(default 0.75)"), std::string::npos);
   EXPECT_NE(usage.find("(default 0.97)"), std::string::npos);
   EXPECT_NE(usage.find("(default 1; 0: never rest)"), std::string::npos);
+  EXPECT_NE(usage.find("(default 8; 1: only the copies that cover the L2)"), std::string::npos);
 }
 
 TEST(BenchOptions, KgateFlagsAreRemovedAndGoogleBenchmarkFlagsKept) {
   const auto [o, rest] = parse({"--benchmark_filter=rmsnorm", "--kgate_out=r.json", "--kgate_modes=hot",
                                 "--kgate_min_time=0.5", "--kgate_max_time=15", "--kgate_counters=off",
                                 "--kgate_metrics=a,b", "--benchmark_repetitions=3", "--kgate_flush=write",
-                                "--kgate_max_samples=500", "--kgate_full_clock=0.9", "--kgate_rest=0"});
+                                "--kgate_max_samples=500", "--kgate_full_clock=0.9", "--kgate_rest=0",
+                                "--kgate_placements=2"});
   EXPECT_EQ(rest, (std::vector<std::string>{"--benchmark_filter=rmsnorm", "--benchmark_repetitions=3"}));
   EXPECT_EQ(o.out, "r.json");
   EXPECT_FALSE(o.cold);
@@ -62,13 +65,14 @@ TEST(BenchOptions, KgateFlagsAreRemovedAndGoogleBenchmarkFlagsKept) {
   EXPECT_EQ(o.timing.stopping.max_samples, 500);
   EXPECT_DOUBLE_EQ(o.timing.throttle.full_clock, 0.9);
   EXPECT_DOUBLE_EQ(o.timing.throttle.rest_ratio, 0);
+  EXPECT_EQ(o.timing.input_placements, 2);
 }
 
 TEST(BenchOptions, BadValuesNameTheFlag) {
   for (const char* bad : {"--kgate_min_time=abc", "--kgate_min_time=-1", "--kgate_modes=warm", "--kgate_modes=",
                           "--kgate_counters=maybe", "--kgate_unknown=1", "--kgate_out", "--kgate_flush=sideways",
                           "--kgate_max_samples=0", "--kgate_throttle=1.5", "--kgate_full_clock=97",
-                          "--kgate_rest=-1"}) {
+                          "--kgate_rest=-1", "--kgate_placements=0", "--kgate_placements=65"}) {
     try {
       parse({bad});
       ADD_FAILURE() << bad << " was accepted";
@@ -128,13 +132,15 @@ TEST(BenchOptions, WorkloadsAreNamedOneByOne) {
 // kgate_bench --kgate_list_json: the registry as the peers read it (docs/peers.md), every family
 // and bench shape with the figures kgate records, and the timing options the flags give.
 TEST(BenchListing, EveryFamilyAndShapeWithTheTimingOptions) {
-  const auto [o, rest] = parse({"--kgate_list_json=-", "--kgate_max_time=0.25", "--kgate_flush=write"});
+  const auto [o, rest] = parse({"--kgate_list_json=-", "--kgate_max_time=0.25", "--kgate_flush=write", "--kgate_placements=3"});
   EXPECT_EQ(o.list_json, "-");
   const kgate::Registry& registry = kgate::Registry::instance();
   const nlohmann::json listing = kgate::bench::registry_listing(registry, o.timing);
   EXPECT_EQ(listing["schema_version"], kgate::bench::kListingSchemaVersion);
   EXPECT_DOUBLE_EQ(listing["timing"]["max_wall_time_s"].get<double>(), 0.25);
   EXPECT_EQ(listing["timing"]["l2_flush"], "write");
+  EXPECT_EQ(listing["timing"]["input_placements"], 3);
+  EXPECT_DOUBLE_EQ(listing["timing"]["placement_budget_bytes"].get<double>(), o.timing.placement_budget_bytes);
   EXPECT_EQ(listing["timing"]["min_samples"], o.timing.stopping.min_samples);
   ASSERT_EQ(listing["families"].size(), registry.families().size());
   for (const nlohmann::json& f : listing["families"]) {

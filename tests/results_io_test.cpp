@@ -25,6 +25,7 @@ RunResults sample_run() {
   full.hot->throttled_samples = 2;
   full.hot->power_limited_samples = 5;
   full.hot->rested = true;
+  full.cold->input_copies = 8;
   full.kernels.push_back({.name = "_Z7rmsnormPKfPf",
                           .demangled = "void rmsnorm<256>(float const*, float*)",
                           .grid = {4096, 1, 1},
@@ -84,6 +85,8 @@ TEST(ResultsIo, RoundTripKeepsEveryField) {
   EXPECT_EQ(a.hot->power_limited_samples, 5);
   EXPECT_TRUE(a.hot->rested);
   EXPECT_FALSE(a.cold->rested);
+  EXPECT_EQ(a.cold->input_copies, 8);
+  EXPECT_EQ(a.hot->input_copies, 1);
   EXPECT_EQ(a.cold->stop_reason, "target-met");
   EXPECT_DOUBLE_EQ(a.hot->sm_clock_mhz, 1965);
   EXPECT_EQ(a.roofline, kgate::RooflineClass::memory_bound);
@@ -299,6 +302,8 @@ TEST(ResultsIo, BadInputIsOneLineNamingFileAndPath) {
       {"negative power-limited count",
        kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["power_limited_samples"] = -1; }),
        "$.benchmarks[0].kgate.cold.power_limited_samples: must be >= 0"},
+      {"no input copy", kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["input_copies"] = 0; }),
+       "$.benchmarks[0].kgate.cold.input_copies: must be >= 1"},
       {"bad grid", kgate_doc_with([](json& d) {
          d["benchmarks"][0]["kgate"]["kernels"] = json::array({{{"name", "k"}, {"grid", {1, 2}}}});
        }),

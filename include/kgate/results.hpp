@@ -60,6 +60,7 @@ struct TimingRecord {
   double sm_clock_mhz = 0;        // median SM clock over the kept samples
   double gpu_time_s = 0, wall_time_s = 0;
   int launches_per_sample = 1;    // hot mode: launches per graph replay
+  int input_copies = 1;           // separately allocated input copies the samples ran on (cold: rotated)
 };
 
 // A kernel that the variant really launched (CUPTI activity record).

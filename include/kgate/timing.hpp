@@ -35,6 +35,8 @@ enum class L2Flush { read, write };
 std::string_view to_string(L2Flush flush);
 L2Flush parse_l2_flush(std::string_view text);  // "read" | "write"; throws std::invalid_argument
 
+constexpr int kMaxInputCopies = 64;  // input copies a cold benchmark rotates among, at most
+
 struct TimingOptions {
   StoppingOptions stopping{};
   L2Flush flush = L2Flush::read;
@@ -43,6 +45,11 @@ struct TimingOptions {
   int max_batch = 64;            // samples per batch at most (events are preallocated)
   double hot_replay_target_s = 1e-3;  // a hot sample is one graph replay of about this length
   int max_graph_launches = 1000;
+  // Cold mode rotates among at least this many separately allocated input copies where they fit
+  // in placement_budget_bytes, so that its median does not hang on where one allocation lies in
+  // DRAM (bench/measure.hpp, input_copies).
+  int input_placements = 8;
+  double placement_budget_bytes = 4.0 * (1ull << 30);
 };
 
 // Launches the code under test on input copy `copy`.

@@ -27,6 +27,7 @@ class Timing:
     gpu_time_s: float = 0.0
     wall_time_s: float = 0.0
     launches_per_sample: int = 1
+    input_copies: int = 1  # separately allocated input copies the samples ran on (cold: rotated)
 
 
 @dataclass
@@ -85,7 +86,8 @@ def timing_block(t):
             "target_rel_stddev": t.target_rel_stddev, "stop_reason": t.stop_reason,
             "throttled_samples": t.throttled_samples, "power_limited_samples": t.power_limited_samples,
             "rested": t.rested, "sm_clock_mhz": t.sm_clock_mhz, "gpu_time_s": t.gpu_time_s,
-            "wall_time_s": t.wall_time_s, "launches_per_sample": t.launches_per_sample}
+            "wall_time_s": t.wall_time_s, "launches_per_sample": t.launches_per_sample,
+            "input_copies": t.input_copies}
 
 
 def benchmark_entry(r, family_index, instance_index):

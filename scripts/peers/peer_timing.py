@@ -147,12 +147,14 @@ def device_facts():
             "memory_clock_mhz": _device_attribute(libcuda, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, ordinal) / 1e3}
 
 
-def copies_for(bytes_per_copy, l2_bytes, max_copies=64):
-    """Input copies rotated in cold mode: enough to cover twice the L2, as kgate_bench plans them
-    (bench/measure.cpp, copies_for)."""
-    if bytes_per_copy <= 0 or bytes_per_copy >= l2_bytes:
+def input_copies(bytes_per_copy, l2_bytes, placements, budget_bytes, max_copies=64):
+    """Input copies rotated in cold mode, each a separate allocation, as kgate_bench plans them
+    (bench/measure.cpp, input_copies): where one copy fits in the L2, enough to cover it twice (at
+    most max_copies); and at least `placements` where they fit in `budget_bytes`."""
+    if bytes_per_copy <= 0:
         return 1
-    return min(-(-2 * l2_bytes // bytes_per_copy), max_copies)
+    l2_cover = 1 if bytes_per_copy >= l2_bytes else min(-(-2 * l2_bytes // bytes_per_copy), max_copies)
+    return int(max(1, l2_cover, min(placements, budget_bytes // bytes_per_copy)))
 
 
 class TorchTimer:
@@ -270,7 +272,9 @@ class TorchTimer:
             for c in range(copies):  # warm-up: one call per copy
                 launch(c)
         estimate = self.run_batch(1, enqueue_one)[0]
-        return self.sample_until_done(estimate, enqueue_one, 1)
+        timing = self.sample_until_done(estimate, enqueue_one, 1)
+        timing.input_copies = copies
+        return timing
 
     def measure_hot(self, launch):
         def single(s):

@@ -130,7 +130,7 @@ class Session:
 
     def measure(self, family, peer, shape):
         from peer_families import Unsupported
-        from peer_timing import copies_for
+        from peer_timing import input_copies
         torch = self.torch
         record = PeerRecord(family.name, peer.variant, shape.id, shape.min_bytes, shape.flops, family.headline_mode,
                             "read" if family.read_dominated else "copy", provenance=self.provenance(peer))
@@ -147,7 +147,10 @@ class Session:
             return record
         started = time.perf_counter()
         try:
-            copies = copies_for(shape.instance_bytes, self.gpu["l2_bytes"])
+            # As kgate_bench: the budget is also held under what the device has free.
+            usable = 0.85 * torch.cuda.mem_get_info()[0] - 2 * self.gpu["l2_bytes"]
+            copies = input_copies(shape.instance_bytes, self.gpu["l2_bytes"], int(self.timing["input_placements"]),
+                                  min(float(self.timing["placement_budget_bytes"]), usable))
             inputs = [peer.make_inputs(shape, self.generator(f"{peer.name}/{shape.id}/{c}")) for c in range(copies)]
             torch.cuda.synchronize()  # made on the default stream, used on the timer's
             with peer.context():

@@ -21,6 +21,7 @@ void pool_mode(std::optional<TimingRecord>& into, const std::optional<TimingReco
   into->throttled_samples += from->throttled_samples;
   into->power_limited_samples += from->power_limited_samples;
   into->rested = into->rested || from->rested;
+  into->input_copies += from->input_copies;  // each repetition allocated its own
   into->gpu_time_s += from->gpu_time_s;
   into->wall_time_s += from->wall_time_s;
 }

@@ -227,7 +227,8 @@ json timing_to_json(const TimingRecord& t) {
           {"sm_clock_mhz", t.sm_clock_mhz},
           {"gpu_time_s", t.gpu_time_s},
           {"wall_time_s", t.wall_time_s},
-          {"launches_per_sample", t.launches_per_sample}};
+          {"launches_per_sample", t.launches_per_sample},
+          {"input_copies", t.input_copies}};
 }
 
 // The summary in the file is for readers of the file; kgate recomputes it from the samples, so a
@@ -248,9 +249,11 @@ TimingRecord timing_from_json(const Node& node) {
   read_opt(node, "gpu_time_s", t.gpu_time_s);
   read_opt(node, "wall_time_s", t.wall_time_s);
   read_opt(node, "launches_per_sample", t.launches_per_sample);
+  read_opt(node, "input_copies", t.input_copies);
   if (t.throttled_samples < 0) node.at("throttled_samples").fail("must be >= 0");
   if (t.power_limited_samples < 0) node.at("power_limited_samples").fail("must be >= 0");
   if (t.launches_per_sample < 1) node.at("launches_per_sample").fail("must be >= 1");
+  if (t.input_copies < 1) node.at("input_copies").fail("must be >= 1");
   return t;
 }
 

@@ -220,7 +220,9 @@ std::vector<double> GpuTimer::cold_batch(const CopyLaunch& launch, int count) {
 TimingRecord GpuTimer::measure_cold(const CopyLaunch& launch, int copies) {
   const std::function<void(int)> enqueue_one = cold_sampler(launch, copies);
   for (int c = 0; c < copies; ++c) launch(c, stream_);  // warm-up: every copy once
-  return sample_until_done(std::nullopt, enqueue_one, 1);
+  TimingRecord record = sample_until_done(std::nullopt, enqueue_one, 1);
+  record.input_copies = copies;
+  return record;
 }
 
 TimingRecord GpuTimer::measure_hot(const CopyLaunch& launch, std::optional<double> launch_estimate_s) {

@@ -1,0 +1,52 @@
+// Repetitions pooled into one record (repetitions.hpp), on synthetic records.
+#include <gtest/gtest.h>
+
+#include "kgate/repetitions.hpp"
+#include "synthetic_results.hpp"
+
+namespace {
+
+namespace syn = kgate::synthetic;
+
+constexpr const char* kName = "rmsnorm/vectorized/m:4096/n:4096/bf16";
+
+TEST(Repetitions, OnlySuccessfulRecordsOfTheSameBenchmark) {
+  const kgate::BenchmarkRecord a = syn::benchmark(kName, {.seed = 1});
+  kgate::BenchmarkRecord b = syn::benchmark(kName, {.seed = 2});
+  EXPECT_TRUE(kgate::is_repetition(a, b));
+  b.headline_mode = "hot";
+  EXPECT_FALSE(kgate::is_repetition(a, b));
+  kgate::BenchmarkRecord failed = syn::benchmark(kName, {.seed = 3});
+  failed.status = kgate::BenchmarkStatus::failed;
+  EXPECT_FALSE(kgate::is_repetition(a, failed));
+  EXPECT_FALSE(kgate::is_repetition(a, syn::benchmark("rmsnorm/naive/m:4096/n:4096/bf16", {})));
+}
+
+TEST(Repetitions, PoolingAddsSamplesCountsAndInputCopies) {
+  kgate::BenchmarkRecord into = syn::benchmark(kName, {.median_s = 10e-6, .samples = 40, .clock_mhz = 1980, .seed = 1});
+  kgate::BenchmarkRecord from = syn::benchmark(kName, {.median_s = 12e-6, .samples = 20, .clock_mhz = 1950, .seed = 2});
+  into.cold->input_copies = 8;
+  from.cold->input_copies = 8;
+  into.cold->throttled_samples = 1;
+  from.cold->throttled_samples = 2;
+  from.cold->rested = true;
+  from.cold->target_met = false;
+  from.cold->stop_reason = "time-cap";
+  from.correct = false;
+  from.correctness_detail = "rel_l2 0.5";
+  kgate::pool_repetition(into, from, syn::context().calibration);
+
+  ASSERT_EQ(into.cold->samples_s.size(), 60u);
+  EXPECT_EQ(into.cold->summary.count, 60);
+  EXPECT_EQ(into.cold->input_copies, 16);  // two instances, each with its own allocations
+  EXPECT_EQ(into.cold->throttled_samples, 3);
+  EXPECT_TRUE(into.cold->rested);
+  EXPECT_FALSE(into.cold->target_met);
+  EXPECT_EQ(into.cold->stop_reason, "target-met+time-cap");
+  EXPECT_DOUBLE_EQ(into.cold->sm_clock_mhz, (1980.0 * 40 + 1950.0 * 20) / 60);
+  EXPECT_EQ(into.correct, std::optional<bool>(false));  // a wrong result in any repetition is the record's
+  EXPECT_EQ(into.correctness_detail, "rel_l2 0.5");
+  EXPECT_DOUBLE_EQ(into.bytes_per_s, into.min_bytes / into.cold->summary.median);  // derived figures follow the pooled median
+}
+
+}  // namespace
