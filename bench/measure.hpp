@@ -33,9 +33,9 @@ inline std::string benchmark_name(const Variant& variant, const Shape& shape) {
 // the L2, enough to cover it twice, so that no sample finds its inputs resident (at most
 // kMaxInputCopies); and at least `placements` where they fit in `budget_bytes`. The second is for
 // reproducibility: where one allocation lands in DRAM moves a bandwidth-bound kernel's median by
-// up to 4%. On an H200 the medians of 8 allocations in one process spread by 1.3-3.9% for GEMV at
-// n 28672 (235 MB); six processes spread by 3.0% with one allocation and 1.3% rotating among 8
-// (docs/timing.md).
+// up to 4% (on an H200 the medians of 8 allocations in one process spread by 1.3-3.9% for GEMV at
+// n 28672, 235 MB), and a median over 8 placements does not hang on one. What else differs
+// between processes remains (docs/timing.md).
 int input_copies(std::size_t bytes_per_copy, std::size_t l2_bytes, int placements, double budget_bytes);
 
 // Every registered variant x bench shape, with input copies planned (input_copies) and skips
