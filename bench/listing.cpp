@@ -69,6 +69,7 @@ json timing_entry(const TimingOptions& t) {
           {"max_batch", t.max_batch},
           {"hot_replay_target_s", t.hot_replay_target_s},
           {"max_graph_launches", t.max_graph_launches},
+          {"max_input_copies", kMaxInputCopies},
           {"input_placements", t.input_placements},
           {"placement_budget_bytes", t.placement_budget_bytes}};
 }

@@ -31,11 +31,14 @@ int input_copies(std::size_t bytes_per_copy, std::size_t l2_bytes, int placement
   return static_cast<int>(std::max({1.0, std::min<double>(l2_cover, kMaxInputCopies), placed}));
 }
 
-std::vector<BenchmarkPlan> plan_benchmarks(const Registry& registry, const DeviceInfo& device, const TimingOptions& timing) {
+double usable_device_bytes(const DeviceInfo& device) {
   std::size_t free_bytes = 0, total_bytes = 0;
   KGATE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  // Leave room for the flush buffer, cuBLAS workspaces and the CUPTI pass.
-  const double usable = 0.85 * static_cast<double>(free_bytes) - 2.0 * static_cast<double>(device.l2_bytes);
+  return 0.85 * static_cast<double>(free_bytes) - 2.0 * static_cast<double>(device.l2_bytes);
+}
+
+std::vector<BenchmarkPlan> plan_benchmarks(const Registry& registry, const DeviceInfo& device, const TimingOptions& timing) {
+  const double usable = usable_device_bytes(device);
 
   std::vector<BenchmarkPlan> plans;
   for (const Variant* variant : registry.variants()) {

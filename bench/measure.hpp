@@ -38,6 +38,10 @@ inline std::string benchmark_name(const Variant& variant, const Shape& shape) {
 // between processes remains (docs/timing.md).
 int input_copies(std::size_t bytes_per_copy, std::size_t l2_bytes, int placements, double budget_bytes);
 
+// Device memory a benchmark's instances may take: most of what is free, leaving room for the flush
+// buffer, cuBLAS workspaces and the counter pass.
+double usable_device_bytes(const DeviceInfo& device);
+
 // Every registered variant x bench shape, with input copies planned (input_copies) and skips
 // decided against the device (compute capability, memory).
 std::vector<BenchmarkPlan> plan_benchmarks(const Registry& registry, const DeviceInfo& device, const TimingOptions& timing);

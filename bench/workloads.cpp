@@ -203,12 +203,10 @@ MeasureOutcome measure_workload(const WorkloadPlan& plan, const Registry& regist
     const DeviceInfo& device = *probe_device().device;
     std::size_t needed = 0;
     for (const WorkloadStep& step : plan.steps) needed += instance_bytes(family_of(registry, step.family), step.shape);
-    std::size_t free_bytes = 0, total_bytes = 0;
-    KGATE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    // As plan_benchmarks: room for the flush buffer, cuBLAS workspaces and the counter pass.
-    if (static_cast<double>(needed) > 0.85 * static_cast<double>(free_bytes) - 2.0 * static_cast<double>(device.l2_bytes))
+    const double usable = usable_device_bytes(device);
+    if (static_cast<double>(needed) > usable)
       throw StepUnavailable("needs " + std::to_string(needed >> 20) + " MiB of device memory, " +
-                            std::to_string(free_bytes >> 20) + " MiB free");
+                            std::to_string(static_cast<long long>(std::max(usable, 0.0)) >> 20) + " MiB usable");
 
     std::vector<StepRun> steps;
     for (const WorkloadStep& step : plan.steps) {

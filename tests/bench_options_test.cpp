@@ -140,6 +140,7 @@ TEST(BenchListing, EveryFamilyAndShapeWithTheTimingOptions) {
   EXPECT_DOUBLE_EQ(listing["timing"]["max_wall_time_s"].get<double>(), 0.25);
   EXPECT_EQ(listing["timing"]["l2_flush"], "write");
   EXPECT_EQ(listing["timing"]["input_placements"], 3);
+  EXPECT_EQ(listing["timing"]["max_input_copies"], kgate::kMaxInputCopies);
   EXPECT_DOUBLE_EQ(listing["timing"]["placement_budget_bytes"].get<double>(), o.timing.placement_budget_bytes);
   EXPECT_EQ(listing["timing"]["min_samples"], o.timing.stopping.min_samples);
   ASSERT_EQ(listing["families"].size(), registry.families().size());

@@ -147,7 +147,7 @@ def device_facts():
             "memory_clock_mhz": _device_attribute(libcuda, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, ordinal) / 1e3}
 
 
-def input_copies(bytes_per_copy, l2_bytes, placements, budget_bytes, max_copies=64):
+def input_copies(bytes_per_copy, l2_bytes, placements, budget_bytes, max_copies):
     """Input copies rotated in cold mode, each a separate allocation, as kgate_bench plans them
     (bench/measure.cpp, input_copies): where one copy fits in the L2, enough to cover it twice (at
     most max_copies); and at least `placements` where they fit in `budget_bytes`."""

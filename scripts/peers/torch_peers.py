@@ -150,7 +150,8 @@ class Session:
             # As kgate_bench: the budget is also held under what the device has free.
             usable = 0.85 * torch.cuda.mem_get_info()[0] - 2 * self.gpu["l2_bytes"]
             copies = input_copies(shape.instance_bytes, self.gpu["l2_bytes"], int(self.timing["input_placements"]),
-                                  min(float(self.timing["placement_budget_bytes"]), usable))
+                                  min(float(self.timing["placement_budget_bytes"]), usable),
+                                  int(self.timing["max_input_copies"]))
             inputs = [peer.make_inputs(shape, self.generator(f"{peer.name}/{shape.id}/{c}")) for c in range(copies)]
             torch.cuda.synchronize()  # made on the default stream, used on the timer's
             with peer.context():
