@@ -1,7 +1,10 @@
 // kgate_bench: every registered variant x benchmark shape as a Google Benchmark benchmark, timed
 // on the device (manual time = the headline mode's median), then a CUPTI pass, then the results
-// JSON. A variant that poisons the CUDA context is recorded as failed and the process restarts
-// itself on the remaining benchmarks (--kgate_resume), so one fault never loses a suite.
+// JSON. The timing runs in --kgate_processes fresh processes one after another, each with its
+// share of the sampling budget, pooled benchmark by benchmark: each process hands the results so
+// far to the next through --kgate_resume, and the last one runs the CUPTI pass and writes the
+// results. A variant that poisons the CUDA context is recorded as failed and the process restarts
+// itself on the remaining benchmarks the same way, so one fault never loses a suite.
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
@@ -23,6 +26,7 @@
 #include "listing.hpp"
 #include "measure.hpp"
 #include "options.hpp"
+#include "processes.hpp"
 #include "workloads.hpp"
 
 namespace {
@@ -46,17 +50,32 @@ std::string join(const std::vector<std::string>& args) {
   return out;
 }
 
-// Folds a repetition (--benchmark_repetitions) into the record already there: more samples of the
-// same distribution. A failure in any repetition is the benchmark's result.
-void add_record(RunResults& results, BenchmarkRecord record) {
+// Folds a repetition (an earlier process's, or --benchmark_repetitions) into the record already
+// there: more samples of the same distribution. A failure in any repetition is the benchmark's
+// result. Returns the record as it now stands.
+const BenchmarkRecord& add_record(RunResults& results, BenchmarkRecord record) {
   for (BenchmarkRecord& existing : results.benchmarks) {
     if (existing.name != record.name) continue;
     if (is_repetition(existing, record)) pool_repetition(existing, record, results.context.calibration);
     else if (record.status == BenchmarkStatus::failed) existing = std::move(record);
-    return;
+    return existing;
   }
-  results.benchmarks.push_back(std::move(record));
+  return results.benchmarks.emplace_back(std::move(record));
 }
+
+const BenchmarkRecord* find_record(const RunResults& results, const std::string& name) {
+  for (const BenchmarkRecord& r : results.benchmarks)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+// Earlier timing processes print nothing: their samples are part of the pooled figures that the
+// last one prints.
+class SilentReporter : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>&) override {}
+};
 
 // Every benchmark of the suite, in its order: each variant x bench shape, then the workloads.
 std::vector<std::string> suite_names(const Registry& registry, const std::vector<WorkloadPlan>& workloads) {
@@ -79,11 +98,13 @@ std::set<std::string> names_in_shard(const BenchOptions& options, const Registry
 
 class Progress {
  public:
-  explicit Progress(std::size_t total) : total_(total), enabled_(isatty(STDERR_FILENO)) {}
+  Progress(std::size_t total, const TimingProcess& process)
+      : total_(total), enabled_(isatty(STDERR_FILENO)),
+        prefix_(process.count > 1 ? "process " + std::to_string(process.index + 1) + "/" + std::to_string(process.count) + " " : "") {}
   void starting(const std::string& name) {
     if (!enabled_) return;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    std::fprintf(stderr, "[%zu/%zu] %s  (%.0f s elapsed", ++done_, total_, name.c_str(), elapsed);
+    std::fprintf(stderr, "%s[%zu/%zu] %s  (%.0f s elapsed", prefix_.c_str(), ++done_, total_, name.c_str(), elapsed);
     if (done_ > 1) std::fprintf(stderr, ", ~%.0f s left", elapsed / double(done_ - 1) * double(total_ - done_ + 1));
     std::fprintf(stderr, ")\n");
   }
@@ -91,15 +112,12 @@ class Progress {
  private:
   std::size_t total_, done_ = 0;
   bool enabled_;
+  std::string prefix_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-[[noreturn]] void restart_on_remaining(const RunResults& results, const std::vector<std::string>& original_args) {
-  const int restarts = std::atoi(std::getenv("KGATE_BENCH_RESTARTS") ? std::getenv("KGATE_BENCH_RESTARTS") : "0");
-  if (restarts >= kMaxRestarts) {
-    std::cerr << "kgate_bench: " << restarts << " restarts after faults; giving up\n";
-    std::exit(1);
-  }
+// Replaces this process with a fresh one that goes on from `results` (--kgate_resume).
+[[noreturn]] void continue_in_new_process(const RunResults& results, const std::vector<std::string>& original_args) {
   char path[] = "/tmp/kgate-resume-XXXXXX.json";
   const int fd = mkstemps(path, 5);
   if (fd < 0) std::exit(1);
@@ -112,12 +130,21 @@ class Progress {
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-  setenv("KGATE_BENCH_RESTARTS", std::to_string(restarts + 1).c_str(), 1);
   std::cout.flush();
-  std::cerr << "kgate_bench: the CUDA context was lost; restarting on the remaining benchmarks\n";
   execv("/proc/self/exe", argv.data());
   std::perror("kgate_bench: execv");
   std::exit(1);
+}
+
+[[noreturn]] void restart_on_remaining(const RunResults& results, const std::vector<std::string>& original_args) {
+  const int restarts = std::atoi(std::getenv("KGATE_BENCH_RESTARTS") ? std::getenv("KGATE_BENCH_RESTARTS") : "0");
+  if (restarts >= kMaxRestarts) {
+    std::cerr << "kgate_bench: " << restarts << " restarts after faults; giving up\n";
+    std::exit(1);
+  }
+  setenv("KGATE_BENCH_RESTARTS", std::to_string(restarts + 1).c_str(), 1);
+  std::cerr << "kgate_bench: the CUDA context was lost; restarting on the remaining benchmarks\n";
+  continue_in_new_process(results, original_args);
 }
 
 void report_to_google_benchmark(benchmark::State& state, const BenchmarkRecord& r) {
@@ -137,6 +164,7 @@ void report_to_google_benchmark(benchmark::State& state, const BenchmarkRecord& 
 }
 
 int run(int argc, char** argv) {
+  const auto process_started = std::chrono::steady_clock::now();
   const std::vector<std::string> original_args(argv, argv + argc);
   BenchOptions options;
   try {
@@ -197,10 +225,16 @@ int run(int argc, char** argv) {
     if (!options.shard_durations.empty()) results.context.extra["shard_durations"] = options.shard_durations;
     if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) results.context.extra["cuda_visible_devices"] = visible;
   }
+  const TimingProcess process = timing_process(results, options.processes);
+  // This process's share of the sampling budget; the first process checks outputs and records
+  // the kernels, the last profiles.
+  BenchOptions in_process = options;
+  in_process.timing.stopping = share_of_budget(options.timing.stopping, process.count);
+  if (process.index > 0) in_process.check = false;
 
-  GpuTimer timer(device, options.timing);
+  GpuTimer timer(device, in_process.timing);
   std::optional<CounterPass> counters;
-  if (options.counters) {
+  if (options.counters && (process.index == 0 || process.last())) {
     try {
       counters.emplace(options.metrics, timer);  // unknown metric names are refused here, before any timing
     } catch (const UnknownMetrics& e) {
@@ -208,6 +242,7 @@ int run(int argc, char** argv) {
       return 2;
     }
   }
+  const CounterPass* tracer = counters && process.index == 0 ? &*counters : nullptr;
 
   const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -221,11 +256,12 @@ int run(int argc, char** argv) {
   const auto add_walls = [&](const std::string& pass, const PhaseSeconds& phases) {
     for (const auto& [phase, seconds] : phases) add_wall(pass + "." + phase, seconds);
   };
-  auto phase_start = std::chrono::steady_clock::now();
+  auto phase_start = process_started;
   auto end_phase = [&](const std::string& phase) {
     add_wall(phase, seconds_since(phase_start));
     phase_start = std::chrono::steady_clock::now();
   };
+  end_phase("startup");
 
   if (options.resume.empty()) {
     std::cerr << "kgate_bench: measuring the ceilings of " << device.name << "...\n";
@@ -239,29 +275,33 @@ int run(int argc, char** argv) {
   }
   end_phase("calibration");
 
-  std::vector<BenchmarkPlan> plans = plan_benchmarks(registry, device, options.timing);
+  std::vector<BenchmarkPlan> plans = plan_benchmarks(registry, device, in_process.timing);
   std::erase_if(plans, [&](const BenchmarkPlan& p) { return outside_shard(p.name); });
   std::erase_if(workload_plans, [&](const WorkloadPlan& p) { return outside_shard(p.name); });
-  std::erase_if(plans, [&](const BenchmarkPlan& p) {
-    return std::any_of(results.benchmarks.begin(), results.benchmarks.end(),
-                       [&](const BenchmarkRecord& r) { return r.name == p.name; });
-  });
-  std::erase_if(workload_plans, [&](const WorkloadPlan& p) {
-    return std::any_of(results.benchmarks.begin(), results.benchmarks.end(),
-                       [&](const BenchmarkRecord& r) { return r.name == p.name; });
-  });
-  Progress progress(plans.size() + workload_plans.size());
-  // One Google Benchmark benchmark per plan, its body `measure`: progress, the reported time, the
-  // results, and a restart on the remaining benchmarks when a fault lost the context.
+  const std::string repetitions_flag = flag_value(original_args, "--benchmark_repetitions");
+  const std::size_t repetitions = repetitions_flag.empty() ? 1 : std::max(1, std::atoi(repetitions_flag.c_str()));
+  const auto due_here = [&](const std::string& name) { return due(find_record(results, name), process, repetitions); };
+  std::size_t to_measure = 0;
+  for (const BenchmarkPlan& p : plans) to_measure += due_here(p.name);
+  for (const WorkloadPlan& p : workload_plans) to_measure += due_here(p.name);
+  Progress progress(to_measure, process);
+  // One Google Benchmark benchmark per plan. Its body measures the benchmark when it is due in
+  // this process and reports the record pooled so far (so the last process reports the whole run),
+  // and restarts on the remaining benchmarks when a fault lost the context.
   const auto register_measured = [&](const std::string& name, std::function<MeasureOutcome()> measure) {
     benchmark::RegisterBenchmark(name.c_str(),
                                  [&, name, measure = std::move(measure)](benchmark::State& state) {
+                                   if (!due_here(name)) {
+                                     if (const BenchmarkRecord* done = find_record(results, name))
+                                       report_to_google_benchmark(state, *done);
+                                     return;
+                                   }
                                    progress.starting(name);
                                    MeasureOutcome outcome = measure();
                                    add_walls("timing", outcome.phase_s);
-                                   report_to_google_benchmark(state, outcome.record);
-                                   add_record(results, std::move(outcome.record));
-                                   if (outcome.context_lost) restart_on_remaining(results, original_args);
+                                   const bool context_lost = outcome.context_lost;
+                                   report_to_google_benchmark(state, add_record(results, std::move(outcome.record)));
+                                   if (context_lost) restart_on_remaining(results, original_args);
                                  })
         ->UseManualTime()
         ->Iterations(1)
@@ -269,15 +309,19 @@ int run(int argc, char** argv) {
   };
   for (const BenchmarkPlan& plan : plans)
     register_measured(plan.name, [&, plan_ptr = &plan] {
-      return measure_benchmark(*plan_ptr, timer, results.context.calibration, options, counters ? &*counters : nullptr);
+      return measure_benchmark(*plan_ptr, timer, results.context.calibration, in_process, tracer);
     });
   for (const WorkloadPlan& plan : workload_plans)
     register_measured(plan.name, [&, plan_ptr = &plan] {
-      return measure_workload(*plan_ptr, registry, timer, results.context.calibration, options, counters.has_value());
+      return measure_workload(*plan_ptr, registry, timer, results.context.calibration, in_process, tracer != nullptr);
     });
-  benchmark::RunSpecifiedBenchmarks();
+  SilentReporter silent;
+  if (process.last()) benchmark::RunSpecifiedBenchmarks();
+  else benchmark::RunSpecifiedBenchmarks(&silent);
   benchmark::Shutdown();
   end_phase("timing");
+  mark_finished(results, process);
+  if (!process.last()) continue_in_new_process(results, original_args);
 
   if (counters) {
     add_walls("counters", counters->run(results, registry, [&](BenchmarkRecord& record, RangeProfiler& profiler) {

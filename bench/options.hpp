@@ -11,6 +11,10 @@
 
 namespace kgate::bench {
 
+// More processes than this would spend more on starting them than on sampling (each costs about
+// 5 s of an H200 suite: a CUDA context, instances, first launches).
+constexpr int kMaxTimingProcesses = 16;
+
 struct BenchOptions {
   std::string out;      // --kgate_out: the complete results JSON
   std::string out_dir;  // --kgate_out_dir: the same, named <date>-<gpu>.json in this folder
@@ -20,6 +24,7 @@ struct BenchOptions {
   bool counters = true;                  // --kgate_counters=on|off: the CUPTI pass after timing
   std::vector<std::string> metrics;      // --kgate_metrics=a,b,c (empty: the default list)
   bool check = true;                     // --kgate_check=on|off: correctness check before timing
+  int processes = 3;                     // --kgate_processes=N: fresh processes the timing is pooled over
   std::string resume;                    // --kgate_resume=FILE (internal: continue after a fault)
   std::string list_json;                 // --kgate_list_json=FILE|-: write the registry listing and exit
   std::vector<std::string> workloads;    // --kgate_workloads=a,b: these workload benchmarks (empty: the suite's)

@@ -136,12 +136,12 @@ TEST(AbRounds, ASlowdownInOneRoundOfThreeIsNoisy) {
   const std::string name = "rmsnorm/vectorized/m:4096/n:4096/bf16";
   std::vector<RunResults> base, head;
   for (std::uint64_t k = 0; k < 3; ++k) {
-    base.push_back(syn::run({syn::benchmark(name, {.median_s = 100e-6, .samples = k == 0 ? 200 : 50, .seed = 10 + k})}));
-    // Round 1 head: 50% slower with most of the samples; rounds 2 and 3: 1% faster.
-    head.push_back(syn::run({syn::benchmark(name, {.median_s = k == 0 ? 150e-6 : 99e-6, .samples = k == 0 ? 200 : 50, .seed = 20 + k})}));
+    // Base ran its first round at 100 us with most of its samples, then drifted to 160 us; head
+    // ran every round at 150 us. Against the pooled base every head round is slower, but round
+    // by round head was slower only in the first.
+    base.push_back(syn::run({syn::benchmark(name, {.median_s = k == 0 ? 100e-6 : 160e-6, .samples = k == 0 ? 200 : 50, .seed = 10 + k})}));
+    head.push_back(syn::run({syn::benchmark(name, {.median_s = 150e-6, .samples = 50, .seed = 20 + k})}));
   }
-  const kgate::ComparisonReport pooled_only = kgate::compare_runs(kgate::pool_rounds(base, {}), kgate::pool_rounds(head, {}), "b", "h", {});
-  ASSERT_EQ(pooled_only.benchmarks[0].verdict, Verdict::slower) << "the pooled samples alone call it slower";
   const kgate::ComparisonReport report = kgate::compare_rounds(base, head, "base", "head", kgate::CompareOptions{});
   EXPECT_EQ(report.benchmarks[0].verdict, Verdict::noisy) << kgate::format_table(report, false);
   EXPECT_TRUE(has_note(report.benchmarks[0], "head slower in only 1 of 3 rounds")) << kgate::format_table(report, false);

@@ -36,6 +36,7 @@ TEST(BenchOptions, DefaultsAreDocumented) {
   EXPECT_EQ(o.timing.stopping.max_samples, 1000);
   EXPECT_EQ(o.timing.flush, kgate::L2Flush::read);
   EXPECT_EQ(o.timing.input_placements, 8);
+  EXPECT_EQ(o.processes, 3);
   const std::string usage = kgate::bench::bench_usage();
   EXPECT_NE(usage.find("(default 1000)"), std::string::npos);
   EXPECT_NE(usage.find("(default read)"), std::string::npos);
@@ -45,6 +46,7 @@ TEST(BenchOptions, DefaultsAreDocumented) {
   EXPECT_NE(usage.find("(default 0.97)"), std::string::npos);
   EXPECT_NE(usage.find("(default 1; 0: never rest)"), std::string::npos);
   EXPECT_NE(usage.find("(default 8; 1: only the copies that cover the L2)"), std::string::npos);
+  EXPECT_NE(usage.find("(default 3)"), std::string::npos);
 }
 
 TEST(BenchOptions, KgateFlagsAreRemovedAndGoogleBenchmarkFlagsKept) {
@@ -52,7 +54,7 @@ TEST(BenchOptions, KgateFlagsAreRemovedAndGoogleBenchmarkFlagsKept) {
                                 "--kgate_min_time=0.5", "--kgate_max_time=15", "--kgate_counters=off",
                                 "--kgate_metrics=a,b", "--benchmark_repetitions=3", "--kgate_flush=write",
                                 "--kgate_max_samples=500", "--kgate_full_clock=0.9", "--kgate_rest=0",
-                                "--kgate_placements=2"});
+                                "--kgate_placements=2", "--kgate_processes=1"});
   EXPECT_EQ(rest, (std::vector<std::string>{"--benchmark_filter=rmsnorm", "--benchmark_repetitions=3"}));
   EXPECT_EQ(o.out, "r.json");
   EXPECT_FALSE(o.cold);
@@ -66,13 +68,15 @@ TEST(BenchOptions, KgateFlagsAreRemovedAndGoogleBenchmarkFlagsKept) {
   EXPECT_DOUBLE_EQ(o.timing.throttle.full_clock, 0.9);
   EXPECT_DOUBLE_EQ(o.timing.throttle.rest_ratio, 0);
   EXPECT_EQ(o.timing.input_placements, 2);
+  EXPECT_EQ(o.processes, 1);
 }
 
 TEST(BenchOptions, BadValuesNameTheFlag) {
   for (const char* bad : {"--kgate_min_time=abc", "--kgate_min_time=-1", "--kgate_modes=warm", "--kgate_modes=",
                           "--kgate_counters=maybe", "--kgate_unknown=1", "--kgate_out", "--kgate_flush=sideways",
                           "--kgate_max_samples=0", "--kgate_throttle=1.5", "--kgate_full_clock=97",
-                          "--kgate_rest=-1", "--kgate_placements=0", "--kgate_placements=65"}) {
+                          "--kgate_rest=-1", "--kgate_placements=0", "--kgate_placements=65", "--kgate_placements=2.5",
+                          "--kgate_processes=0", "--kgate_processes=17", "--kgate_processes=1.5"}) {
     try {
       parse({bad});
       ADD_FAILURE() << bad << " was accepted";

@@ -6,6 +6,7 @@
 
 #include <regex>
 
+#include "kgate/repetitions.hpp"
 #include "kgate/results_io.hpp"
 #include "tests/synthetic_results.hpp"
 
@@ -63,6 +64,34 @@ TEST(Compare, VerdictsOnPlantedChanges) {
         << s.label << ": got " << kgate::to_string(v) << "\n" << kgate::format_table(report, false);
     EXPECT_EQ(report.regression(), s.regression) << s.label;
   }
+}
+
+// Three processes pooled into one record, as kgate_bench --kgate_processes=3 writes it.
+BenchmarkRecord pooled_processes(const std::vector<double>& medians_s) {
+  BenchmarkRecord pooled = syn::benchmark(kName, {.median_s = medians_s.front(), .seed = 10});
+  for (std::size_t i = 1; i < medians_s.size(); ++i)
+    kgate::pool_repetition(pooled, syn::benchmark(kName, {.median_s = medians_s[i], .seed = 10 + i}), syn::context().calibration);
+  return pooled;
+}
+
+TEST(Compare, AChangeMustShowInEveryRepetition) {
+  const BenchmarkRecord baseline = pooled_processes({10e-6, 10e-6, 10e-6});
+  // Every process 10% slower: a regression.
+  auto report = compare(baseline, pooled_processes({11e-6, 11e-6, 11e-6}));
+  EXPECT_EQ(report.benchmarks[0].verdict, Verdict::slower);
+  // Two processes of three in a slow mode carry the pooled median, but the third ran at the
+  // baseline's speed: not believed.
+  report = compare(baseline, pooled_processes({11e-6, 11e-6, 10e-6}));
+  const kgate::BenchmarkComparison& row = report.benchmarks[0];
+  EXPECT_LT(row.speedup, 1 / 1.05) << "the pooled median is in the slow mode";
+  EXPECT_EQ(row.verdict, Verdict::noisy);
+  ASSERT_FALSE(row.notes.empty());
+  EXPECT_TRUE(std::regex_search(row.notes.back(), std::regex(R"(^2 of 3 repetitions slower by more than 5\.0% \(medians 1\d\.\d\d us, 1\d\.\d\d us, 1\d\.\d\d us\): the change is not in every one$)")))
+      << row.notes.back();
+  EXPECT_FALSE(report.regression());
+  // The same for a speedup.
+  EXPECT_EQ(compare(baseline, pooled_processes({9e-6, 9e-6, 9e-6})).benchmarks[0].verdict, Verdict::faster);
+  EXPECT_EQ(compare(baseline, pooled_processes({9e-6, 10e-6, 9e-6})).benchmarks[0].verdict, Verdict::noisy);
 }
 
 TEST(Compare, ClockDifferenceIsReportedNotBlamedOnTheCode) {

@@ -534,6 +534,7 @@ TEST(KgateCli, AbAlternatesRoundsAndFindsThePlantedSlowdown) {
     bins.canned("base", n, 100e-6, 10 + n);
     bins.canned("head", n, 110e-6, 20 + n);
   }
+  dir.write("base.before-processes", "");  // base plays a build that always timed in one process
   const std::string work = dir.file("work");
   const auto r = kgate_cli({"ab", "--base", bins.binary("base"), "--head", bins.binary("head"), "--rounds", "3", "--seed", "5",
                             "--benchmark_filter", "rmsnorm", "--work-dir", work, "--markdown", dir.file("ab.md"), "--", "--kgate_min_time=0.2"});
@@ -544,19 +545,23 @@ TEST(KgateCli, AbAlternatesRoundsAndFindsThePlantedSlowdown) {
   EXPECT_EQ(syn::read_text(dir.file("ab.md")).rfind("### kgate ab: 1 slower", 0), 0u);
 
   const std::vector<std::string> calls = bins.calls();
-  ASSERT_EQ(calls.size(), 8u);
+  ASSERT_EQ(calls.size(), 10u);
   EXPECT_EQ(calls[0], "base --benchmark_list_tests=true --benchmark_filter=rmsnorm --kgate_min_time=0.2");
   EXPECT_EQ(calls[1], "head --benchmark_list_tests=true --benchmark_filter=rmsnorm --kgate_min_time=0.2");
+  EXPECT_EQ(calls[2], "base --benchmark_list_tests=true --benchmark_filter=^$ --kgate_processes=1");
+  EXPECT_EQ(calls[3], "head --benchmark_list_tests=true --benchmark_filter=^$ --kgate_processes=1");
   const std::vector<bool> head_first = kgate::head_first_schedule(3, 5);
   for (std::size_t round = 0; round < 3; ++round) {
-    const std::string& first = calls[2 + 2 * round];
-    const std::string& second = calls[3 + 2 * round];
+    const std::string& first = calls[4 + 2 * round];
+    const std::string& second = calls[5 + 2 * round];
     EXPECT_EQ(first.substr(0, 4), head_first[round] ? "head" : "base") << first;
     EXPECT_EQ(second.substr(0, 4), head_first[round] ? "base" : "head") << second;
     for (const std::string* call : {&first, &second}) {
       EXPECT_NE(call->find("--kgate_out=" + work + "/round-" + std::to_string(round + 1) + "-"), std::string::npos) << *call;
       EXPECT_NE(call->find(" --kgate_modes=headline --kgate_counters=off "), std::string::npos) << *call;
       EXPECT_EQ(call->find("--kgate_check=off") != std::string::npos, round > 0) << *call;
+      // The rounds are the processes: one each, where the binary knows the flag (head only).
+      EXPECT_EQ(call->find(" --kgate_processes=1 ") != std::string::npos, call->starts_with("head")) << *call;
       EXPECT_NE(call->find(" --benchmark_filter=rmsnorm --kgate_min_time=0.2"), std::string::npos) << "user flags last: " << *call;
     }
   }
@@ -585,7 +590,7 @@ TEST(KgateCli, AbRefusesDifferentBenchmarkListsUnlessCommonOnly) {
   EXPECT_EQ(last_line(r.out).rfind("0 slower, 0 faster, 2 same", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("note: 1 benchmark(s) not compared, only in head (new): " + added), std::string::npos) << r.out;
   const std::vector<std::string> calls = bins.calls();
-  ASSERT_EQ(calls.size(), 8u);
+  ASSERT_EQ(calls.size(), 10u);  // 2 listings, 2 flag probes, 2 rounds of 2
   EXPECT_NE(calls.back().find("--benchmark_filter=^(fused_add_rmsnorm/vectorized/m:1/n:8192/bf16|rmsnorm/vectorized/m:4096/n:4096/bf16)$"),
             std::string::npos)
       << calls.back();

@@ -47,6 +47,26 @@ TEST(Repetitions, PoolingAddsSamplesCountsAndInputCopies) {
   EXPECT_EQ(into.correct, std::optional<bool>(false));  // a wrong result in any repetition is the record's
   EXPECT_EQ(into.correctness_detail, "rel_l2 0.5");
   EXPECT_DOUBLE_EQ(into.bytes_per_s, into.min_bytes / into.cold->summary.median);  // derived figures follow the pooled median
+  // Each repetition's own median stays known, in pooling order.
+  ASSERT_EQ(into.cold->repetition_medians_s.size(), 2u);
+  EXPECT_NEAR(into.cold->repetition_medians_s[0], 10e-6, 0.2e-6);
+  EXPECT_NEAR(into.cold->repetition_medians_s[1], 12e-6, 0.2e-6);
+}
+
+TEST(Repetitions, AnUncheckedRepetitionKeepsTheCheckedResult) {
+  // Later processes of a run do not check outputs again (kgate_bench --kgate_processes).
+  kgate::BenchmarkRecord into = syn::benchmark(kName, {.seed = 1});
+  kgate::BenchmarkRecord unchecked = syn::benchmark(kName, {.seed = 2});
+  unchecked.correct.reset();
+  unchecked.correctness_detail = "not checked (--kgate_check=off)";
+  kgate::pool_repetition(into, unchecked, syn::context().calibration);
+  EXPECT_EQ(into.correct, std::optional<bool>(true));
+  EXPECT_EQ(into.correctness_detail, "rel_l2 1e-4");
+  // And a first repetition too large to check keeps saying so.
+  into.correct.reset();
+  into.correctness_detail = "not checked: the instance is larger than the 16 MiB checked in benchmarks";
+  kgate::pool_repetition(into, unchecked, syn::context().calibration);
+  EXPECT_EQ(into.correctness_detail, "not checked: the instance is larger than the 16 MiB checked in benchmarks");
 }
 
 }  // namespace

@@ -26,6 +26,7 @@ RunResults sample_run() {
   full.hot->power_limited_samples = 5;
   full.hot->rested = true;
   full.cold->input_copies = 8;
+  full.cold->repetition_medians_s = {20.1e-6, 19.8e-6, 20.4e-6};
   full.kernels.push_back({.name = "_Z7rmsnormPKfPf",
                           .demangled = "void rmsnorm<256>(float const*, float*)",
                           .grid = {4096, 1, 1},
@@ -87,6 +88,7 @@ TEST(ResultsIo, RoundTripKeepsEveryField) {
   EXPECT_FALSE(a.cold->rested);
   EXPECT_EQ(a.cold->input_copies, 8);
   EXPECT_EQ(a.hot->input_copies, 1);
+  EXPECT_EQ(a.cold->repetition_medians_s, o.cold->repetition_medians_s);
   EXPECT_EQ(a.cold->stop_reason, "target-met");
   EXPECT_DOUBLE_EQ(a.hot->sm_clock_mhz, 1965);
   EXPECT_EQ(a.roofline, kgate::RooflineClass::memory_bound);
@@ -304,6 +306,9 @@ TEST(ResultsIo, BadInputIsOneLineNamingFileAndPath) {
        "$.benchmarks[0].kgate.cold.power_limited_samples: must be >= 0"},
       {"no input copy", kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["input_copies"] = 0; }),
        "$.benchmarks[0].kgate.cold.input_copies: must be >= 1"},
+      {"zero repetition median",
+       kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["repetition_medians_s"] = json::array({1e-5, 0}); }),
+       "$.benchmarks[0].kgate.cold.repetition_medians_s[1]: time must be positive and finite, got 0"},
       {"bad grid", kgate_doc_with([](json& d) {
          d["benchmarks"][0]["kgate"]["kernels"] = json::array({{{"name", "k"}, {"grid", {1, 2}}}});
        }),

@@ -127,6 +127,23 @@ TEST(Stopping, BadSamplesAndOptionsAreErrors) {
   EXPECT_THROW(StoppingCriterion({.target_rel_stddev = -0.1}), std::invalid_argument);
 }
 
+TEST(Stopping, ProcessesShareTheBudget) {
+  const kgate::StoppingOptions whole{.min_samples = 10, .min_gpu_time_s = 0.05, .max_wall_time_s = 5, .target_rel_stddev = 0.005,
+                                     .max_samples = 1000};
+  const kgate::StoppingOptions third = kgate::share_of_budget(whole, 3);
+  EXPECT_EQ(third.min_samples, 4);  // rounded up: three processes together take at least the whole
+  EXPECT_EQ(third.max_samples, 334);
+  EXPECT_DOUBLE_EQ(third.min_gpu_time_s, 0.05 / 3);
+  EXPECT_DOUBLE_EQ(third.max_wall_time_s, 5.0 / 3);
+  EXPECT_DOUBLE_EQ(third.target_rel_stddev, 0.005);  // each process aims at the same noise
+  const kgate::StoppingOptions one = kgate::share_of_budget(whole, 1);
+  EXPECT_EQ(one.min_samples, 10);
+  EXPECT_EQ(one.max_samples, 1000);
+  EXPECT_DOUBLE_EQ(one.min_gpu_time_s, 0.05);
+  EXPECT_EQ(kgate::share_of_budget({.min_samples = 1, .max_samples = 1}, 4).max_samples, 1);  // never below one sample
+  EXPECT_THROW(kgate::share_of_budget(whole, 0), std::invalid_argument);
+}
+
 TEST(Stopping, ReasonNames) {
   EXPECT_EQ(kgate::to_string(StopReason::none), "none");
   EXPECT_EQ(kgate::to_string(StopReason::target_met), "target-met");

@@ -61,6 +61,10 @@ struct TimingRecord {
   double gpu_time_s = 0, wall_time_s = 0;
   int launches_per_sample = 1;    // hot mode: launches per graph replay
   int input_copies = 1;           // separately allocated input copies the samples ran on (cold: rotated)
+  // The median of each repetition pooled into this record, in pooling order: each process of a
+  // run (--kgate_processes), each --benchmark_repetitions, each shard or A/B round. Empty when
+  // unknown (older files, plain Google Benchmark JSON).
+  std::vector<double> repetition_medians_s;
 };
 
 // A kernel that the variant really launched (CUPTI activity record).

@@ -16,6 +16,12 @@ struct StoppingOptions {
   int max_samples = 100000;
 };
 
+// One process's share when `processes` processes sample the same benchmark and pool what they
+// got (kgate_bench --kgate_processes): the times divided among them, the sample counts too,
+// rounded up, so that together they meet the whole budget. The target is the same in each.
+// Throws std::invalid_argument when processes < 1.
+StoppingOptions share_of_budget(const StoppingOptions& whole, int processes);
+
 enum class StopReason {
   none,             // keep sampling
   target_met,       // relative stddev at or below the target

@@ -287,6 +287,28 @@ void check_environment(const RunResults& baseline, const RunResults& current, co
 // ---------------------------------------------------------------------------------------------
 // One benchmark
 
+// Time the same thing twice before believing a difference: when the new run pooled several
+// repetitions (the processes of --kgate_processes, the rounds of `kgate ab`), a slower or faster
+// verdict stands only if every repetition's own median is beyond the band on that side of the
+// baseline's median. A process that ran in another mode (cuBLAS's second speed at one GEMV shape,
+// docs/timing.md) then cannot carry the pooled median, and the verdict becomes noisy.
+void require_every_repetition(const TimingRecord& current, BenchmarkComparison& row) {
+  const std::vector<double>& medians = current.repetition_medians_s;
+  if (medians.size() < 2 || (row.verdict != Verdict::slower && row.verdict != Verdict::faster)) return;
+  const bool slower = row.verdict == Verdict::slower;
+  const auto beyond = static_cast<std::size_t>(std::count_if(medians.begin(), medians.end(), [&](double m) {
+    const double speedup = row.baseline_median_s / m;
+    return slower ? speedup < 1 / (1 + row.threshold) : speedup > 1 + row.threshold;
+  }));
+  if (beyond == medians.size()) return;
+  std::string listed;
+  for (const double m : medians) listed += (listed.empty() ? "" : ", ") + format_time(m);
+  row.notes.push_back(std::to_string(beyond) + " of " + std::to_string(medians.size()) + " repetitions " +
+                      (slower ? "slower" : "faster") + " by more than " + printf_string("%.1f%%", row.threshold * 100) +
+                      " (medians " + listed + "): the change is not in every one");
+  row.verdict = Verdict::noisy;
+}
+
 void compare_timings(const BenchmarkRecord& base, const BenchmarkRecord& cur, const CompareOptions& options,
                      BenchmarkComparison& row) {
   const TimingRecord* b = mode_record(base, cur.headline_mode);
@@ -340,7 +362,7 @@ void compare_timings(const BenchmarkRecord& base, const BenchmarkRecord& cur, co
                                               signed_percent(1 / cycles.speedup - 1));
   } else if (row.baseline_clock_mhz > 0 || row.new_clock_mhz > 0) {
     row.notes.push_back("SM clock known on one side only: judged on time alone");
-  }
+  }  require_every_repetition(*c, row);
 }
 
 BenchmarkComparison compare_one(const BenchmarkRecord* base, const BenchmarkRecord& cur, const CompareOptions& options) {

@@ -16,6 +16,8 @@ void pool_mode(std::optional<TimingRecord>& into, const std::optional<TimingReco
   if (n_into + n_from > 0) into->sm_clock_mhz = (into->sm_clock_mhz * n_into + from->sm_clock_mhz * n_from) / (n_into + n_from);
   into->samples_s.insert(into->samples_s.end(), from->samples_s.begin(), from->samples_s.end());
   into->summary = summarize(into->samples_s);
+  into->repetition_medians_s.insert(into->repetition_medians_s.end(), from->repetition_medians_s.begin(),
+                                    from->repetition_medians_s.end());
   into->target_met = into->target_met && from->target_met;
   if (into->stop_reason != from->stop_reason) into->stop_reason += "+" + from->stop_reason;
   into->throttled_samples += from->throttled_samples;
@@ -40,7 +42,7 @@ void pool_repetition(BenchmarkRecord& into, const BenchmarkRecord& from, const C
   if (from.correct == false) {  // a wrong result in any repetition is the record's result
     into.correct = false;
     into.correctness_detail = from.correctness_detail;
-  } else if (!into.correct.has_value()) {
+  } else if (!into.correct.has_value() && from.correct.has_value()) {
     into.correct = from.correct;
     into.correctness_detail = from.correctness_detail;
   }

@@ -228,7 +228,8 @@ json timing_to_json(const TimingRecord& t) {
           {"gpu_time_s", t.gpu_time_s},
           {"wall_time_s", t.wall_time_s},
           {"launches_per_sample", t.launches_per_sample},
-          {"input_copies", t.input_copies}};
+          {"input_copies", t.input_copies},
+          {"repetition_medians_s", t.repetition_medians_s}};
 }
 
 // The summary in the file is for readers of the file; kgate recomputes it from the samples, so a
@@ -250,6 +251,10 @@ TimingRecord timing_from_json(const Node& node) {
   read_opt(node, "wall_time_s", t.wall_time_s);
   read_opt(node, "launches_per_sample", t.launches_per_sample);
   read_opt(node, "input_copies", t.input_copies);
+  if (node.has("repetition_medians_s")) {
+    const Node medians = node.at("repetition_medians_s").array();
+    for (std::size_t i = 0; i < medians.size(); ++i) t.repetition_medians_s.push_back(medians[i].time());
+  }
   if (t.throttled_samples < 0) node.at("throttled_samples").fail("must be >= 0");
   if (t.power_limited_samples < 0) node.at("power_limited_samples").fail("must be >= 0");
   if (t.launches_per_sample < 1) node.at("launches_per_sample").fail("must be >= 1");

@@ -18,6 +18,17 @@ void validate(const StoppingOptions& o) {
 
 }  // namespace
 
+StoppingOptions share_of_budget(const StoppingOptions& whole, int processes) {
+  if (processes < 1) throw std::invalid_argument("share_of_budget: processes must be >= 1, got " + std::to_string(processes));
+  const auto share = [processes](int count) { return (count + processes - 1) / processes; };
+  StoppingOptions part = whole;
+  part.min_samples = share(whole.min_samples);
+  part.max_samples = share(whole.max_samples);
+  part.min_gpu_time_s = whole.min_gpu_time_s / processes;
+  part.max_wall_time_s = whole.max_wall_time_s / processes;
+  return part;
+}
+
 StoppingCriterion::StoppingCriterion(StoppingOptions options) : options_(options) { validate(options_); }
 
 void StoppingCriterion::add_sample(double gpu_seconds) {

@@ -187,6 +187,7 @@ TimingRecord GpuTimer::sample_until_done(std::optional<double> expected_sample_s
   record.samples_s = criterion.samples_s();
   for (double& s : record.samples_s) s /= launches_per_sample;
   record.summary = summarize(record.samples_s);
+  record.repetition_medians_s = {record.summary.median};
   record.target_met = criterion.target_met();
   record.target_rel_stddev = options_.stopping.target_rel_stddev;
   record.stop_reason = std::string(to_string(reason));

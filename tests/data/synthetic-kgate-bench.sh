@@ -5,11 +5,18 @@
 # --kgate_shard=I/N, <side>-shard-I.json with @CUDA_VISIBLE_DEVICES@ replaced by the value it ran
 # with. Every call is logged to $SYNTHETIC_BENCH_DIR/calls.log as "<side> <arguments>", and each
 # shard's device to gpus.log. <side> is $SYNTHETIC_BENCH_SIDE; the tests write a wrapper per side.
+# With $SYNTHETIC_BENCH_DIR/<side>.before-processes it plays a build older than --kgate_processes.
 set -eu
 dir=$SYNTHETIC_BENCH_DIR
 side=$SYNTHETIC_BENCH_SIDE
 echo "$side $*" >> "$dir/calls.log"
 out='' shard=''
+# A binary built before --kgate_processes refuses it, as kgate_bench refuses unknown flags.
+if [ -f "$dir/$side.before-processes" ]; then
+  for arg in "$@"; do
+    case $arg in --kgate_processes=*) echo "kgate_bench: unknown flag --kgate_processes (see --help)" >&2; exit 2 ;; esac
+  done
+fi
 for arg in "$@"; do
   case $arg in
     --benchmark_list_tests|--benchmark_list_tests=true) cat "$dir/$side.list"; exit 0 ;;

@@ -58,7 +58,8 @@ options:
 constexpr const char* kTail = R"(  -- BENCH_FLAGS...       flags for both binaries, after kgate ab's own, which they override:
                           --kgate_modes=headline --kgate_counters=off --kgate_min_time=0.05
                           --kgate_max_time=1 --kgate_max_samples=<1000 / rounds, at least 100>,
-                          and --kgate_check=off after the first round
+                          --kgate_processes=1 (the rounds are the processes; builds older than
+                          the flag get none), and --kgate_check=off after the first round
   -h, --help              this text
 
 exit status: 0 no regression, 1 a regression (slower) or a failed variant, 2 bad input or usage
@@ -152,6 +153,13 @@ std::vector<std::string> list_benchmarks(const Side& side, const std::optional<s
   return names;
 }
 
+// Whether the binary takes --kgate_processes (builds before it always timed in one process): a
+// listing that matches nothing costs no GPU time.
+bool takes_processes_flag(const Side& side, const WorkDir& work) {
+  const std::string log = work.file(std::string(side.label) + "-flags.log");
+  return run_process({side.binary, "--benchmark_list_tests=true", "--benchmark_filter=^$", "--kgate_processes=1"}, log, log) == 0;
+}
+
 // A Google Benchmark filter that matches exactly these names (POSIX extended syntax, which is
 // what Google Benchmark's std::regex uses).
 std::string exact_filter(const std::vector<std::string>& names) {
@@ -214,6 +222,7 @@ int run_ab(const Arguments& arguments, Io& io) {
   }
   if (lists.common.empty()) throw UsageError("no benchmark to compare" + (filter ? " (the filter '" + *filter + "' matches none)" : std::string()));
 
+  const bool base_takes_processes = takes_processes_flag(base, work), head_takes_processes = takes_processes_flag(head, work);
   const std::vector<bool> head_first = head_first_schedule(rounds, seed);
   const int max_samples = std::max(100, (1000 + rounds - 1) / rounds);
   std::vector<RunResults> base_rounds, head_rounds;
@@ -231,6 +240,7 @@ int run_ab(const Arguments& arguments, Io& io) {
                                        "--kgate_min_time=0.05",
                                        "--kgate_max_time=1",
                                        "--kgate_max_samples=" + std::to_string(max_samples)};
+      if (side == &base ? base_takes_processes : head_takes_processes) argv.push_back("--kgate_processes=1");
       if (round > 1) argv.push_back("--kgate_check=off");  // checked once; a wrong result fails the benchmark
       if (run_filter) argv.push_back("--benchmark_filter=" + *run_filter);
       argv.insert(argv.end(), bench_flags.begin(), bench_flags.end());

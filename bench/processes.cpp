@@ -1,0 +1,33 @@
+#include "processes.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+namespace kgate::bench {
+
+TimingProcess timing_process(const RunResults& results, int requested) {
+  const auto it = results.context.extra.find(kTimingProcessesKey);
+  if (it == results.context.extra.end()) return {0, requested};
+  TimingProcess p;
+  int used = 0;
+  if (std::sscanf(it->second.c_str(), "%d/%d%n", &p.index, &p.count, &used) != 2 ||
+      used != static_cast<int>(it->second.size()) || p.index < 0 || p.index >= p.count)
+    throw std::runtime_error(std::string("the results handed over say ") + kTimingProcessesKey + " '" + it->second +
+                             "'; expected I/N with I < N timing processes finished");
+  return p;
+}
+
+void mark_finished(RunResults& results, const TimingProcess& process) {
+  results.context.extra[kTimingProcessesKey] = std::to_string(process.index + 1) + "/" + std::to_string(process.count);
+}
+
+bool due(const BenchmarkRecord* record, const TimingProcess& process, std::size_t repetitions) {
+  if (!record) return true;
+  std::size_t measured = 0;
+  for (const std::optional<TimingRecord>* mode : {&record->cold, &record->hot})
+    if (*mode) measured = std::max(measured, (*mode)->repetition_medians_s.size());
+  return record->status == BenchmarkStatus::ok && measured < static_cast<std::size_t>(process.index + 1) * repetitions;
+}
+
+}  // namespace kgate::bench

@@ -1,0 +1,33 @@
+#pragma once
+// The run's sequence of timing processes (--kgate_processes): which one this is, and which
+// benchmarks it still measures. Each process hands the results so far to the next through the
+// resume file (--kgate_resume), whose context records how many have finished.
+#include <cstddef>
+#include <string>
+
+#include "kgate/results.hpp"
+
+namespace kgate::bench {
+
+// context.kgate.extra's key for "<finished>/<count>" timing processes.
+inline constexpr const char* kTimingProcessesKey = "timing_processes";
+
+struct TimingProcess {
+  int index = 0, count = 1;  // this process, counted from 0, of `count`
+  bool last() const { return index + 1 == count; }
+};
+
+// This process, from the results handed over: the process after the ones they say finished, or,
+// without the key (a fresh run), the first of `requested`. Throws std::runtime_error when the key
+// is not "I/N" with 0 <= I < N.
+TimingProcess timing_process(const RunResults& results, int requested);
+
+// Records that `process` finished its timing.
+void mark_finished(RunResults& results, const TimingProcess& process);
+
+// Whether `process` measures a benchmark, given its record so far (null: none yet): when it is
+// not yet measured, or measured successfully by fewer processes than this one, `repetitions`
+// times each (--benchmark_repetitions). A failed or skipped benchmark is not measured again.
+bool due(const BenchmarkRecord* record, const TimingProcess& process, std::size_t repetitions);
+
+}  // namespace kgate::bench

@@ -1,0 +1,63 @@
+// The sequence of timing processes (bench/processes.hpp): which process a run is in, and what it
+// still measures, on synthetic records.
+#include "bench/processes.hpp"
+
+#include <gtest/gtest.h>
+
+#include "kgate/repetitions.hpp"
+#include "synthetic_results.hpp"
+
+namespace {
+
+namespace syn = kgate::synthetic;
+using kgate::bench::TimingProcess;
+
+constexpr const char* kName = "rmsnorm/vectorized/m:4096/n:4096/bf16";
+
+TEST(TimingProcesses, AFreshRunStartsWithTheFirstAndEachHandsOverToTheNext) {
+  kgate::RunResults results = syn::run({});
+  TimingProcess p = kgate::bench::timing_process(results, 3);
+  EXPECT_EQ(p.index, 0);
+  EXPECT_EQ(p.count, 3);
+  EXPECT_FALSE(p.last());
+  kgate::bench::mark_finished(results, p);
+  EXPECT_EQ(results.context.extra.at(kgate::bench::kTimingProcessesKey), "1/3");
+  // The count handed over wins over the flag of the process it is handed to.
+  p = kgate::bench::timing_process(results, 5);
+  EXPECT_EQ(p.index, 1);
+  EXPECT_EQ(p.count, 3);
+  kgate::bench::mark_finished(results, p);
+  p = kgate::bench::timing_process(results, 3);
+  EXPECT_TRUE(p.last());
+  kgate::bench::mark_finished(results, p);
+  EXPECT_EQ(results.context.extra.at(kgate::bench::kTimingProcessesKey), "3/3");  // what the written run says
+  EXPECT_TRUE(kgate::bench::timing_process(syn::run({}), 1).last());
+}
+
+TEST(TimingProcesses, AHandOverThatIsNotIOfNIsRefused) {
+  for (const char* bad : {"3/3", "x/3", "1/", "1/3 ", "-1/3", "2"}) {
+    kgate::RunResults results = syn::run({});
+    results.context.extra[kgate::bench::kTimingProcessesKey] = bad;
+    EXPECT_THROW(kgate::bench::timing_process(results, 3), std::runtime_error) << bad;
+  }
+}
+
+TEST(TimingProcesses, EachProcessMeasuresEachSuccessfulBenchmarkOnce) {
+  const TimingProcess first{0, 3}, second{1, 3};
+  EXPECT_TRUE(kgate::bench::due(nullptr, first, 1));
+  kgate::BenchmarkRecord record = syn::benchmark(kName, {.seed = 1});
+  EXPECT_FALSE(kgate::bench::due(&record, first, 1)) << "measured by the first process already (after a restart)";
+  EXPECT_TRUE(kgate::bench::due(&record, second, 1));
+  kgate::pool_repetition(record, syn::benchmark(kName, {.seed = 2}), syn::context().calibration);
+  EXPECT_FALSE(kgate::bench::due(&record, second, 1));
+  // --benchmark_repetitions=2: two repetitions in each process.
+  EXPECT_TRUE(kgate::bench::due(&record, second, 2));
+  // A failed or skipped benchmark keeps its verdict: it is not measured again.
+  kgate::BenchmarkRecord failed = syn::benchmark(kName, {.seed = 3});
+  failed.status = kgate::BenchmarkStatus::failed;
+  EXPECT_FALSE(kgate::bench::due(&failed, second, 1));
+  failed.status = kgate::BenchmarkStatus::skipped;
+  EXPECT_FALSE(kgate::bench::due(&failed, second, 1));
+}
+
+}  // namespace
