@@ -58,7 +58,7 @@ json timing_entry(const TimingOptions& t) {
           {"max_wall_time_s", t.stopping.max_wall_time_s},
           {"target_rel_stddev", t.stopping.target_rel_stddev},
           {"max_samples", t.stopping.max_samples},
-          {"convergence_min_samples", StoppingCriterion::kMinSamplesForConvergence},
+          {"convergence_min_samples", t.stopping.convergence_min_samples},
           {"convergence_max_improvement_per_doubling", StoppingCriterion::kMaxImprovementPerDoubling},
           {"throttle_threshold", t.throttle.threshold},
           {"throttle_backoff_s", t.throttle.backoff_s},

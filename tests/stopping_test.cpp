@@ -69,6 +69,16 @@ TEST(Stopping, NoisyStreamNeverMeetsATightTarget) {
   EXPECT_LT(criterion.samples(), 1000u);
 }
 
+TEST(Stopping, ConvergenceIsJudgedFromItsMinimumSampleCount) {
+  // Steady 5% noise and no minimum GPU time: the rule stops at its own minimum, not before.
+  for (const int minimum : {64, 22}) {
+    StoppingCriterion criterion({.min_samples = 4, .min_gpu_time_s = 0, .convergence_min_samples = minimum});
+    EXPECT_EQ(run_until_stop(criterion, noisy_millisecond), StopReason::noise_converged) << minimum;
+    EXPECT_GE(criterion.samples(), static_cast<std::size_t>(minimum));
+    EXPECT_LT(criterion.samples(), 2u * static_cast<std::size_t>(minimum));
+  }
+}
+
 TEST(Stopping, StreamThatGetsQuieterMeetsTheTarget) {
   // 20 noisy warm-up samples, then a steady kernel: the relative stddev falls as 1/sqrt(n), which
   // is 29% per doubling, so the noise rule must keep sampling until the target (~2000 samples).
@@ -133,6 +143,7 @@ TEST(Stopping, ProcessesShareTheBudget) {
   const kgate::StoppingOptions third = kgate::share_of_budget(whole, 3);
   EXPECT_EQ(third.min_samples, 4);  // rounded up: three processes together take at least the whole
   EXPECT_EQ(third.max_samples, 334);
+  EXPECT_EQ(third.convergence_min_samples, 22);
   EXPECT_DOUBLE_EQ(third.min_gpu_time_s, 0.05 / 3);
   EXPECT_DOUBLE_EQ(third.max_wall_time_s, 5.0 / 3);
   EXPECT_DOUBLE_EQ(third.target_rel_stddev, 0.005);  // each process aims at the same noise

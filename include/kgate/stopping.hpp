@@ -14,11 +14,15 @@ struct StoppingOptions {
   double max_wall_time_s = 15.0;
   double target_rel_stddev = 0.005;  // sample stddev / mean
   int max_samples = 100000;
+  // Below this many samples the relative stddev of half of them is too rough an estimate to tell
+  // whether more samples still lower it (noise_converged).
+  int convergence_min_samples = 64;
 };
 
 // One process's share when `processes` processes sample the same benchmark and pool what they
-// got (kgate_bench --kgate_processes): the times divided among them, the sample counts too,
-// rounded up, so that together they meet the whole budget. The target is the same in each.
+// got (kgate_bench --kgate_processes): the times divided among them, the sample counts too
+// (convergence_min_samples included), rounded up, so that together they meet the whole budget.
+// The target is the same in each.
 // Throws std::invalid_argument when processes < 1.
 StoppingOptions share_of_budget(const StoppingOptions& whole, int processes);
 
@@ -34,13 +38,11 @@ enum class StopReason {
 //
 // Stop order, checked each time: no stop before min_samples samples AND min_gpu_time_s of summed
 // GPU time, unless a cap is hit; then target_met when the relative stddev is at or below the
-// target; then noise_converged when doubling the sample count lowered the relative stddev by less
-// than kMaxImprovementPerDoubling (below); then sample_cap at max_samples samples and time_cap at
-// max_wall_time_s of wall time.
+// target; then noise_converged when, from convergence_min_samples on, doubling the sample count
+// lowered the relative stddev by less than kMaxImprovementPerDoubling (below); then sample_cap at
+// max_samples samples and time_cap at max_wall_time_s of wall time.
 class StoppingCriterion {
  public:
-  // Below this many samples, the estimate from half of them is too rough to compare against.
-  static constexpr std::size_t kMinSamplesForConvergence = 64;
   // Noise that falls by less than 10% per doubling of the samples would take over 2^6.6 ~ 100x
   // more samples to halve: the time cap comes first, so stop now. Noise that only dilutes early
   // outliers falls by 1 - 1/sqrt(2) ~ 29% per doubling and keeps going.

@@ -24,6 +24,7 @@ StoppingOptions share_of_budget(const StoppingOptions& whole, int processes) {
   StoppingOptions part = whole;
   part.min_samples = share(whole.min_samples);
   part.max_samples = share(whole.max_samples);
+  part.convergence_min_samples = share(whole.convergence_min_samples);
   part.min_gpu_time_s = whole.min_gpu_time_s / processes;
   part.max_wall_time_s = whole.max_wall_time_s / processes;
   return part;
@@ -59,7 +60,7 @@ bool StoppingCriterion::minimums_reached() const {
 
 bool StoppingCriterion::noise_converged() const {
   const std::size_t n = samples();
-  if (n < kMinSamplesForConvergence) return false;
+  if (n < static_cast<std::size_t>(std::max(options_.convergence_min_samples, 2))) return false;
   const double now = rel_stddev_history_[n - 1];
   const double at_half = rel_stddev_history_[n / 2 - 1];
   return now > (1 - kMaxImprovementPerDoubling) * at_half;
