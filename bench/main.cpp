@@ -226,16 +226,7 @@ int run(int argc, char** argv) {
     if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) results.context.extra["cuda_visible_devices"] = visible;
   }
   const TimingProcess process = timing_process(results, options.processes);
-  // This process's share of the sampling budget. The first process checks outputs, records the
-  // kernels and measures the mode that is not the headline (only the report reads it); the later
-  // ones add to the headline mode, the figure the gate compares; the last profiles.
-  BenchOptions in_process = options;
-  in_process.timing.stopping = share_of_budget(options.timing.stopping, process.count);
-  if (process.index > 0) {
-    in_process.check = false;
-    in_process.headline_only = true;
-  }
-
+  const BenchOptions in_process = options_for_process(options, process);
   GpuTimer timer(device, in_process.timing);
   std::optional<CounterPass> counters;
   if (options.counters && (process.index == 0 || process.last())) {

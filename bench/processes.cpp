@@ -22,6 +22,17 @@ void mark_finished(RunResults& results, const TimingProcess& process) {
   results.context.extra[kTimingProcessesKey] = std::to_string(process.index + 1) + "/" + std::to_string(process.count);
 }
 
+BenchOptions options_for_process(const BenchOptions& whole, const TimingProcess& process) {
+  BenchOptions part = whole;
+  part.timing.stopping = share_of_budget(whole.timing.stopping, process.count);
+  part.timing.input_placements = (whole.timing.input_placements + process.count - 1) / process.count;
+  if (process.index > 0) {
+    part.check = false;
+    part.headline_only = true;
+  }
+  return part;
+}
+
 bool due(const BenchmarkRecord* record, const TimingProcess& process, std::size_t repetitions) {
   if (!record) return true;
   std::size_t measured = 0;

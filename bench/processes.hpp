@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kgate/results.hpp"
+#include "options.hpp"
 
 namespace kgate::bench {
 
@@ -24,6 +25,13 @@ TimingProcess timing_process(const RunResults& results, int requested);
 
 // Records that `process` finished its timing.
 void mark_finished(RunResults& results, const TimingProcess& process);
+
+// What `process` runs with: its share of the sampling budget (share_of_budget) and of the input
+// placements, rounded up, so that the processes together meet what `whole` asks of one
+// benchmark. The first process checks outputs and measures the mode that is not the headline
+// (only the report reads it); the later ones add to the headline mode, the figure the gate
+// compares.
+BenchOptions options_for_process(const BenchOptions& whole, const TimingProcess& process);
 
 // Whether `process` measures a benchmark, given its record so far (null: none yet): when it is
 // not yet measured, or measured successfully by fewer processes than this one, `repetitions`

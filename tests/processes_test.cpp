@@ -42,6 +42,28 @@ TEST(TimingProcesses, AHandOverThatIsNotIOfNIsRefused) {
   }
 }
 
+TEST(TimingProcesses, EachTakesItsShareAndOnlyTheFirstChecksAndMeasuresBothModes) {
+  kgate::bench::BenchOptions whole;
+  whole.timing.stopping = {.min_samples = 10, .min_gpu_time_s = 0.06, .max_wall_time_s = 6, .max_samples = 1000};
+  whole.timing.input_placements = 8;
+  const kgate::bench::BenchOptions first = kgate::bench::options_for_process(whole, {0, 3});
+  EXPECT_EQ(first.timing.stopping.min_samples, 4);
+  EXPECT_DOUBLE_EQ(first.timing.stopping.min_gpu_time_s, 0.02);
+  EXPECT_EQ(first.timing.input_placements, 3);  // 9 placements over the run, at least the 8 asked for
+  EXPECT_TRUE(first.check);
+  EXPECT_TRUE(first.measures("hot", "cold"));
+  const kgate::bench::BenchOptions third = kgate::bench::options_for_process(whole, {2, 3});
+  EXPECT_EQ(third.timing.input_placements, 3);
+  EXPECT_FALSE(third.check);
+  EXPECT_TRUE(third.measures("cold", "cold"));
+  EXPECT_FALSE(third.measures("hot", "cold")) << "later processes add to the headline mode only";
+  // One process is the whole run.
+  const kgate::bench::BenchOptions only = kgate::bench::options_for_process(whole, {0, 1});
+  EXPECT_EQ(only.timing.stopping.min_samples, 10);
+  EXPECT_EQ(only.timing.input_placements, 8);
+  EXPECT_TRUE(only.check && only.measures("hot", "cold"));
+}
+
 TEST(TimingProcesses, EachProcessMeasuresEachSuccessfulBenchmarkOnce) {
   const TimingProcess first{0, 3}, second{1, 3};
   EXPECT_TRUE(kgate::bench::due(nullptr, first, 1));
