@@ -94,6 +94,30 @@ TEST(Compare, AChangeMustShowInEveryRepetition) {
   EXPECT_EQ(compare(baseline, pooled_processes({9e-6, 10e-6, 9e-6})).benchmarks[0].verdict, Verdict::noisy);
 }
 
+TEST(Compare, AVendorSlowdownIsShownButDoesNotFailTheGate) {
+  BenchmarkRecord baseline = syn::benchmark("gemv/cublas/m:8/n:28672/k:4096/bf16", {.seed = 1});
+  BenchmarkRecord current = syn::benchmark("gemv/cublas/m:8/n:28672/k:4096/bf16", {.median_s = 11e-6, .seed = 2});
+  baseline.role = current.role = "vendor";
+  auto report = compare(baseline, current);
+  const kgate::BenchmarkComparison& row = report.benchmarks[0];
+  EXPECT_EQ(row.verdict, Verdict::slower);
+  EXPECT_FALSE(row.gated);
+  EXPECT_FALSE(row.fails_gate());
+  EXPECT_FALSE(report.regression());
+  ASSERT_FALSE(row.notes.empty());
+  EXPECT_EQ(row.notes.front(), "vendor variant: another library's slowdown is shown, not gated");
+  EXPECT_EQ(report.summary_line().rfind("1 slower (1 vendor, not gated), 0 faster", 0), 0u) << report.summary_line();
+  EXPECT_EQ(kgate::report_to_junit(report).find("<failure"), std::string::npos);
+  EXPECT_EQ(kgate::report_to_json(report)["benchmarks"][0]["gated"], false);
+  // A vendor variant that fails still fails the gate, and a candidate's slowdown always does.
+  current.status = kgate::BenchmarkStatus::failed;
+  current.error = "cuBLAS cublasGemmEx failed";
+  EXPECT_TRUE(compare(baseline, current).regression());
+  baseline.role = "candidate";
+  current = syn::benchmark("gemv/cublas/m:8/n:28672/k:4096/bf16", {.median_s = 11e-6, .seed = 2});
+  EXPECT_TRUE(compare(baseline, current).regression());
+}
+
 TEST(Compare, ClockDifferenceIsReportedNotBlamedOnTheCode) {
   const auto report = compare(syn::benchmark(kName, {.clock_mhz = 1980, .seed = 1}),
                               syn::benchmark(kName, {.median_s = 10e-6 * 1.12, .clock_mhz = 1980 / 1.12, .seed = 2}));

@@ -19,7 +19,8 @@
 // noisy, both flagged low confidence.
 // Outside the statistics: failed (the new run recorded an error or a wrong result), new (no
 // usable baseline), missing (not in the new run, or skipped there).
-// The gate fails on any `slower` or `failed`.
+// The gate fails on any `slower` or `failed`, except a `slower` vendor variant (role "vendor").
+// Peers (role "peer") are not compared at all.
 #include <cstdint>
 #include <map>
 #include <stdexcept>
@@ -83,6 +84,10 @@ struct BenchmarkComparison {
   double baseline_clock_mhz = 0, new_clock_mhz = 0;  // 0 = unknown
   double cycle_speedup = 0;                           // 0 when a clock is unknown
   std::vector<std::string> notes;  // why: clock differences, counter deltas, errors
+  // False for a vendor variant (cuBLAS): its verdict is shown, but a slowdown of another
+  // library's code is no regression of kgate's and does not fail the gate. A failure does.
+  bool gated = true;
+  bool fails_gate() const { return verdict == Verdict::failed || (verdict == Verdict::slower && gated); }
 };
 
 struct ComparisonReport {
@@ -94,7 +99,7 @@ struct ComparisonReport {
   std::vector<BenchmarkComparison> benchmarks;
 
   std::size_t count(Verdict verdict) const;
-  bool regression() const;  // any slower or failed: the gate fails
+  bool regression() const;  // any row that fails_gate(): the gate fails
   double geomean_speedup() const;  // over compared benchmarks; 0 when there are none
   std::string summary_line() const;  // "3 slower, 1 faster, 40 same, 0 noisy, 1 failed; geomean speedup 0.987x"
 };

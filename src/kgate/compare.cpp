@@ -400,6 +400,9 @@ BenchmarkComparison compare_one(const BenchmarkRecord* base, const BenchmarkReco
     return row;
   }
   compare_timings(*base, cur, options, row);
+  row.gated = cur.role != "vendor";
+  if (row.verdict == Verdict::slower && !row.gated)
+    row.notes.insert(row.notes.begin(), "vendor variant: another library's slowdown is shown, not gated");
   explain_kernels(base->kernels, cur.kernels, row.notes);
   explain_metrics(base->metrics, cur.metrics, row.notes);
   return row;
@@ -463,7 +466,7 @@ void markdown_table(std::string& out, const std::vector<const BenchmarkCompariso
   for (const BenchmarkComparison* row : rows) {
     std::string notes;
     for (const std::string& note : row->notes) notes += (notes.empty() ? "" : "; ") + note;
-    const bool flagged = row->verdict == Verdict::slower || row->verdict == Verdict::failed;
+    const bool flagged = row->fails_gate();
     const std::string verdict = flagged ? "**" + verdict_text(*row) + "**" : verdict_text(*row);
     out += "| `" + markdown_cell(row->name) + "` | " + format_time(row->baseline_median_s) + " | " +
            format_time(row->new_median_s) + " | " + format_ratio(row->speedup) + " | " + format_ci(*row) + " | " +
@@ -506,7 +509,9 @@ std::size_t ComparisonReport::count(Verdict verdict) const {
                                                 [&](const BenchmarkComparison& row) { return row.verdict == verdict; }));
 }
 
-bool ComparisonReport::regression() const { return count(Verdict::slower) > 0 || count(Verdict::failed) > 0; }
+bool ComparisonReport::regression() const {
+  return std::any_of(benchmarks.begin(), benchmarks.end(), [](const BenchmarkComparison& row) { return row.fails_gate(); });
+}
 
 double ComparisonReport::geomean_speedup() const {
   double log_sum = 0;
@@ -520,8 +525,12 @@ double ComparisonReport::geomean_speedup() const {
 }
 
 std::string ComparisonReport::summary_line() const {
-  std::string line = std::to_string(count(Verdict::slower)) + " slower, " + std::to_string(count(Verdict::faster)) +
-                     " faster, " + std::to_string(count(Verdict::same)) + " same, " + std::to_string(count(Verdict::noisy)) +
+  const auto ungated = static_cast<std::size_t>(std::count_if(benchmarks.begin(), benchmarks.end(), [](const BenchmarkComparison& row) {
+    return row.verdict == Verdict::slower && !row.gated;
+  }));
+  std::string line = std::to_string(count(Verdict::slower)) + " slower" +
+                     (ungated ? " (" + std::to_string(ungated) + " vendor, not gated)" : "") + ", " +
+                     std::to_string(count(Verdict::faster)) + " faster, " + std::to_string(count(Verdict::same)) + " same, " + std::to_string(count(Verdict::noisy)) +
                      " noisy";
   for (const Verdict extra : {Verdict::added, Verdict::missing, Verdict::failed})
     if (const std::size_t n = count(extra)) line += ", " + std::to_string(n) + " " + std::string(to_string(extra));
@@ -663,6 +672,7 @@ json report_to_json(const ComparisonReport& report) {
                                  {"baseline_sm_clock_mhz", number_or_null(row.baseline_clock_mhz)},
                                  {"new_sm_clock_mhz", number_or_null(row.new_clock_mhz)},
                                  {"cycle_speedup", number_or_null(row.cycle_speedup)},
+                                 {"gated", row.gated},
                                  {"notes", row.notes}});
   }
   return doc;
@@ -670,7 +680,8 @@ json report_to_json(const ComparisonReport& report) {
 
 std::string report_to_junit(const ComparisonReport& report) {
   const std::size_t tests = report.benchmarks.size();
-  const std::size_t failures = report.count(Verdict::slower) + report.count(Verdict::failed);
+  const auto failures = static_cast<std::size_t>(std::count_if(report.benchmarks.begin(), report.benchmarks.end(),
+                                                               [](const BenchmarkComparison& row) { return row.fails_gate(); }));
   const std::size_t skipped = report.count(Verdict::missing);
   const std::string counts = "tests=\"" + std::to_string(tests) + "\" failures=\"" + std::to_string(failures) +
                              "\" errors=\"0\" skipped=\"" + std::to_string(skipped) + "\"";
@@ -686,7 +697,7 @@ std::string report_to_junit(const ComparisonReport& report) {
     out += "    <testcase classname=\"" + xml_escape(row.family.empty() ? "kgate" : row.family) + "\" name=\"" +
            xml_escape(row.name) + "\" time=\"" + printf_string("%.9f", row.new_median_s) + "\"";
     const std::string description = xml_escape(describe_for_junit(row));
-    if (row.verdict == Verdict::slower || row.verdict == Verdict::failed) {
+    if (row.fails_gate()) {
       const char* type = row.verdict == Verdict::slower ? "regression" : "failed";
       out += ">\n      <failure type=\"" + std::string(type) + "\" message=\"" + description + "\">" + description +
              "</failure>\n    </testcase>\n";
