@@ -61,8 +61,8 @@ kgate flags (Google Benchmark's own flags, listed below them, work as usual):
   --kgate_modes=cold,hot        timing modes to run (both by default; a family names its headline mode);
                                 headline: only each benchmark's headline mode (what kgate ab compares)
   --kgate_processes=N           time the suite in N fresh processes, one after another, and pool each
-                                benchmark's samples; each process takes 1/N of the sampling budget and of
-                                the placements below (default 3). What a process brings (its allocations, its state) moves a
+                                benchmark's samples; each process takes 1/N of the sampling budget below
+                                (default 3). What a process brings (its allocations, its state) moves a
                                 median by ~1%, and cuBLAS sometimes runs a GEMV shape 9% slower for a whole
                                 benchmark; the pooled median follows the majority (docs/timing.md)
   --kgate_min_samples=N         samples before stopping is considered (default 10)
@@ -72,8 +72,7 @@ kgate flags (Google Benchmark's own flags, listed below them, work as usual):
   --kgate_flush=read|write      how cold mode empties the L2: read or memset a buffer of twice its size (default read)
   --kgate_placements=N          cold mode rotates among at least N separately allocated copies of the inputs
                                 where they fit in 4 GiB, so the median does not hang on where one allocation
-                                lies in memory; shared among the processes like the sampling budget
-                                (default 8; 1: only the copies that cover the L2)
+                                lies in memory; in each process (default 8; 1: only the copies that cover the L2)
   --kgate_target_rsd=FRACTION   relative stddev that ends sampling early (default 0.005)
   --kgate_throttle=FRACTION     drop samples whose SM clock is below this fraction of the default clock (default 0.75)
   --kgate_full_clock=FRACTION   a batch below this fraction of the default clock ran with the board limiting its

@@ -25,7 +25,6 @@ void mark_finished(RunResults& results, const TimingProcess& process) {
 BenchOptions options_for_process(const BenchOptions& whole, const TimingProcess& process) {
   BenchOptions part = whole;
   part.timing.stopping = share_of_budget(whole.timing.stopping, process.count);
-  part.timing.input_placements = (whole.timing.input_placements + process.count - 1) / process.count;
   if (process.index > 0) {
     part.check = false;
     part.headline_only = true;
