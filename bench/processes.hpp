@@ -27,9 +27,8 @@ TimingProcess timing_process(const RunResults& results, int requested);
 void mark_finished(RunResults& results, const TimingProcess& process);
 
 // What `process` runs with: its share of the sampling budget (share_of_budget), so that the
-// processes together meet what `whole` asks of one benchmark. Each allocates the input
-// placements `whole` asks for: with three each, cuBLAS's slow mode (docs/timing.md) hit 9 of 30
-// process instances of its n 28672 GEMV in two H200 suite runs, with eight 1 of 30. The first process checks outputs and measures the mode that is not the headline
+// processes together meet what `whole` asks of one benchmark. The input placements are not
+// shared: each process's median is meant to hang on no single allocation. The first process checks outputs and measures the mode that is not the headline
 // (only the report reads it); the later ones add to the headline mode, the figure the gate
 // compares.
 BenchOptions options_for_process(const BenchOptions& whole, const TimingProcess& process);
