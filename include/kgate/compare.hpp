@@ -14,7 +14,9 @@
 //            the band, or a side too spread to trust its median;
 // judged in time, and also in cycle space (time x the mode's median SM clock) when both sides
 // know their clock: a time verdict of slower/faster that cycles do not confirm becomes `same`
-// with a clock note (the GPU ran at another clock; the code did not change speed).
+// with a clock note (the GPU ran at another clock; the code did not change speed). When the new
+// run pooled several repetitions (processes, rounds), slower/faster also needs every
+// repetition's own median beyond the band on that side; otherwise it is noisy.
 // With fewer than 2 samples on a side no test is possible: inside the band -> same, outside ->
 // noisy, both flagged low confidence.
 // Outside the statistics: failed (the new run recorded an error or a wrong result), new (no
@@ -99,7 +101,8 @@ struct ComparisonReport {
   std::vector<BenchmarkComparison> benchmarks;
 
   std::size_t count(Verdict verdict) const;
-  bool regression() const;  // any row that fails_gate(): the gate fails
+  std::size_t gate_failures() const;  // rows that fails_gate()
+  bool regression() const;            // any gate failure: the gate fails
   double geomean_speedup() const;  // over compared benchmarks; 0 when there are none
   std::string summary_line() const;  // "3 slower, 1 faster, 40 same, 0 noisy, 1 failed; geomean speedup 0.987x"
 };

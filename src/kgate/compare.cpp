@@ -362,7 +362,8 @@ void compare_timings(const BenchmarkRecord& base, const BenchmarkRecord& cur, co
                                               signed_percent(1 / cycles.speedup - 1));
   } else if (row.baseline_clock_mhz > 0 || row.new_clock_mhz > 0) {
     row.notes.push_back("SM clock known on one side only: judged on time alone");
-  }  require_every_repetition(*c, row);
+  }
+  require_every_repetition(*c, row);
 }
 
 BenchmarkComparison compare_one(const BenchmarkRecord* base, const BenchmarkRecord& cur, const CompareOptions& options) {
@@ -509,9 +510,12 @@ std::size_t ComparisonReport::count(Verdict verdict) const {
                                                 [&](const BenchmarkComparison& row) { return row.verdict == verdict; }));
 }
 
-bool ComparisonReport::regression() const {
-  return std::any_of(benchmarks.begin(), benchmarks.end(), [](const BenchmarkComparison& row) { return row.fails_gate(); });
+std::size_t ComparisonReport::gate_failures() const {
+  return static_cast<std::size_t>(
+      std::count_if(benchmarks.begin(), benchmarks.end(), [](const BenchmarkComparison& row) { return row.fails_gate(); }));
 }
+
+bool ComparisonReport::regression() const { return gate_failures() > 0; }
 
 double ComparisonReport::geomean_speedup() const {
   double log_sum = 0;
@@ -530,8 +534,8 @@ std::string ComparisonReport::summary_line() const {
   }));
   std::string line = std::to_string(count(Verdict::slower)) + " slower" +
                      (ungated ? " (" + std::to_string(ungated) + " vendor, not gated)" : "") + ", " +
-                     std::to_string(count(Verdict::faster)) + " faster, " + std::to_string(count(Verdict::same)) + " same, " + std::to_string(count(Verdict::noisy)) +
-                     " noisy";
+                     std::to_string(count(Verdict::faster)) + " faster, " + std::to_string(count(Verdict::same)) +
+                     " same, " + std::to_string(count(Verdict::noisy)) + " noisy";
   for (const Verdict extra : {Verdict::added, Verdict::missing, Verdict::failed})
     if (const std::size_t n = count(extra)) line += ", " + std::to_string(n) + " " + std::string(to_string(extra));
   const double geomean = geomean_speedup();
@@ -680,8 +684,7 @@ json report_to_json(const ComparisonReport& report) {
 
 std::string report_to_junit(const ComparisonReport& report) {
   const std::size_t tests = report.benchmarks.size();
-  const auto failures = static_cast<std::size_t>(std::count_if(report.benchmarks.begin(), report.benchmarks.end(),
-                                                               [](const BenchmarkComparison& row) { return row.fails_gate(); }));
+  const std::size_t failures = report.gate_failures();
   const std::size_t skipped = report.count(Verdict::missing);
   const std::string counts = "tests=\"" + std::to_string(tests) + "\" failures=\"" + std::to_string(failures) +
                              "\" errors=\"0\" skipped=\"" + std::to_string(skipped) + "\"";
