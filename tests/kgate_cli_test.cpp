@@ -74,6 +74,20 @@ TEST(KgateCli, ClockDropIsNotARegression) {
   EXPECT_NE(r.out.find("clock 1980 → 1600 MHz: time +2"), std::string::npos) << r.out;  // +23.75% planted
 }
 
+TEST(KgateCli, TimerMismatchIsRefusedUnlessAllowed) {
+  const syn::TempDir dir;
+  RunResults cupti = two_benchmarks(10e-6, 1);
+  for (BenchmarkRecord& r : cupti.benchmarks) r.cold->timer = "cupti";
+  const std::string base = write_run(dir, "cupti.json", cupti), events = write_run(dir, "events.json", two_benchmarks(10e-6, 2));
+  const auto refused = kgate_cli({"compare", base, events});
+  EXPECT_EQ(refused.status, 2) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find(kA + ": its cold timing is cupti-timed in " + base + " and events-timed in " + events), std::string::npos)
+      << refused.err;
+  const auto allowed = kgate_cli({"compare", base, events, "--allow-timer-mismatch"});
+  EXPECT_EQ(allowed.status, 0) << allowed.out << allowed.err;
+  EXPECT_NE(allowed.out.find("timers differ (cupti → events)"), std::string::npos) << allowed.out;
+}
+
 TEST(KgateCli, FailedVariantFailsTheGate) {
   const syn::TempDir dir;
   RunResults next = two_benchmarks(10e-6, 2);
