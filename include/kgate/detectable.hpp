@@ -28,4 +28,8 @@ struct DetectableChange {
 // 1 - alpha).
 DetectableChange detectable_change(const TimingRecord& record, double timer_resolution_s, double confidence = 0.99);
 
+// Sets min_detectable_change of each CUPTI-timed mode of the record (at the comparator's default
+// 99%); event-timed modes keep 0, since the fixed minimum change in time is theirs.
+void note_detectable_change(BenchmarkRecord& record, double timer_resolution_s);
+
 }  // namespace kgate

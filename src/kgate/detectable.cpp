@@ -26,4 +26,9 @@ DetectableChange detectable_change(const TimingRecord& record, double timer_reso
   return change;
 }
 
+void note_detectable_change(BenchmarkRecord& record, double timer_resolution_s) {
+  for (std::optional<TimingRecord>* mode : {&record.cold, &record.hot})
+    if (*mode && (*mode)->timer == "cupti") (*mode)->min_detectable_change = detectable_change(**mode, timer_resolution_s).fraction();
+}
+
 }  // namespace kgate
