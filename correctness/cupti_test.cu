@@ -219,17 +219,19 @@ TEST(CuptiTimer, SamplesAreTheKernelsOwnSpan) {
     spin_kernel<<<1, 1, 0, s>>>(kSpinNs);
     KGATE_CHECK_LAUNCH();
   };
+  // The spin ends on the first %globaltimer reading past 5 us; that timer updates about every
+  // microsecond in a kernel (an H100 read 5.86 us), so the kernel lasts 5 to 6 us.
   const kgate::TimingRecord cold = timer.measure_cold(spin, 2);
   EXPECT_EQ(cold.timer, "cupti");
   EXPECT_GE(cold.summary.median, 5.0e-6);
-  EXPECT_LT(cold.summary.median, 5.5e-6);
+  EXPECT_LT(cold.summary.median, 6.5e-6);
   EXPECT_GT(cold.event_median_s, cold.summary.median);  // the launch processing is in the events only
   EXPECT_NEAR(cold.busy_median_s, cold.summary.median, 0.05e-6);
   const kgate::TimingRecord hot = timer.measure_hot(spin, cold.summary.median);
   EXPECT_EQ(hot.timer, "cupti");
   EXPECT_GT(hot.launches_per_sample, 1);
   EXPECT_GE(hot.summary.median, 5.0e-6);
-  EXPECT_LT(hot.summary.median, 5.5e-6);
+  EXPECT_LT(hot.summary.median, 6.5e-6);
   EXPECT_GT(hot.event_median_s, hot.summary.median);  // a replay's gaps between nodes are in the events only
 
   options.timer = kgate::Timer::events;

@@ -27,9 +27,11 @@ double busy_s(std::span<const ActivityInterval> records);
 // do not split into `calls` equal groups give the replay's span / calls instead.
 double mean_call_span_s(std::vector<ActivityInterval> replay, int calls);
 
-// The tick of the clock that produced `spans` (seconds): the smallest positive difference between
-// two of them, or 0 with fewer than two distinct values. A clock of 32 ns steps yields spans that
-// differ by multiples of 32 ns; a 1 ns clock, by 1 ns.
+// The tick of the clock that produced `spans` (seconds): the smallest step between the values they
+// take, where values within kTimestampJitterS of each other count as one; 0 with fewer than two
+// such values. On an H100 CUPTI's spans step by 32 ns, with a 1 ns jitter beside each step (2272,
+// 2273, 2304, 2305 ns, ...): the tick is 32 ns, not 1.
+inline constexpr double kTimestampJitterS = 2.5e-9;
 double timestamp_tick_s(std::span<const double> spans);
 
 }  // namespace kgate

@@ -10,7 +10,9 @@
 //    `kgate ab`). Whatever a process brings (where its allocations lie, a library's mode) stays
 //    for all its samples, so no sample count averages it out; a change smaller than the spread
 //    between the processes of one run cannot be told from another process.
-//  * resolution: two ticks of the timer's clock.
+//  * resolution: one tick of the timer's clock (32 ns for CUPTI on an H100): a smaller change moves
+//    no sample onto another tick. (The noise spreads samples over neighbouring ticks, so a median
+//    of many can move by less; one tick is the honest claim.)
 // A CUPTI-timed benchmark's band is the larger of its threshold and this; event-timed ones keep
 // the fixed minimum change instead, since their launch overhead shifts between processes by more
 // than their samples show (compare.hpp).

@@ -41,9 +41,13 @@ double mean_call_span_s(std::vector<ActivityInterval> replay, int calls) {
 double timestamp_tick_s(std::span<const double> spans) {
   std::vector<double> sorted(spans.begin(), spans.end());
   std::sort(sorted.begin(), sorted.end());
+  // Runs of values within the jitter are one lattice point, represented by their first value.
+  std::vector<double> points;
+  for (const double v : sorted)
+    if (points.empty() || v - points.back() > kTimestampJitterS) points.push_back(v);
   double tick = 0;
-  for (std::size_t i = 1; i < sorted.size(); ++i)
-    if (const double step = sorted[i] - sorted[i - 1]; step > 0 && (tick == 0 || step < tick)) tick = step;
+  for (std::size_t i = 1; i < points.size(); ++i)
+    if (const double step = points[i] - points[i - 1]; tick == 0 || step < tick) tick = step;
   return tick;
 }
 

@@ -22,7 +22,7 @@ DetectableChange detectable_change(const TimingRecord& record, double timer_reso
     change.between = (*highest - *lowest) / center;
   }
   // A hot sample is one replay divided by its launches: the timer's tick is divided with it.
-  change.resolution = 2 * timer_resolution_s / std::max(record.launches_per_sample, 1) / center;
+  change.resolution = timer_resolution_s / std::max(record.launches_per_sample, 1) / center;
   return change;
 }
 
