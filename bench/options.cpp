@@ -73,6 +73,9 @@ kgate flags (Google Benchmark's own flags, listed below them, work as usual):
   --kgate_cupti_kernels=concurrent|serial
                                 the CUPTI activity kind kernels are recorded with (default concurrent, the
                                 cheaper on short kernels as measured: docs/timing.md)
+  --kgate_hold=on|off           queue each batch of samples behind a kernel that holds the stream until the
+                                host has enqueued it all (default on; off by itself under Nsight Compute,
+                                which serializes launches, so kgate_bench runs under ncu)
   --kgate_min_samples=N         samples before stopping is considered (default 10)
   --kgate_min_time=SECONDS      GPU time to accumulate per mode before stopping (default 0.05)
   --kgate_max_time=SECONDS      wall-clock cap per mode (default 5)
@@ -163,6 +166,8 @@ BenchOptions parse_bench_options(int& argc, char** argv) {
       } catch (const std::invalid_argument& e) {
         throw std::invalid_argument(flag + ": " + e.what());
       }
+    } else if (flag == "--kgate_hold") {
+      o.timing.hold_stream = parse_switch(flag, value);
     } else if (flag == "--kgate_flush") {
       try {
         o.timing.flush = parse_l2_flush(value);

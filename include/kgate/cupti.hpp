@@ -37,6 +37,9 @@ class ProfilerError : public std::runtime_error {
 // can. Checked once per process (the first call pays for the check); never throws.
 std::string activity_unavailable_reason();
 std::string counters_unavailable_reason();
+// Part of the reason when another CUPTI client (Nsight Compute, Nsight Systems, cuda-gdb) holds
+// the process.
+inline constexpr std::string_view kAnotherCuptiClient = "another CUPTI client already holds this process";
 
 // One kernel launch as CUPTI recorded it: what ran, and when on the GPU's clock.
 struct KernelLaunch {

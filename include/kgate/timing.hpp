@@ -59,6 +59,11 @@ struct TimingOptions {
   StoppingOptions stopping{};
   L2Flush flush = L2Flush::read;
   ThrottleOptions throttle{};
+  // Queue each batch behind a kernel that holds the stream until the host has enqueued it all. Off
+  // under a profiler that serializes launches (ncu): there the hold's own launch waits for it to
+  // end, so it would only time out. GpuTimer turns it off itself when another CUPTI client holds
+  // the process.
+  bool hold_stream = true;
   double batch_target_s = 2e-3;  // GPU time queued behind one hold: long enough to amortize the probe
   int max_batch = 64;            // samples per batch at most (events are preallocated)
   double hot_replay_target_s = 1e-3;  // a hot sample is one graph replay of about this length

@@ -36,6 +36,9 @@ std::string result_name(CUptiResult result) {
   return name;
 }
 
+static_assert(std::string_view("; another CUPTI client already holds this process").substr(2) == kAnotherCuptiClient,
+              "the remedy below must say what kAnotherCuptiClient looks for");
+
 // The two failures that mean "not on this machine, not now" get a sentence on what to do about them.
 const char* remedy(CUptiResult result) {
   switch (result) {

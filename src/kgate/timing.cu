@@ -95,12 +95,13 @@ GpuTimer::GpuTimer(const DeviceInfo& device, TimingOptions options)
   }
   KGATE_CUDA_CHECK(cudaHostAlloc(&hold_flag_host_, 2 * sizeof(int), cudaHostAllocMapped));
   KGATE_CUDA_CHECK(cudaHostGetDevicePointer(&hold_flag_device_, hold_flag_host_, 0));
-  if (timer_ == Timer::cupti) {
-    if (std::string reason = activity_unavailable_reason(); !reason.empty()) {
-      timer_ = Timer::events;
-      fallback_reason_ = std::move(reason);
-    }
+  const std::string unavailable = activity_unavailable_reason();
+  if (timer_ == Timer::cupti && !unavailable.empty()) {
+    timer_ = Timer::events;
+    fallback_reason_ = unavailable;
   }
+  // Another CUPTI client (Nsight Compute) serializes launches: a hold would wait for itself.
+  if (unavailable.find(kAnotherCuptiClient) != std::string::npos) options_.hold_stream = false;
 }
 
 GpuTimer::~GpuTimer() {
@@ -178,8 +179,10 @@ GpuTimer::BatchTimes GpuTimer::run_batch(int count, const std::function<void(int
   hold_flag_host_[0] = 0;
   hold_flag_host_[1] = 0;
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  hold_stream_kernel<<<1, 1, 0, stream_>>>(hold_flag_device_, kHoldTimeoutNs);
-  KGATE_CHECK_LAUNCH();
+  if (options_.hold_stream) {
+    hold_stream_kernel<<<1, 1, 0, stream_>>>(hold_flag_device_, kHoldTimeoutNs);
+    KGATE_CHECK_LAUNCH();
+  }
   for (int s = 0; s < count; ++s) enqueue_one(s);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   *static_cast<volatile int*>(hold_flag_host_) = 1;
