@@ -71,22 +71,6 @@ Ranking rank_pooled(std::span<const double> a, std::span<const double> b) {
   return ranking;
 }
 
-// SplitMix64 as a stream: kgate::splitmix64 adds the increment itself, so stepping the state by
-// the same increment walks the reference generator's sequence.
-class SplitMixStream {
- public:
-  explicit SplitMixStream(std::uint64_t seed) : state_(seed) {}
-  std::size_t index_below(std::size_t bound) {
-    const std::uint64_t bits = splitmix64(state_);
-    state_ += 0x9E3779B97F4A7C15ull;
-    const double unit = static_cast<double>(bits >> 11) * 0x1.0p-53;  // [0, 1); bias ~ bound / 2^53
-    return static_cast<std::size_t>(unit * static_cast<double>(bound));
-  }
-
- private:
-  std::uint64_t state_;
-};
-
 double resampled_median(std::span<const double> samples, SplitMixStream& stream, std::vector<double>& scratch) {
   scratch.resize(samples.size());
   for (double& v : scratch) v = samples[stream.index_below(samples.size())];
