@@ -113,7 +113,8 @@ class HistoryDb {
 
 struct ChangeOptions {
   EDivisiveOptions search;
-  Thresholds thresholds;  // the gate's: a step must exceed the benchmark's band and minimum change
+  Thresholds thresholds;    // the gate's: a step must exceed the benchmark's band and minimum change
+  double confidence = 0.99;  // of the step's bootstrap interval (the gate's, 1 - its alpha)
 };
 
 struct ChangePoint {

@@ -31,7 +31,7 @@ ChangePoint judge(const HistorySeries& series, const SplitTest& split, std::size
   c.runs_after = after.size();
   c.before_median_s = median(before);
   c.after_median_s = median(after);
-  c.ratio = bootstrap_median_ratio(after, before, 1 - options.search.alpha, 2000, options.search.seed);
+  c.ratio = bootstrap_median_ratio(after, before, options.confidence, 2000, options.search.seed);
   c.threshold = options.thresholds.for_benchmark(series.benchmark, series.family);
   for (std::size_t i = begin; i < end; ++i) c.min_detectable_change = std::max(c.min_detectable_change, series.points[i].min_detectable_change);
   return c;

@@ -97,11 +97,15 @@ void execute(sqlite3* db, const std::string& sql, const std::string& path) {
 // n/2 -+ 1.96 sqrt(n)/2 (the binomial's normal approximation).
 std::pair<double, double> median_interval(const std::vector<double>& samples) {
   if (samples.empty()) return {0, 0};
-  std::vector<double> sorted = samples;
-  std::sort(sorted.begin(), sorted.end());
-  const double n = static_cast<double>(sorted.size()), half_width = 1.96 * std::sqrt(n) / 2;
-  const auto rank = [&](double r) { return static_cast<std::size_t>(std::clamp(r, 0.0, n - 1)); };
-  return {sorted[rank(std::floor(n / 2 - half_width) - 1)], sorted[rank(std::ceil(n / 2 + half_width) - 1)]};
+  std::vector<double> values = samples;
+  const double n = static_cast<double>(values.size()), half_width = 1.96 * std::sqrt(n) / 2;
+  const auto at_rank = [&](double rank) {  // 1-based, clamped to the samples
+    return values.begin() + static_cast<std::ptrdiff_t>(std::clamp(rank, 1.0, n) - 1);
+  };
+  const auto low = at_rank(std::floor(n / 2 - half_width)), high = at_rank(std::ceil(n / 2 + half_width));
+  std::nth_element(values.begin(), low, values.end());
+  std::nth_element(low, high, values.end());  // everything after `low` is not below it
+  return {*low, *high};
 }
 
 std::string join_numbers(const std::vector<double>& values) {

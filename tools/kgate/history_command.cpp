@@ -42,7 +42,7 @@ options:
   --json FILE           changes: also write them as JSON
   --thresholds FILE     changes: per-family and per-benchmark thresholds
                         (default: baselines/thresholds.json when it exists)
-  --alpha P             changes: significance level of the permutation test (default 0.01)
+  --alpha P             changes: significance level of the permutation test (default 0.05)
   --permutations N      changes: shuffles per test (default 199)
   -h, --help            this text
 
