@@ -35,6 +35,8 @@ options:
   --filter RE           the benchmarks to measure (Google Benchmark's regular expression)
   --work-dir DIR        builds (DIR/build-<commit>, kept) and kgate ab's results
                         (DIR/ab/<base>-<head>.json, reused) (default: .kgate-bisect)
+  --source DIR          the git checkout whose history and scripts/build-at.sh are used
+                        (default: the one the current directory is in)
   --rounds N            kgate ab's rounds per comparison (default 5)
   --seed N              kgate ab's seed (default 1)
   --thresholds FILE     per-family and per-benchmark thresholds
@@ -91,7 +93,7 @@ std::string seconds(std::chrono::steady_clock::time_point since) {
 }  // namespace
 
 int run_bisect(const Arguments& arguments, Io& io) {
-  OptionSpec spec{.with_value = {"--good", "--bad", "--filter", "--work-dir", "--rounds", "--seed", "--thresholds"}, .flags = {}, .aliases = {}};
+  OptionSpec spec{.with_value = {"--good", "--bad", "--filter", "--work-dir", "--source", "--rounds", "--seed", "--thresholds"}, .flags = {}, .aliases = {}};
   const Args args(arguments, spec);
   if (args.help()) {
     io.out << kUsage;
@@ -109,7 +111,7 @@ int run_bisect(const Arguments& arguments, Io& io) {
 
   const fs::path work = fs::absolute(args.value("--work-dir").value_or(".kgate-bisect"));
   fs::create_directories(work / "ab");
-  Checkout checkout{fs::current_path(), work};
+  Checkout checkout{args.value("--source").value_or(fs::current_path().string()), work};
   checkout.root = checkout.git({"rev-parse", "--show-toplevel"});
   const std::string good = checkout.commit(*good_revision), bad = checkout.commit(*bad_revision);
   if (run_process({"git", "-C", checkout.root.string(), "merge-base", "--is-ancestor", good, bad}, (work / "command.out").string(),
@@ -164,7 +166,8 @@ int run_bisect(const Arguments& arguments, Io& io) {
       io.out << "kgate bisect: kgate ab " << labels[base] << " -> " << labels[head] << " " << seconds(ab_started) << "\n";
     }
     std::map<std::string, Verdict> verdicts;
-    for (const nlohmann::json& row : read_json_file(json.string()).at("benchmarks"))
+    const nlohmann::json report = read_json_file(json.string());
+    for (const nlohmann::json& row : report.at("benchmarks"))
       verdicts[row.at("name").get<std::string>()] = verdict_named(row.at("verdict").get<std::string>());
     return verdicts;
   };
