@@ -34,7 +34,6 @@ CREATE TABLE IF NOT EXISTS results (
   repetition_medians TEXT NOT NULL, min_detectable_change REAL NOT NULL, timer TEXT NOT NULL,
   sm_clock_mhz REAL,
   PRIMARY KEY (run_id, benchmark, mode)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS results_by_benchmark ON results (benchmark, mode);
 )";
 
 // A prepared statement, finalized on scope exit.
