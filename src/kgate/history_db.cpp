@@ -3,9 +3,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <ctime>
 #include <regex>
 #include <set>
 
@@ -122,15 +120,6 @@ std::vector<double> split_numbers(const std::string& text) {
   return values;
 }
 
-std::string now_iso8601() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
-
 // "rmsnorm/vectorized/m:4096/n:4096/bf16" -> family, variant, shape.
 void split_name(BenchmarkRecord& r) {
   const std::size_t first = r.name.find('/'), second = first == std::string::npos ? first : r.name.find('/', first + 1);
@@ -239,7 +228,7 @@ HistoryDb::Added HistoryDb::add(const RunResults& run, const TimingExtrasByMode&
                          path_);
     insert_run.bind(1, c.git_commit).bind(2, std::int64_t{c.git_dirty}).bind(3, c.date).bind(4, added.run.gpu);
     insert_run.bind(5, c.gpu_name).bind(6, c.gpu_uuid).bind(7, c.host).bind(8, std::int64_t{c.driver_version});
-    insert_run.bind(9, c.suite).bind(10, added.run.timer).bind(11, source).bind(12, now_iso8601());
+    insert_run.bind(9, c.suite).bind(10, added.run.timer).bind(11, source).bind(12, utc_now_iso8601());
     insert_run.step();
     added.added = sqlite3_changes(db_) == 1;
     if (added.added) {
