@@ -65,6 +65,14 @@ kgate flags (Google Benchmark's own flags, listed below them, work as usual):
                                 (default 3). What a process brings (its allocations, its state) moves a
                                 median by ~1%, and cuBLAS sometimes runs a GEMV shape 9% slower for a whole
                                 benchmark; the pooled median follows the majority (docs/timing.md)
+  --kgate_timer=cupti|events    a sample's clock: cupti, the span of the call's CUPTI activity records
+                                (first start to last end of its kernels, copies and sets, on the GPU's
+                                clock; the launch processing is not in it), or events, a CUDA event pair
+                                around the call (adds a fixed 2-4 us). Default cupti; where CUPTI cannot
+                                record (another profiler attached), events, with a warning (docs/timing.md)
+  --kgate_cupti_kernels=concurrent|serial
+                                the CUPTI activity kind kernels are recorded with (default concurrent, the
+                                cheaper on short kernels as measured: docs/timing.md)
   --kgate_min_samples=N         samples before stopping is considered (default 10)
   --kgate_min_time=SECONDS      GPU time to accumulate per mode before stopping (default 0.05)
   --kgate_max_time=SECONDS      wall-clock cap per mode (default 5)
@@ -143,6 +151,18 @@ BenchOptions parse_bench_options(int& argc, char** argv) {
       o.timing.stopping.max_wall_time_s = parse_number(flag, value, 0.001);
     } else if (flag == "--kgate_max_samples") {
       o.timing.stopping.max_samples = static_cast<int>(parse_number(flag, value, 1));
+    } else if (flag == "--kgate_timer") {
+      try {
+        o.timing.timer = parse_timer(value);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(flag + ": " + e.what());
+      }
+    } else if (flag == "--kgate_cupti_kernels") {
+      try {
+        o.timing.kernel_activity = parse_kernel_activity(value);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(flag + ": " + e.what());
+      }
     } else if (flag == "--kgate_flush") {
       try {
         o.timing.flush = parse_l2_flush(value);

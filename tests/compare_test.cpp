@@ -390,3 +390,76 @@ TEST(Compare, MinimumChangeGrowsByTheLaunchFloorDifference) {
   EXPECT_EQ(kgate::compare_runs(before, slower_after, "base.json", "new.json", CompareOptions{}).benchmarks.at(0).verdict,
             Verdict::slower);
 }
+
+// A CUPTI-timed benchmark as kgate_bench records it (named synthetic: drawn, not measured): three
+// processes' samples pooled, each process's median kept.
+BenchmarkRecord cupti_timed(double median_s, double rel_noise, std::uint64_t seed) {
+  BenchmarkRecord pooled = syn::benchmark(kName, {.median_s = median_s, .rel_noise = rel_noise, .samples = 40, .seed = seed});
+  for (std::uint64_t process = 1; process < 3; ++process)
+    kgate::pool_repetition(pooled, syn::benchmark(kName, {.median_s = median_s, .rel_noise = rel_noise, .samples = 40, .seed = seed + 100 * process}),
+                           syn::context().calibration);
+  pooled.cold->timer = "cupti";
+  return pooled;
+}
+
+TEST(Compare, CuptiTimedShortKernelChangesAreSeen) {
+  // A 4.9 us kernel with 0.3% spread in each of three processes: a 5% slowdown clears a 3% band
+  // (its minimum detectable change is well under 1%), identical distributions stay same.
+  CompareOptions options;  // the default 1 us minimum change applies to event-timed medians only
+  options.thresholds.default_fraction = 0.03;
+  kgate::RunResults base = syn::run({cupti_timed(4.9e-6, 0.003, 1)});
+  base.context.calibration.timer_resolution_s = 1e-9;
+  kgate::RunResults same = syn::run({cupti_timed(4.9e-6, 0.003, 2)});
+  kgate::RunResults slower = syn::run({cupti_timed(4.9e-6 * 1.05, 0.003, 3)});
+  const auto aa = kgate::compare_runs(base, same, "base.json", "new.json", options).benchmarks.at(0);
+  EXPECT_EQ(aa.verdict, Verdict::same);
+  EXPECT_EQ(aa.timer, "cupti");
+  EXPECT_GT(aa.min_detectable_change, 0);
+  EXPECT_LT(aa.min_detectable_change, 0.01);
+  EXPECT_DOUBLE_EQ(aa.threshold, 0.03);
+  const auto planted = kgate::compare_runs(base, slower, "base.json", "new.json", options);
+  EXPECT_EQ(planted.benchmarks.at(0).verdict, Verdict::slower);
+  EXPECT_TRUE(planted.regression());
+  EXPECT_EQ(report_to_json(planted)["benchmarks"][0]["min_detectable_change"], planted.benchmarks.at(0).min_detectable_change);
+
+  // Event-timed, the same samples fall inside the 1 us minimum change: the blind spot CUPTI closes.
+  for (kgate::RunResults* run : {&base, &slower}) run->benchmarks[0].cold->timer = "events";
+  const auto blind = kgate::compare_runs(base, slower, "base.json", "new.json", options).benchmarks.at(0);
+  EXPECT_EQ(blind.verdict, Verdict::same);
+  EXPECT_EQ(blind.min_detectable_change, 0);
+  EXPECT_GT(blind.threshold, 0.2);
+}
+
+TEST(Compare, CuptiBandWidensToTheSpreadBetweenProcesses) {
+  // One process of three ran 8% slow (another library's second mode): a 5% change is no longer
+  // detectable, and the band says why.
+  kgate::RunResults base = syn::run({cupti_timed(10e-6, 0.003, 1)});
+  kgate::RunResults next = syn::run({cupti_timed(10.5e-6, 0.003, 2)});
+  std::vector<double>& medians = next.benchmarks[0].cold->repetition_medians_s;
+  medians.back() = medians.front() * 1.08;
+  const auto row = kgate::compare_runs(base, next, "base.json", "new.json", CompareOptions{}).benchmarks.at(0);
+  EXPECT_GT(row.min_detectable_change, 0.07);
+  EXPECT_DOUBLE_EQ(row.threshold, row.min_detectable_change);
+  EXPECT_NE(row.verdict, Verdict::slower);
+  ASSERT_FALSE(row.notes.empty());
+  EXPECT_NE(row.notes.front().find("the spread between its repetitions' medians"), std::string::npos) << row.notes.front();
+}
+
+TEST(Compare, CuptiAndEventTimedAreNotComparedUnlessAllowed) {
+  kgate::RunResults base = syn::run({cupti_timed(5e-6, 0.003, 1)});
+  kgate::RunResults next = syn::run({syn::benchmark(kName, {.median_s = 7e-6, .seed = 2})});  // event-timed
+  try {
+    kgate::compare_runs(base, next, "base.json", "new.json", CompareOptions{});
+    FAIL() << "a timer mismatch was compared";
+  } catch (const kgate::TimerMismatch& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(kName), std::string::npos) << what;
+    EXPECT_NE(what.find("cupti-timed in base.json and events-timed in new.json"), std::string::npos) << what;
+    EXPECT_NE(what.find("--allow-timer-mismatch"), std::string::npos) << what;
+  }
+  CompareOptions allowed;
+  allowed.allow_timer_mismatch = true;
+  const auto row = kgate::compare_runs(base, next, "base.json", "new.json", allowed).benchmarks.at(0);
+  EXPECT_EQ(row.timer, "events");
+  EXPECT_NE(row.notes.at(0).find("timers differ (cupti → events)"), std::string::npos) << row.notes.at(0);
+}

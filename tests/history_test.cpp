@@ -123,7 +123,7 @@ std::vector<ChangePoint> all_changes(const HistoryDb& db, const ChangeOptions& o
 }
 
 void add_series(HistoryDb& db, std::size_t runs, double noise, const std::function<double(const std::string&, std::size_t)>& planted) {
-  for (std::size_t i = 0; i < runs; ++i) ASSERT_TRUE(db.add(synthetic_run(i, noise, planted), {}, "synthetic-" + std::to_string(i)).added);
+  for (std::size_t i = 0; i < runs; ++i) ASSERT_TRUE(db.add(synthetic_run(i, noise, planted), "synthetic-" + std::to_string(i)).added);
 }
 
 TEST(HistoryChanges, PlantedStepAtRunSevenOfTwelveIsFoundAtItsCommit) {
@@ -174,6 +174,32 @@ TEST(HistoryChanges, AStepBelowTheThresholdIsNotConfirmed) {
   EXPECT_EQ(changes.front().first_bad->commit, synthetic_commit(6));
 }
 
+// CUPTI-timed runs are judged as the gate judges them: the band is at least their minimum
+// detectable change, and the 1 us minimum change in time does not apply.
+TEST(HistoryChanges, CuptiTimedRunsAreJudgedByTheirDetectableChange) {
+  std::vector<HistoryRun> runs(12);
+  HistorySeries series{"nvidia-h200", "rmsnorm/vectorized/m:1/n:1/bf16", "rmsnorm", "candidate", "cold", {}};
+  const std::vector<double> medians = synthetic_series(12, 0.002, 9, [](std::size_t i) { return i >= 6 ? 4.4e-6 : 4e-6; });
+  for (std::size_t i = 0; i < 12; ++i) {
+    runs[i].commit = synthetic_commit(i);
+    HistoryPoint point;
+    point.run = &runs[i];
+    point.median_s = medians[i];
+    point.min_detectable_change = 0.02;
+    point.timer = "cupti";
+    series.points.push_back(point);
+  }
+  // A 10% step of 0.4 us: under the minimum change in time, over the detectable change.
+  const std::vector<ChangePoint> cupti = find_change_points(series, {});
+  ASSERT_EQ(cupti.size(), 1u);
+  EXPECT_TRUE(cupti.front().cupti_timed);
+  EXPECT_EQ(cupti.front().first_bad->commit, synthetic_commit(6));
+  for (HistoryPoint& p : series.points) p.min_detectable_change = 0.15;
+  EXPECT_TRUE(find_change_points(series, {}).empty());  // the runs cannot tell 10%
+  for (HistoryPoint& p : series.points) p.timer = "events";
+  EXPECT_TRUE(find_change_points(series, {}).empty());  // event-timed: 0.4 us is under the 1 us minimum change
+}
+
 TEST(HistoryChanges, NewSinceSaysWhichRunsRevealedTheChange) {
   TempDir dir;
   HistoryDb db(dir.file("history.sqlite"), true);
@@ -214,7 +240,7 @@ TEST(HistoryChanges, HundredRunsOf329BenchmarksAreAddedAndAnalysedInUnderTenSeco
     const RunResults run = synthetic_run(i, 0.005, step, 2);
     ASSERT_EQ(run.benchmarks.size(), 329u);
     const auto start = std::chrono::steady_clock::now();
-    db.add(run, {}, "synthetic-" + std::to_string(i));
+    db.add(run, "synthetic-" + std::to_string(i));
     add_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   const auto added = std::chrono::steady_clock::now();
@@ -239,25 +265,23 @@ TEST(HistoryChanges, HundredRunsOf329BenchmarksAreAddedAndAnalysedInUnderTenSeco
 // ---------------------------------------------------------------------------------------------
 // The database
 
-TEST(HistoryDb, AddsOnceOrdersByDateAndKeepsTheTimingExtras) {
+TEST(HistoryDb, AddsOnceOrdersByDateAndKeepsTheTimer) {
   TempDir dir;
   const std::string path = dir.file("history.sqlite");
   synthetic::Timing t;
   RunResults later = synthetic::run({synthetic::benchmark("rmsnorm/vectorized/m:1/n:1/bf16", t)});
   later.context.date = "2026-11-22T03:00:00Z";
   later.context.git_commit = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+  later.benchmarks[0].cold->timer = "cupti";
+  later.benchmarks[0].cold->min_detectable_change = 0.012;
   t.median_s = 12e-6;
   RunResults earlier = synthetic::run({synthetic::benchmark("rmsnorm/vectorized/m:1/n:1/bf16", t)});
   earlier.context.git_commit = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
-  const nlohmann::json doc = to_json(later);
-  nlohmann::json with_extras = doc;
-  with_extras["benchmarks"][0]["kgate"]["cold"]["timer"] = "cupti";
-  with_extras["benchmarks"][0]["kgate"]["cold"]["min_detectable_change"] = 0.012;
   {
     HistoryDb db(path, true);
-    EXPECT_TRUE(db.add(later, read_timing_extras(with_extras), "later.json").added);
-    EXPECT_FALSE(db.add(later, read_timing_extras(with_extras), "later.json").added);
-    EXPECT_TRUE(db.add(earlier, read_timing_extras(to_json(earlier)), "earlier.json").added);
+    EXPECT_TRUE(db.add(later, "later.json").added);
+    EXPECT_FALSE(db.add(later, "later.json").added);
+    EXPECT_TRUE(db.add(earlier, "earlier.json").added);
   }
   const HistoryDb db(path, false);
   ASSERT_EQ(db.runs().size(), 2u);

@@ -27,6 +27,10 @@ RunResults sample_run() {
   full.hot->rested = true;
   full.cold->input_copies = 8;
   full.cold->repetition_medians_s = {20.1e-6, 19.8e-6, 20.4e-6};
+  full.cold->timer = "cupti";
+  full.cold->event_median_s = 22.4e-6;
+  full.cold->busy_median_s = 19.9e-6;
+  full.cold->min_detectable_change = 0.0125;
   full.kernels.push_back({.name = "_Z7rmsnormPKfPf",
                           .demangled = "void rmsnorm<256>(float const*, float*)",
                           .grid = {4096, 1, 1},
@@ -52,6 +56,7 @@ RunResults sample_run() {
   wrong.hot = syn::timing({.median_s = 2.5e-6, .seed = 9});
 
   RunResults run = syn::run({full, failed, wrong});
+  run.context.calibration.timer_resolution_s = 32e-9;
   run.context.extra = {{"shard", "1/2"}};
   run.context.git_dirty = true;
   return run;
@@ -90,6 +95,13 @@ TEST(ResultsIo, RoundTripKeepsEveryField) {
   EXPECT_EQ(a.hot->input_copies, 1);
   EXPECT_EQ(a.cold->repetition_medians_s, o.cold->repetition_medians_s);
   EXPECT_EQ(a.cold->stop_reason, "target-met");
+  EXPECT_EQ(a.cold->timer, "cupti");
+  EXPECT_DOUBLE_EQ(a.cold->event_median_s, 22.4e-6);
+  EXPECT_DOUBLE_EQ(a.cold->busy_median_s, 19.9e-6);
+  EXPECT_DOUBLE_EQ(a.cold->min_detectable_change, 0.0125);
+  EXPECT_EQ(a.hot->timer, "events");  // the default, written out
+  EXPECT_EQ(a.hot->min_detectable_change, 0);
+  EXPECT_DOUBLE_EQ(c.calibration.timer_resolution_s, 32e-9);
   EXPECT_DOUBLE_EQ(a.hot->sm_clock_mhz, 1965);
   EXPECT_EQ(a.roofline, kgate::RooflineClass::memory_bound);
   EXPECT_DOUBLE_EQ(a.bytes_per_s, o.bytes_per_s);
@@ -106,6 +118,16 @@ TEST(ResultsIo, RoundTripKeepsEveryField) {
   EXPECT_FALSE(back.benchmarks[1].correct.has_value());
   EXPECT_EQ(back.benchmarks[2].correct, std::optional<bool>(false));
   EXPECT_EQ(back.benchmarks[2].headline_mode, "hot");
+}
+
+TEST(ResultsIo, ModeWithoutTimerWasEventTimed) {
+  json doc = kgate::to_json(sample_run());
+  json& cold = doc["benchmarks"][0]["kgate"]["cold"];
+  for (const char* key : {"timer", "event_median_s", "busy_median_s", "min_detectable_change"}) cold.erase(key);
+  const RunResults back = kgate::parse_results(doc, "older file");
+  EXPECT_EQ(back.benchmarks[0].cold->timer, "events");
+  EXPECT_EQ(back.benchmarks[0].cold->event_median_s, 0);
+  EXPECT_EQ(back.benchmarks[0].cold->min_detectable_change, 0);
 }
 
 TEST(ResultsIo, DocumentIsGoogleBenchmarkJson) {
@@ -259,6 +281,11 @@ TEST(ResultsIo, BadInputIsOneLineNamingFileAndPath) {
        "$.benchmarks[0].kgate.cold.samples_s[0]: time must be positive and finite, got 0"},
       {"time as string", kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["samples_s"][1] = "fast"; }),
        "$.benchmarks[0].kgate.cold.samples_s[1]: time must be positive and finite, got string \"fast\""},
+      {"unknown timer", kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["timer"] = "rdtsc"; }),
+       "$.benchmarks[0].kgate.cold.timer: must be \"cupti\" or \"events\""},
+      {"negative detectable change",
+       kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["min_detectable_change"] = -0.01; }),
+       "$.benchmarks[0].kgate.cold.min_detectable_change: must be a finite number >= 0, got -0.01"},
       {"plain zero time", plain_doc("0"), "$.benchmarks[0].real_time: time must be positive and finite, got 0"},
       {"plain NaN time", plain_doc("NaN"), "$.benchmarks[0].real_time: time must be positive and finite, got null"},
       {"plain infinite time", plain_doc("Infinity"), "$.benchmarks[0].real_time: time must be positive and finite, got null"},

@@ -17,6 +17,11 @@
 // with a clock note (the GPU ran at another clock; the code did not change speed). When the new
 // run pooled several repetitions (processes, rounds), slower/faster also needs every
 // repetition's own median beyond the band on that side; otherwise it is noisy.
+// The band is widened to the benchmark's minimum detectable change where that is larger than T:
+// for CUPTI-timed samples the change its own data can resolve (detectable.hpp), for event-timed
+// ones a fixed minimum change in time (Thresholds::min_change_s) that covers the launch overhead's
+// shift between processes. A CUPTI-timed side is not compared with an event-timed one unless
+// allowed (TimerMismatch).
 // With fewer than 2 samples on a side no test is possible: inside the band -> same, outside ->
 // noisy, both flagged low confidence.
 // Outside the statistics: failed (the new run recorded an error or a wrong result), new (no
@@ -45,10 +50,12 @@ std::string_view to_string(Verdict verdict);  // "faster", ..., "new" for added,
 struct Thresholds {
   double default_fraction = 0.05;
   std::map<std::string, double> families, benchmarks;
-  // The smallest change in a median that can count, whatever its relative size: two runs of the
-  // same code in separate processes shift short kernels by a fraction of a microsecond that no
-  // within-run sample shows (on an H200, up to 0.87 us between back-to-back suite runs, 16 of 60
-  // benchmarks under 20 us moving over 5%). A benchmark's band is widened to this much time.
+  // The smallest change in an event-timed median that can count, whatever its relative size: two
+  // runs of the same code in separate processes shift short kernels by a fraction of a
+  // microsecond that no within-run sample shows (on an H200, up to 0.87 us between back-to-back
+  // suite runs, 16 of 60 benchmarks under 20 us moving over 5%): the launch overhead between the
+  // events. A benchmark's band is widened to this much time. CUPTI-timed medians, which hold no
+  // launch overhead, use their minimum detectable change instead (detectable.hpp).
   double min_change_s = 1e-6;
   double for_benchmark(const std::string& name, const std::string& family) const;
 };
@@ -65,10 +72,19 @@ struct CompareOptions {
   int resamples = 2000;       // bootstrap resamples
   std::uint64_t seed = 0x6B67617465ull;
   bool allow_env_mismatch = false;
+  bool allow_timer_mismatch = false;
 };
 
 // Different GPU models: the comparison is refused unless allow_env_mismatch is set.
 class EnvironmentMismatch : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A benchmark whose headline mode was CUPTI-timed on one side and event-timed on the other: the
+// event-timed median holds a launch overhead of microseconds that the other does not, so the
+// comparison is refused unless allow_timer_mismatch is set (then the event-timed rules apply).
+class TimerMismatch : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
@@ -85,6 +101,11 @@ struct BenchmarkComparison {
   double p_value = 1;
   double baseline_clock_mhz = 0, new_clock_mhz = 0;  // 0 = unknown
   double cycle_speedup = 0;                           // 0 when a clock is unknown
+  std::string timer;  // "cupti" | "events": how both sides' headline samples were timed; empty when not compared
+  // The smallest change this comparison can detect, as a fraction: for CUPTI-timed sides the
+  // larger of the two sides' detectable_change(); 0 for event-timed sides (their minimum change
+  // in time widens `threshold` instead) and rows not compared. threshold >= this.
+  double min_detectable_change = 0;
   std::vector<std::string> notes;  // why: clock differences, counter deltas, errors
   // False for a vendor variant (cuBLAS): its verdict is shown, but a slowdown of another
   // library's code is no regression of kgate's and does not fail the gate. A failure does.
@@ -107,7 +128,8 @@ struct ComparisonReport {
   std::string summary_line() const;  // "3 slower, 1 faster, 40 same, 0 noisy, 1 failed; geomean speedup 0.987x"
 };
 
-// Throws EnvironmentMismatch (different GPU models, not allowed).
+// Throws EnvironmentMismatch (different GPU models, not allowed) and TimerMismatch (a benchmark
+// timed by CUPTI on one side and by events on the other, not allowed).
 ComparisonReport compare_runs(const RunResults& baseline, const RunResults& current, const std::string& baseline_source,
                               const std::string& new_source, const CompareOptions& options);
 

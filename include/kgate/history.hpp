@@ -4,10 +4,11 @@
 //
 // A change point is found by E-divisive means with a permutation test (change_points.hpp) on the
 // series of run medians, and then confirmed by the runs' own statistics: the step between the
-// medians of the runs on either side (up to the neighbouring change points) must exceed the
-// benchmark's threshold and its minimum change in time (compare.hpp's Thresholds), exceed the
-// runs' minimum detectable change, and its bootstrap interval must exclude 1. A change point
-// that fails is merged away, weakest first, and the others are judged again without it.
+// medians of the runs on either side (up to the neighbouring change points) must leave the band
+// the gate would give it (compare.hpp: the benchmark's threshold; for CUPTI-timed runs at least
+// their minimum detectable change, for event-timed ones at least the minimum change in time),
+// and its bootstrap interval must exclude 1. A change point that fails is merged away, weakest
+// first, and the others are judged again without it.
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -34,17 +35,6 @@ class HistoryError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-
-// What a results file records per benchmark and mode beyond RunResults' TimingRecord: the timer
-// that measured the samples and the smallest change the run could detect. Read from the JSON mode
-// block ("timer", "min_detectable_change"); absent keys (files written before them) give
-// "events" and 0 = unknown.
-struct TimingExtras {
-  std::string timer = "events";
-  double min_detectable_change = 0;  // fraction; 0 = unknown
-};
-using TimingExtrasByMode = std::map<std::pair<std::string, std::string>, TimingExtras>;  // (benchmark, mode)
-TimingExtrasByMode read_timing_extras(const nlohmann::json& results_doc);
 
 struct HistoryRun {
   std::int64_t id = 0;
@@ -90,7 +80,7 @@ class HistoryDb {
     std::size_t rows = 0;  // benchmark x mode rows written
   };
   // One transaction per run. Throws HistoryError for a run without a kgate block or a date.
-  Added add(const RunResults& run, const TimingExtrasByMode& extras, const std::string& source);
+  Added add(const RunResults& run, const std::string& source);
 
   // Every run, oldest first (the order of their dates: a nightly measures the commit of its day).
   const std::vector<HistoryRun>& runs() const { return runs_; }
@@ -125,7 +115,9 @@ struct ChangePoint {
   double before_median_s = 0, after_median_s = 0;  // medians of the run medians on either side
   RatioInterval ratio;  // after / before (above 1: slower) with its bootstrap interval
   double p_value = 1;   // of the permutation test
-  double threshold = 0, min_detectable_change = 0;
+  double threshold = 0;
+  double min_detectable_change = 0;  // the largest of the runs on either side (0 = none recorded)
+  bool cupti_timed = false;          // every run on either side CUPTI-timed: judged by the detectable change
   std::size_t runs_before = 0, runs_after = 0;
   bool is_new = true;  // see mark_new_changes
   bool slowdown() const { return ratio.ratio > 1; }

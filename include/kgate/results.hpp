@@ -23,6 +23,10 @@ struct Calibration {
   double gemm_flops_per_s = 0;    // bf16 tensor-core GEMM through cuBLAS
   double launch_floor_s = 0;      // an empty kernel, launched back to back
   double graph_floor_s = 0;       // an empty kernel replayed from a CUDA graph, per launch
+  // The smallest step between two CUPTI activity timestamps seen in the run (the tick of the GPU
+  // clock CUPTI reads); 0 when the run was not CUPTI-timed. Part of a CUPTI-timed record's
+  // minimum detectable change (detectable.hpp).
+  double timer_resolution_s = 0;
   double datasheet_bytes_per_s = 0;  // 2 * memory clock * bus width / 8 (DDR)
   double datasheet_sm_clock_mhz = 0;
   std::string cached_from;        // path of the cache file when reused, empty when measured now
@@ -65,6 +69,18 @@ struct TimingRecord {
   // run (--kgate_processes), each --benchmark_repetitions, each shard or A/B round. Empty when
   // unknown (older files, plain Google Benchmark JSON).
   std::vector<double> repetition_medians_s;
+  // Where the samples' times come from (docs/timing.md): "cupti", the span of the call's CUPTI
+  // activity records (first start to last end of its kernels, copies and sets, on the GPU's own
+  // clock), or "events", a CUDA event pair around the call (launch processing included). Files
+  // without the field were event-timed.
+  std::string timer = "events";
+  // CUPTI-timed records only (0 otherwise), over the same calls as the samples: the median time
+  // between the CUDA events around a call (end to end, launch included) and the median sum of its
+  // activity records' durations (busy time: the gaps between its kernels excluded).
+  double event_median_s = 0, busy_median_s = 0;
+  // The smallest change of the median this record can tell from its own scatter, as a fraction
+  // (min_detectable_change in detectable.hpp); 0 when not computed (event-timed, older files).
+  double min_detectable_change = 0;
 };
 
 // A kernel that the variant really launched (CUPTI activity record).

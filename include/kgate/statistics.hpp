@@ -20,6 +20,17 @@ double percentile(std::span<const double> samples, double q);
 double median(std::span<const double> samples);
 SampleSummary summarize(std::span<const double> samples);
 
+// The standard normal distribution's quantile: z with P(Z <= z) = p, for p in (0, 1) (throws
+// std::invalid_argument otherwise); normal_quantile(0.995) = 2.5758...
+double normal_quantile(double p);
+
+// A distribution-free interval of the median at `confidence`: the order statistics at ranks
+// n/2 -/+ z sqrt(n)/2 (z the two-sided normal quantile), clamped to the sample. Empty input throws.
+struct MedianInterval {
+  double low = 0, high = 0;
+};
+MedianInterval median_interval(std::span<const double> samples, double confidence);
+
 // Two-sided Mann–Whitney U test of "a and b come from the same distribution": the normal
 // approximation with tie correction and continuity correction (as SciPy's mannwhitneyu with
 // method="asymptotic"). Returns p = 1 when either side has fewer than 2 samples.

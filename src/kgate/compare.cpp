@@ -8,6 +8,7 @@
 #include <set>
 #include <span>
 
+#include "kgate/detectable.hpp"
 #include "kgate/results_io.hpp"
 #include "kgate/statistics.hpp"
 
@@ -309,8 +310,35 @@ void require_every_repetition(const TimingRecord& current, BenchmarkComparison& 
   row.verdict = Verdict::noisy;
 }
 
-void compare_timings(const BenchmarkRecord& base, const BenchmarkRecord& cur, const CompareOptions& options,
-                     BenchmarkComparison& row) {
+// Widens the row's band to what the two sides can resolve: for CUPTI-timed sides their minimum
+// detectable change (the larger of the two), for event-timed ones the fixed minimum change in time.
+void widen_to_detectable(const TimingRecord& b, const TimingRecord& c, const Calibration& b_cal, const Calibration& c_cal,
+                         const CompareOptions& options, BenchmarkComparison& row) {
+  row.timer = b.timer == c.timer ? b.timer : "events";
+  if (row.timer == "cupti") {
+    const DetectableChange before = detectable_change(b, b_cal.timer_resolution_s, 1 - options.alpha);
+    const DetectableChange after = detectable_change(c, c_cal.timer_resolution_s, 1 - options.alpha);
+    const DetectableChange& wider = before.fraction() >= after.fraction() ? before : after;
+    row.min_detectable_change = wider.fraction();
+    if (row.min_detectable_change <= row.threshold) return;
+    const char* limit = wider.fraction() == wider.between ? "the spread between its repetitions' medians"
+                        : wider.fraction() == wider.within ? "the sampling error of its medians"
+                                                           : "the timer's resolution";
+    row.notes.push_back("band widened to ±" + printf_string("%.1f%%", row.min_detectable_change * 100) +
+                        ": the minimum detectable change, set by " + limit);
+    row.threshold = row.min_detectable_change;
+    return;
+  }
+  if (b.timer != c.timer) row.notes.push_back("timers differ (" + b.timer + " → " + c.timer + "): judged as event-timed");
+  if (const double floor = options.thresholds.min_change_s / row.baseline_median_s; floor > row.threshold) {
+    row.notes.push_back("band widened to ±" + printf_string("%.1f%%", floor * 100) + " by the " +
+                        printf_string("%.2g", options.thresholds.min_change_s * 1e6) + " us minimum change");
+    row.threshold = floor;
+  }
+}
+
+void compare_timings(const BenchmarkRecord& base, const BenchmarkRecord& cur, const Calibration& base_cal,
+                     const Calibration& cur_cal, const CompareOptions& options, BenchmarkComparison& row) {
   const TimingRecord* b = mode_record(base, cur.headline_mode);
   const TimingRecord* c = mode_record(cur, cur.headline_mode);
   if (!b) {
@@ -320,11 +348,7 @@ void compare_timings(const BenchmarkRecord& base, const BenchmarkRecord& cur, co
   }
   row.baseline_samples = b->samples_s.size();
   row.baseline_median_s = median(b->samples_s);
-  if (const double floor = options.thresholds.min_change_s / row.baseline_median_s; floor > row.threshold) {
-    row.notes.push_back("band widened to ±" + printf_string("%.1f%%", floor * 100) + " by the " +
-                        printf_string("%.2g", options.thresholds.min_change_s * 1e6) + " us minimum change");
-    row.threshold = floor;
-  }
+  widen_to_detectable(*b, *c, base_cal, cur_cal, options, row);
   row.baseline_clock_mhz = b->sm_clock_mhz;
   row.new_clock_mhz = c->sm_clock_mhz;
 
@@ -366,7 +390,8 @@ void compare_timings(const BenchmarkRecord& base, const BenchmarkRecord& cur, co
   require_every_repetition(*c, row);
 }
 
-BenchmarkComparison compare_one(const BenchmarkRecord* base, const BenchmarkRecord& cur, const CompareOptions& options) {
+BenchmarkComparison compare_one(const BenchmarkRecord* base, const BenchmarkRecord& cur, const Calibration& base_cal,
+                                const Calibration& cur_cal, const CompareOptions& options) {
   BenchmarkComparison row;
   row.name = cur.name;
   row.family = cur.family;
@@ -400,7 +425,7 @@ BenchmarkComparison compare_one(const BenchmarkRecord* base, const BenchmarkReco
     if (base) row.notes.push_back("the baseline has no timing (" + to_string(base->status) + ": " + base->error + ")");
     return row;
   }
-  compare_timings(*base, cur, options, row);
+  compare_timings(*base, cur, base_cal, cur_cal, options, row);
   row.gated = cur.role != "vendor";
   if (row.verdict == Verdict::slower && !row.gated)
     row.notes.insert(row.notes.begin(), "vendor variant: another library's slowdown is shown, not gated");
@@ -473,6 +498,17 @@ void markdown_table(std::string& out, const std::vector<const BenchmarkCompariso
            format_time(row->new_median_s) + " | " + format_ratio(row->speedup) + " | " + format_ci(*row) + " | " +
            format_p(*row) + " | " + verdict + " | " + markdown_cell(notes) + " |\n";
   }
+}
+
+void require_same_timer(const BenchmarkRecord& base, const BenchmarkRecord& cur, const std::string& base_source,
+                        const std::string& cur_source) {
+  const TimingRecord* b = mode_record(base, cur.headline_mode);
+  const TimingRecord* c = mode_record(cur, cur.headline_mode);
+  if (!b || !c || b->timer == c->timer) return;
+  throw TimerMismatch(cur.name + ": its " + cur.headline_mode + " timing is " + b->timer + "-timed in " + base_source + " and " +
+                      c->timer + "-timed in " + cur_source +
+                      "; an event-timed median holds microseconds of launch overhead that a CUPTI span does not. Record both "
+                      "with the same --kgate_timer, or pass --allow-timer-mismatch to compare them as event-timed");
 }
 
 }  // namespace
@@ -555,7 +591,11 @@ ComparisonReport compare_runs(const RunResults& baseline, const RunResults& curr
   // of host shifts every median by the difference; the minimum change grows by it.
   CompareOptions judged = options;
   const double floor_before = baseline.context.calibration.launch_floor_s, floor_after = current.context.calibration.launch_floor_s;
-  if (baseline.has_kgate_block && current.has_kgate_block && floor_before > 0 && floor_after > 0) {
+  const bool any_event_timed = std::any_of(current.benchmarks.begin(), current.benchmarks.end(), [](const BenchmarkRecord& r) {
+    const TimingRecord* t = r.headline();
+    return t && t->timer == "events" && r.role != "peer";
+  });
+  if (baseline.has_kgate_block && current.has_kgate_block && floor_before > 0 && floor_after > 0 && any_event_timed) {
     const double shift = std::fabs(floor_after - floor_before);
     judged.thresholds.min_change_s += shift;
     if (shift >= kMinNotedLaunchShift)
@@ -584,7 +624,10 @@ ComparisonReport compare_runs(const RunResults& baseline, const RunResults& curr
       continue;
     }
     const auto it = base_by_name.find(cur.name);
-    report.benchmarks.push_back(compare_one(it == base_by_name.end() ? nullptr : it->second, cur, judged));
+    const BenchmarkRecord* base = it == base_by_name.end() ? nullptr : it->second;
+    if (base && !options.allow_timer_mismatch) require_same_timer(*base, cur, baseline_source, new_source);
+    report.benchmarks.push_back(
+        compare_one(base, cur, baseline.context.calibration, current.context.calibration, judged));
     seen.insert(cur.name);
   }
   for (const BenchmarkRecord& base : baseline.benchmarks) {
@@ -676,6 +719,8 @@ json report_to_json(const ComparisonReport& report) {
                                  {"baseline_sm_clock_mhz", number_or_null(row.baseline_clock_mhz)},
                                  {"new_sm_clock_mhz", number_or_null(row.new_clock_mhz)},
                                  {"cycle_speedup", number_or_null(row.cycle_speedup)},
+                                 {"timer", row.timer.empty() ? json(nullptr) : json(row.timer)},
+                                 {"min_detectable_change", number_or_null(row.min_detectable_change)},
                                  {"gated", row.gated},
                                  {"notes", row.notes}});
   }

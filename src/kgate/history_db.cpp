@@ -90,21 +90,6 @@ void execute(sqlite3* db, const std::string& sql, const std::string& path) {
   }
 }
 
-// The 95% distribution-free interval of the median: the order statistics at ranks
-// n/2 -+ 1.96 sqrt(n)/2 (the binomial's normal approximation).
-std::pair<double, double> median_interval(const std::vector<double>& samples) {
-  if (samples.empty()) return {0, 0};
-  std::vector<double> values = samples;
-  const double n = static_cast<double>(values.size()), half_width = 1.96 * std::sqrt(n) / 2;
-  const auto at_rank = [&](double rank) {  // 1-based, clamped to the samples
-    return values.begin() + static_cast<std::ptrdiff_t>(std::clamp(rank, 1.0, n) - 1);
-  };
-  const auto low = at_rank(std::floor(n / 2 - half_width)), high = at_rank(std::ceil(n / 2 + half_width));
-  std::nth_element(values.begin(), low, values.end());
-  std::nth_element(low, high, values.end());  // everything after `low` is not below it
-  return {*low, *high};
-}
-
 std::string join_numbers(const std::vector<double>& values) {
   nlohmann::json array = nlohmann::json::array();
   for (const double v : values) array.push_back(v);
@@ -132,26 +117,6 @@ constexpr const char* kRunColumns = "id, commit_sha, dirty, date, gpu, gpu_name,
 }  // namespace
 
 std::string HistoryRun::label() const { return date.substr(0, 10) + " " + (commit.empty() ? "unknown" : commit.substr(0, 7)); }
-
-TimingExtrasByMode read_timing_extras(const nlohmann::json& results_doc) {
-  TimingExtrasByMode extras;
-  const auto benchmarks = results_doc.find("benchmarks");
-  if (benchmarks == results_doc.end() || !benchmarks->is_array()) return extras;
-  for (const nlohmann::json& entry : *benchmarks) {
-    const auto block = entry.find("kgate");
-    if (block == entry.end() || !block->is_object() || !block->contains("name") || !(*block)["name"].is_string()) continue;
-    for (const char* mode : {"cold", "hot"}) {
-      const auto timing = block->find(mode);
-      if (timing == block->end() || !timing->is_object()) continue;
-      TimingExtras e;
-      if (const auto t = timing->find("timer"); t != timing->end() && t->is_string()) e.timer = t->get<std::string>();
-      if (const auto m = timing->find("min_detectable_change"); m != timing->end() && m->is_number())
-        e.min_detectable_change = m->get<double>();
-      extras[{(*block)["name"].get<std::string>(), mode}] = e;
-    }
-  }
-  return extras;
-}
 
 HistoryDb::HistoryDb(const std::string& path, bool create) : path_(path) {
   const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
@@ -203,7 +168,7 @@ void HistoryDb::load_runs() {
                      .driver_version = static_cast<int>(query.integer(7))});
 }
 
-HistoryDb::Added HistoryDb::add(const RunResults& run, const TimingExtrasByMode& extras, const std::string& source) {
+HistoryDb::Added HistoryDb::add(const RunResults& run, const std::string& source) {
   const RunContext& c = run.context;
   if (!run.has_kgate_block) throw HistoryError(source + ": not a kgate result (plain Google Benchmark JSON has no kgate block)");
   if (c.date.empty()) throw HistoryError(source + ": the run has no date (context.kgate.provenance.date): it cannot be ordered");
@@ -214,11 +179,8 @@ HistoryDb::Added HistoryDb::add(const RunResults& run, const TimingExtrasByMode&
                .suite = c.suite, .timer = {}, .source = source, .dirty = c.git_dirty, .driver_version = c.driver_version};
   std::set<std::string> timers;
   for (const BenchmarkRecord& r : run.benchmarks)
-    if (r.status == BenchmarkStatus::ok && r.headline()) {
-      const auto e = extras.find({r.name, r.headline_mode});
-      timers.insert(e == extras.end() ? TimingExtras{}.timer : e->second.timer);
-    }
-  added.run.timer = timers.size() == 1 ? *timers.begin() : timers.empty() ? TimingExtras{}.timer : "mixed";
+    if (r.status == BenchmarkStatus::ok && r.headline()) timers.insert(r.headline()->timer);
+  added.run.timer = timers.size() == 1 ? *timers.begin() : timers.empty() ? TimingRecord{}.timer : "mixed";
 
   execute(db_, "BEGIN IMMEDIATE", path_);
   try {
@@ -243,17 +205,15 @@ HistoryDb::Added HistoryDb::add(const RunResults& run, const TimingExtrasByMode&
           if (!timing->has_value() && !(r.status != BenchmarkStatus::ok && mode == r.headline_mode)) continue;
           const TimingRecord empty;
           const TimingRecord& t = timing->has_value() ? **timing : empty;
-          const auto e = extras.find({r.name, mode});
-          const TimingExtras extra = e == extras.end() ? TimingExtras{} : e->second;
-          const auto [low, high] = median_interval(t.samples_s);
+          const MedianInterval interval = t.samples_s.empty() ? MedianInterval{} : median_interval(t.samples_s, 0.95);
           const std::string status = r.status != BenchmarkStatus::ok ? to_string(r.status) : t.summary.count > 0 ? "ok" : "no-samples";
           const bool ok = status == "ok";
           insert.bind(1, added.run.id).bind(2, r.name).bind(3, r.family).bind(4, r.role).bind(5, std::string(mode));
           insert.bind(6, std::int64_t{mode == r.headline_mode}).bind(7, status);
-          insert.bind_number_or_null(8, ok ? t.summary.median : 0).bind_number_or_null(9, ok ? low : 0);
-          insert.bind_number_or_null(10, ok ? high : 0).bind(11, static_cast<std::int64_t>(t.summary.count));
+          insert.bind_number_or_null(8, ok ? t.summary.median : 0).bind_number_or_null(9, ok ? interval.low : 0);
+          insert.bind_number_or_null(10, ok ? interval.high : 0).bind(11, static_cast<std::int64_t>(t.summary.count));
           insert.bind_number_or_null(12, t.summary.rel_stddev()).bind(13, join_numbers(t.repetition_medians_s));
-          insert.bind(14, extra.min_detectable_change).bind(15, extra.timer).bind_number_or_null(16, t.sm_clock_mhz);
+          insert.bind(14, t.min_detectable_change).bind(15, t.timer).bind_number_or_null(16, t.sm_clock_mhz);
           insert.step();
           insert.reset();
           ++added.rows;

@@ -199,9 +199,10 @@ std::string without_gbench_suffixes(std::string name) {
 // ---------------------------------------------------------------------------------------------
 // The kgate blocks.
 
-// CUDA events resolve single-precision milliseconds, so samples are stored as floats, each written
-// as the shortest decimal that reads back to the same float: a third of the size of a double's 17
-// digits for a run's hundreds of thousands of samples. The reader rounds through float again.
+// CUDA events resolve single-precision milliseconds and a float's 24 bits keep a CUPTI span to
+// under a part in 10^7, so samples are stored as floats, each written as the shortest decimal that
+// reads back to the same float: a third of the size of a double's 17 digits for a run's hundreds
+// of thousands of samples. The reader rounds through float again.
 json single_precision_samples(const std::vector<double>& samples) {
   json out = json::array();
   char text[32];
@@ -214,7 +215,7 @@ json single_precision_samples(const std::vector<double>& samples) {
 
 json timing_to_json(const TimingRecord& t) {
   const SampleSummary& s = t.summary;
-  return {{"samples_s", single_precision_samples(t.samples_s)},
+  json out = {{"samples_s", single_precision_samples(t.samples_s)},
           {"summary",
            {{"count", s.count}, {"median", s.median}, {"mean", s.mean}, {"stddev", s.stddev}, {"min", s.min},
             {"max", s.max}, {"p10", s.p10}, {"p90", s.p90}}},
@@ -229,7 +230,13 @@ json timing_to_json(const TimingRecord& t) {
           {"wall_time_s", t.wall_time_s},
           {"launches_per_sample", t.launches_per_sample},
           {"input_copies", t.input_copies},
-          {"repetition_medians_s", t.repetition_medians_s}};
+          {"repetition_medians_s", t.repetition_medians_s},
+          {"timer", t.timer}};
+  // Optional figures, written only when known (a CUPTI-timed record; docs/results-format.md).
+  for (const auto& [key, value] : {std::pair{"event_median_s", t.event_median_s}, std::pair{"busy_median_s", t.busy_median_s},
+                                   std::pair{"min_detectable_change", t.min_detectable_change}})
+    if (value > 0) out[key] = value;
+  return out;
 }
 
 // The summary in the file is for readers of the file; kgate recomputes it from the samples, so a
@@ -255,12 +262,19 @@ TimingRecord timing_from_json(const Node& node) {
     const Node medians = node.at("repetition_medians_s").array();
     for (std::size_t i = 0; i < medians.size(); ++i) t.repetition_medians_s.push_back(medians[i].time());
   }
+  read_opt(node, "timer", t.timer);
+  if (t.timer != "cupti" && t.timer != "events") node.at("timer").fail("must be \"cupti\" or \"events\"");
+  if (node.has("event_median_s")) t.event_median_s = node.at("event_median_s").time();
+  if (node.has("busy_median_s")) t.busy_median_s = node.at("busy_median_s").time();
+  read_opt(node, "min_detectable_change", t.min_detectable_change);
   if (t.throttled_samples < 0) node.at("throttled_samples").fail("must be >= 0");
   if (t.power_limited_samples < 0) node.at("power_limited_samples").fail("must be >= 0");
   if (t.launches_per_sample < 1) node.at("launches_per_sample").fail("must be >= 1");
   if (t.input_copies < 1) node.at("input_copies").fail("must be >= 1");
   return t;
 }
+
+}  // namespace
 
 json kernel_to_json(const KernelRecord& k) {
   return {{"name", k.name},
@@ -273,6 +287,8 @@ json kernel_to_json(const KernelRecord& k) {
           {"duration_s", k.duration_s},
           {"launches", k.launches}};
 }
+
+namespace {
 
 void read_dim3(const Node& parent, const char* key, int (&out)[3]) {
   const auto node = parent.find(key);
@@ -538,6 +554,7 @@ json context_block(const RunContext& c) {
             {"gemm_flops_per_s", cal.gemm_flops_per_s},
             {"launch_floor_s", cal.launch_floor_s},
             {"graph_floor_s", cal.graph_floor_s},
+            {"timer_resolution_s", cal.timer_resolution_s},
             {"datasheet_bytes_per_s", cal.datasheet_bytes_per_s},
             {"datasheet_sm_clock_mhz", cal.datasheet_sm_clock_mhz},
             {"cached_from", cal.cached_from}}},
@@ -582,6 +599,7 @@ RunContext context_from_block(const Node& block) {
     read_opt(cal, "gemm_flops_per_s", k.gemm_flops_per_s);
     read_opt(cal, "launch_floor_s", k.launch_floor_s);
     read_opt(cal, "graph_floor_s", k.graph_floor_s);
+    read_opt(cal, "timer_resolution_s", k.timer_resolution_s);
     read_opt(cal, "datasheet_bytes_per_s", k.datasheet_bytes_per_s);
     read_opt(cal, "datasheet_sm_clock_mhz", k.datasheet_sm_clock_mhz);
     read_opt(cal, "cached_from", k.cached_from);

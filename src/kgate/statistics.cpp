@@ -91,6 +91,34 @@ double median(std::span<const double> samples) {
   return percentile(samples, 0.5);
 }
 
+double normal_quantile(double p) {
+  if (!(p > 0 && p < 1)) throw std::invalid_argument("normal_quantile: p = " + std::to_string(p) + " is outside (0, 1)");
+  // Bisection on P(Z <= z) = erfc(-z / sqrt 2) / 2, which is monotone: 200 halvings of [-40, 40]
+  // reach the last bit of a double, and no table of coefficients is needed.
+  double low = -40, high = 40;
+  for (int i = 0; i < 200 && high - low > 0; ++i) {
+    const double mid = (low + high) / 2;
+    (std::erfc(-mid / std::sqrt(2.0)) / 2 < p ? low : high) = mid;
+  }
+  return (low + high) / 2;
+}
+
+MedianInterval median_interval(std::span<const double> samples, double confidence) {
+  require_samples(samples, "median_interval");
+  if (!(confidence > 0 && confidence < 1))
+    throw std::invalid_argument("median_interval: confidence " + std::to_string(confidence) + " is outside (0, 1)");
+  std::vector<double> values(samples.begin(), samples.end());
+  const double n = static_cast<double>(values.size());
+  const double reach = normal_quantile((1 + confidence) / 2) * std::sqrt(n) / 2;
+  // 1-based ranks n/2 - reach and n/2 + reach + 1, as 0-based indices into the sorted sample.
+  // Two selections instead of a sort: `kgate history add` takes this of every mode of every run.
+  const auto lower = values.begin() + static_cast<std::ptrdiff_t>(std::clamp(std::floor(n / 2 - reach) - 1, 0.0, n - 1));
+  const auto upper = values.begin() + static_cast<std::ptrdiff_t>(std::clamp(std::ceil(n / 2 + reach), 0.0, n - 1));
+  std::nth_element(values.begin(), lower, values.end());
+  std::nth_element(lower, upper, values.end());  // everything after `lower` is not below it
+  return {*lower, *upper};
+}
+
 SampleSummary summarize(std::span<const double> samples) {
   require_samples(samples, "summarize");
   std::vector<double> sorted(samples.begin(), samples.end());

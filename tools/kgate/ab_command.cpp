@@ -143,7 +143,8 @@ std::string list_names(const std::vector<std::string>& names) {
 }  // namespace
 
 int run_ab(const Arguments& arguments, Io& io) {
-  OptionSpec spec{.with_value = comparator_value_options(), .flags = {"--common-only"}, .aliases = {{"--benchmark_filter", "--filter"}}};
+  OptionSpec spec{.with_value = comparator_value_options(), .flags = comparator_flags(), .aliases = {{"--benchmark_filter", "--filter"}}};
+  spec.flags.insert("--common-only");
   spec.with_value.insert({"--base", "--head", "--rounds", "--seed", "--filter", "--work-dir"});
   const Args args(arguments, spec);
   if (args.help()) {

@@ -74,6 +74,8 @@ int kgate_main(int argc, char** argv, std::ostream& out, std::ostream& err) {
     err << "kgate " << command << ": " << e.what() << "\n";
   } catch (const EnvironmentMismatch& e) {
     err << "kgate " << command << ": " << e.what() << "\n";
+  } catch (const TimerMismatch& e) {
+    err << "kgate " << command << ": " << e.what() << "\n";
   } catch (const std::filesystem::filesystem_error& e) {
     err << "kgate " << command << ": " << e.what() << "\n";  // names the path and the system's reason
   } catch (const std::exception& e) {

@@ -12,11 +12,15 @@ namespace kgate::cli {
 // Names of the options that take a value, for OptionSpec::with_value.
 const std::set<std::string>& comparator_value_options();
 
+// Names of the comparator's flags (--allow-timer-mismatch), for OptionSpec::flags.
+const std::set<std::string>& comparator_flags();
+
 // The usage lines of those options, for a command's --help.
 const char* comparator_options_usage();
 
 // The comparator's settings from the command line: --thresholds FILE, else `default_thresholds`
-// when that file exists; --threshold, --min-change-us, --alpha, --noise-limit.
+// when that file exists; --threshold, --min-change-us, --alpha, --noise-limit,
+// --allow-timer-mismatch.
 CompareOptions comparator_options(const Args& args, const std::string& default_thresholds);
 
 // Writes --json, --junit and --markdown, each when asked for.

@@ -32,9 +32,12 @@ options:
 
 constexpr const char* kComparatorUsage = R"(  --threshold FRACTION    the default threshold, e.g. 0.05 = 5%; replaces the file's default only,
                           its per-family and per-benchmark entries still apply
-  --min-change-us US      the smallest change in a median that can count (default: the file's
-                          min_change_us, else 1): short kernels shift by up to ~0.9 us between
-                          separate runs of identical code, which no within-run sample shows
+  --min-change-us US      the smallest change in an event-timed median that can count (default:
+                          the file's min_change_us, else 1): their launch overhead shifts short
+                          kernels by up to ~0.9 us between separate runs of identical code.
+                          CUPTI-timed medians use each benchmark's minimum detectable change
+  --allow-timer-mismatch  compare a CUPTI-timed benchmark with an event-timed one (as event-timed)
+                          instead of refusing
   --alpha P               significance level of the U test (default 0.01; intervals at 1 - P)
   --noise-limit FRACTION  relative stddev above which a side is too noisy to call same (default 0.10)
   --json FILE             write the verdicts as JSON
@@ -65,6 +68,11 @@ const std::set<std::string>& comparator_value_options() {
   return names;
 }
 
+const std::set<std::string>& comparator_flags() {
+  static const std::set<std::string> names = {"--allow-timer-mismatch"};
+  return names;
+}
+
 const char* comparator_options_usage() { return kComparatorUsage; }
 
 CompareOptions comparator_options(const Args& args, const std::string& default_thresholds) {
@@ -76,6 +84,7 @@ CompareOptions comparator_options(const Args& args, const std::string& default_t
   if (!(options.thresholds.default_fraction > 0)) throw UsageError("--threshold must be above 0");
   options.alpha = args.number("--alpha", options.alpha, 1e-9, 0.5);
   options.noise_limit = args.number("--noise-limit", options.noise_limit, 1e-6, 10);
+  options.allow_timer_mismatch = args.flag("--allow-timer-mismatch");
   return options;
 }
 
@@ -87,7 +96,8 @@ void write_comparison_files(const Args& args, const ComparisonReport& report) {
 }
 
 int run_compare(const Arguments& arguments, Io& io) {
-  OptionSpec spec{.with_value = comparator_value_options(), .flags = {"--allow-env-mismatch"}, .aliases = {}};
+  OptionSpec spec{.with_value = comparator_value_options(), .flags = comparator_flags(), .aliases = {}};
+  spec.flags.insert("--allow-env-mismatch");
   spec.with_value.insert({"--baseline-dir", "--suite"});
   const Args args(arguments, spec);
   if (args.help()) {

@@ -69,10 +69,9 @@ int run_add(const Operands& files, const std::string& db_path, Io& io) {
   if (files.empty()) throw UsageError("history add: give one or more results files");
   HistoryDb db(db_path, true);
   for (const std::string& path : files) {
-    const nlohmann::json doc = read_json_file(path);
-    const RunResults run = parse_results(doc, path);
+    const RunResults run = read_results_file(path);
     if (!run.has_kgate_block) throw ResultsError(path + ": not a kgate result (no kgate block: plain Google Benchmark JSON)");
-    const HistoryDb::Added added = db.add(run, read_timing_extras(doc), path);
+    const HistoryDb::Added added = db.add(run, path);
     io.out << "kgate history: " << (added.added ? "added " : "already there: ") << added.run.label() << " on "
            << added.run.gpu << " (" << added.run.host << ", timer " << added.run.timer << ")";
     if (added.added) io.out << ", " << added.rows << " benchmark x mode rows";

@@ -40,6 +40,8 @@ options:
                         (default: DIR/thresholds.json when it exists, DIR being --baseline-dir or
                         baselines)
   --allow-env-mismatch  compare runs from different GPU models (warns instead of refusing)
+  --allow-timer-mismatch  compare a CUPTI-timed benchmark with an event-timed one instead of
+                        refusing
   -h, --help            this text
 
 exit status: 0 report written (a regression does not change it: the gate verdict is printed),
@@ -103,7 +105,7 @@ int run_report(const Arguments& all_arguments, Io& io) {
   const std::vector<std::string> previous_paths = take_previous(arguments);
   const Args args(arguments, {.with_value = {"--baseline", "--baseline-dir", "--out", "--format", "--thresholds", "--history",
                                              "--history-last"},
-                              .flags = {"--allow-env-mismatch"},
+                              .flags = {"--allow-env-mismatch", "--allow-timer-mismatch"},
                               .aliases = {}});
   if (args.help()) {
     io.out << kUsage;
@@ -139,6 +141,7 @@ int run_report(const Arguments& all_arguments, Io& io) {
   else if (std::filesystem::exists(default_thresholds))
     inputs.compare.thresholds = read_thresholds_file(default_thresholds);
   inputs.compare.allow_env_mismatch = args.flag("--allow-env-mismatch");
+  inputs.compare.allow_timer_mismatch = args.flag("--allow-timer-mismatch");
   inputs.invocation = invocation(all_arguments);
 
   const report::Report report = report::build_report(inputs);
