@@ -262,6 +262,22 @@ TEST(HistoryChanges, HundredRunsOf329BenchmarksAreAddedAndAnalysedInUnderTenSeco
   EXPECT_EQ(found, expected);
 }
 
+// The history takes every mode's median interval (statistics.hpp) by two selections: the same
+// order statistics as sorting, with ties and at every size.
+TEST(MedianInterval, SelectionGivesTheSortedOrderStatistics) {
+  for (std::size_t n = 1; n < 300; n += 7)
+    for (const double confidence : {0.5, 0.95, 0.999}) {
+      std::vector<double> values;
+      for (std::size_t i = 0; i < n; ++i) values.push_back(std::round(10 * synthetic::normal_deviate(n, i)));  // many ties
+      std::vector<double> sorted = values;
+      std::sort(sorted.begin(), sorted.end());
+      const double count = static_cast<double>(n), reach = normal_quantile((1 + confidence) / 2) * std::sqrt(count) / 2;
+      const MedianInterval interval = median_interval(values, confidence);
+      EXPECT_EQ(interval.low, sorted[static_cast<std::size_t>(std::clamp(std::floor(count / 2 - reach) - 1, 0.0, count - 1))]) << n;
+      EXPECT_EQ(interval.high, sorted[static_cast<std::size_t>(std::clamp(std::ceil(count / 2 + reach), 0.0, count - 1))]) << n;
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The database
 

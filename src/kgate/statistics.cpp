@@ -115,8 +115,10 @@ MedianInterval median_interval(std::span<const double> samples, double confidenc
   const auto lower = values.begin() + static_cast<std::ptrdiff_t>(std::clamp(std::floor(n / 2 - reach) - 1, 0.0, n - 1));
   const auto upper = values.begin() + static_cast<std::ptrdiff_t>(std::clamp(std::ceil(n / 2 + reach), 0.0, n - 1));
   std::nth_element(values.begin(), lower, values.end());
-  std::nth_element(lower, upper, values.end());  // everything after `lower` is not below it
-  return {*lower, *upper};
+  const double low = *lower;
+  // Everything after `lower` is not below it: the upper rank lies among those.
+  if (upper > lower) std::nth_element(lower + 1, upper, values.end());
+  return {low, *upper};
 }
 
 SampleSummary summarize(std::span<const double> samples) {
