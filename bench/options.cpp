@@ -42,6 +42,17 @@ bool parse_switch(std::string_view flag, const std::string& value) {
   throw std::invalid_argument(std::string(flag) + ": expected on or off, got '" + value + "'");
 }
 
+// A value parsed by one of the harness's own parsers (parse_timer, parse_l2_flush, ...), whose
+// errors get the flag's name in front.
+template <class Parse>
+auto parse_with(std::string_view flag, const std::string& value, Parse parse) {
+  try {
+    return parse(value);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string(flag) + ": " + e.what());
+  }
+}
+
 std::vector<std::string> split_list(const std::string& value) {
   std::vector<std::string> items;
   std::stringstream in(value);
@@ -155,25 +166,13 @@ BenchOptions parse_bench_options(int& argc, char** argv) {
     } else if (flag == "--kgate_max_samples") {
       o.timing.stopping.max_samples = static_cast<int>(parse_number(flag, value, 1));
     } else if (flag == "--kgate_timer") {
-      try {
-        o.timing.timer = parse_timer(value);
-      } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(flag + ": " + e.what());
-      }
+      o.timing.timer = parse_with(flag, value, parse_timer);
     } else if (flag == "--kgate_cupti_kernels") {
-      try {
-        o.timing.kernel_activity = parse_kernel_activity(value);
-      } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(flag + ": " + e.what());
-      }
+      o.timing.kernel_activity = parse_with(flag, value, parse_kernel_activity);
     } else if (flag == "--kgate_hold") {
       o.timing.hold_stream = parse_switch(flag, value);
     } else if (flag == "--kgate_flush") {
-      try {
-        o.timing.flush = parse_l2_flush(value);
-      } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(flag + ": " + e.what());
-      }
+      o.timing.flush = parse_with(flag, value, parse_l2_flush);
     } else if (flag == "--kgate_placements") {
       o.timing.input_placements = parse_count(flag, value, 1, kMaxInputCopies);
     } else if (flag == "--kgate_target_rsd") {
