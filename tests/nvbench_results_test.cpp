@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -255,6 +256,30 @@ TEST(NvbenchResults, BaselineUpdateAndReportTakeNvbenchRuns) {
   r = kgate_cli({"report", b, "--baseline-dir", dir.file("baselines"), "--format", "text"});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("copy/T:F32/Elements:16777216"), std::string::npos) << r.out;
+}
+
+// Real nvbench output from a GPU (scripts/record-nvbench.sh): two runs of one build, one of the
+// build with a planted slowdown (a sixth more memory traffic), one without sample files.
+TEST(NvbenchResults, RecordedRunsAreGated) {
+  const std::string archive = KGATE_TEST_DATA_DIR "/recorded-nvbench.tar.gz";
+  if (!fs::exists(archive)) GTEST_SKIP() << "no recorded nvbench runs: scripts/record-nvbench.sh on a GPU writes them";
+  const syn::TempDir dir;
+  ASSERT_EQ(std::system(("tar -xzf '" + archive + "' -C '" + dir.path().string() + "'").c_str()), 0);
+  const kgate::RunResults a = kgate::read_results_file(dir.file("recorded-nvbench-run-a.json"));
+  ASSERT_FALSE(a.benchmarks.empty());
+  for (const kgate::BenchmarkRecord& r : a.benchmarks) {
+    EXPECT_EQ(r.name.rfind("scale_add/Elements:", 0), 0u) << r.name;
+    ASSERT_TRUE(r.cold.has_value()) << r.name;
+    EXPECT_GT(r.cold->samples_s.size(), 10u) << r.name;
+    EXPECT_GT(r.cold->sm_clock_mhz, 0) << r.name;
+  }
+  auto r = kgate_cli({"compare", dir.file("recorded-nvbench-run-a.json"), dir.file("recorded-nvbench-run-b.json")});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  r = kgate_cli({"compare", dir.file("recorded-nvbench-run-a.json"), dir.file("recorded-nvbench-slow.json")});
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("slower"), std::string::npos) << r.out;
+  r = kgate_cli({"compare", dir.file("recorded-nvbench-summaries.json"), dir.file("recorded-nvbench-run-b.json")});
+  EXPECT_NE(r.out.find("time-only, low-confidence comparison"), std::string::npos) << r.out;
 }
 
 }  // namespace
