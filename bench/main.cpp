@@ -218,7 +218,7 @@ int run(int argc, char** argv) {
     results = read_results_file(options.resume);
     std::remove(options.resume.c_str());
   } else {
-    results.context = make_run_context(device, join(original_args));
+    results.context = make_run_context(device, kThisSuite, join(original_args));
     results.context.extra["l2_flush"] = std::string(to_string(options.timing.flush));
     // Which part of the suite and which GPU this process had, for `kgate merge` (docs/ci.md).
     if (options.shard) results.context.extra["shard"] = options.shard->text();

@@ -165,7 +165,10 @@ struct BenchmarkRecord {
 struct RunResults {
   RunContext context;
   std::vector<BenchmarkRecord> benchmarks;
-  bool has_kgate_block = true;  // false when read from plain Google Benchmark JSON
+  bool has_kgate_block = true;  // false when read from plain Google Benchmark JSON or nvbench JSON
+  // What a comparison of a file without kgate blocks rests on, said at the top of one, where that
+  // is not plain Google Benchmark JSON's repetitions (nvbench's samples or summaries).
+  std::string source_note = {};
 };
 
 }  // namespace kgate

@@ -1,7 +1,8 @@
 #pragma once
 // The JSON form of RunResults (docs/results-format.md): valid Google Benchmark JSON, so that
 // Google Benchmark's tools/compare.py reads it, with kgate's full record in a `kgate` object in the
-// context and in each benchmark. Reading also accepts plain Google Benchmark JSON from any binary.
+// context and in each benchmark. Reading also accepts plain Google Benchmark JSON from any binary,
+// and nvbench's --json output (nvbench_results.hpp).
 // Every validation error is one line naming the file and the JSON path of the offending value.
 #include <stdexcept>
 #include <string>

@@ -606,7 +606,9 @@ ComparisonReport compare_runs(const RunResults& baseline, const RunResults& curr
                                " us), which every event-timed median carries");
   }
   for (const auto& [results, source] : {std::pair{&baseline, &baseline_source}, std::pair{&current, &new_source}})
-    if (!results->has_kgate_block)
+    if (!results->source_note.empty())
+      report.notices.push_back(*source + ": " + results->source_note);
+    else if (!results->has_kgate_block)
       report.notices.push_back("time-only comparison: " + *source +
                                " has no kgate block (plain Google Benchmark JSON: repetitions are the samples; no clocks, "
                                "counters or environment check)");

@@ -47,8 +47,9 @@ std::string gpu_slug(const std::string& gpu_name) {
   return slug.empty() ? "unknown-gpu" : slug;
 }
 
-RunContext make_run_context(const DeviceInfo& device, const std::string& command_line) {
+RunContext make_run_context(const DeviceInfo& device, const SuiteBuild& suite, const std::string& command_line) {
   RunContext c;
+  c.suite = suite.name;
   c.gpu_name = device.name;
   c.gpu_uuid = device.uuid;
   c.compute_capability = device.compute_capability;
@@ -61,12 +62,12 @@ RunContext make_run_context(const DeviceInfo& device, const std::string& command
   c.memory_clock_mhz = device.memory_clock_khz / 1e3;
   // KGATE_GIT_COMMIT names the commit where the tree has no .git (a CI artifact, a copied tree).
   const char* given = std::getenv("KGATE_GIT_COMMIT");
-  const std::string git = "git -C '" KGATE_SOURCE_DIR "' ";
+  const std::string git = "git -C '" + suite.source_dir + "' ";
   c.git_commit = given && *given ? given : run_command(git + "rev-parse HEAD 2>/dev/null");
   if (c.git_commit.empty()) c.git_commit = "unknown";
   c.git_dirty = !(given && *given) && !run_command(git + "status --porcelain --untracked-files=no 2>/dev/null").empty();
-  c.build_type = KGATE_BUILD_TYPE;
-  c.cuda_architectures = KGATE_CUDA_ARCHITECTURES;
+  c.build_type = suite.build_type;
+  c.cuda_architectures = suite.cuda_architectures;
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   c.host = host;

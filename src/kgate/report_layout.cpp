@@ -18,6 +18,12 @@ std::string short_commit(const RunContext& c) {
   return commit + (c.git_dirty ? " (dirty)" : "");
 }
 
+// What a results file without kgate blocks is: nvbench's reader names itself in the context.
+std::string foreign_format(const RunResults& run) {
+  const auto format = run.context.extra.find("format");
+  return format == run.context.extra.end() ? "plain Google Benchmark JSON" : format->second + " JSON";
+}
+
 std::string subtitle(const ReportModel& model) {
   const ReportInputs& in = *model.inputs;
   std::string s = "Run " + code(in.current.source);
@@ -50,7 +56,7 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const NamedRun
   const Calibration& cal = c.calibration;
   std::vector<std::pair<std::string, std::string>> rows = {{"Results file", code(named.source)}};
   if (!named.run.has_kgate_block) {
-    rows.emplace_back("Environment", "not recorded (plain Google Benchmark JSON)");
+    rows.emplace_back("Environment", "not recorded (" + foreign_format(named.run) + ")");
     return rows;
   }
   std::string gpu = c.gpu_name + " (compute capability " + std::to_string(c.compute_capability / 10) + "." +
@@ -286,7 +292,8 @@ Section reproduction_section(const ReportModel& model) {
   const RunContext& c = model.context();
   const ReportInputs& in = *model.inputs;
   if (!in.current.run.has_kgate_block) {
-    section.blocks.push_back(Paragraph{"The run is plain Google Benchmark JSON: it records neither the commit nor the command."});
+    section.blocks.push_back(Paragraph{"The run is " + foreign_format(in.current.run) + ": it records no commit" +
+                                       (in.current.run.context.command_line.empty() ? " and no command." : "; it ran `" + in.current.run.context.command_line + "`.")});
     return section;
   }
   std::string where = "Measured on " + c.gpu_name + " with CUDA driver " + format_cuda_version(c.driver_version) +

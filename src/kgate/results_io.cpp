@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "kgate/nvbench_results.hpp"
 #include "kgate/roofline.hpp"
 
 namespace kgate {
@@ -860,6 +861,7 @@ void attach_kgate_blocks(json& gbench_doc, const RunResults& results) {
 }
 
 RunResults parse_results(const json& doc, const std::string& source) {
+  if (is_nvbench_json(doc)) return parse_nvbench_results(doc, source);
   const Node root(doc, "$", source);
   if (!doc.is_object()) root.fail("expected a JSON object with \"context\" and \"benchmarks\", got " + std::string(doc.type_name()));
   if (!doc.contains("benchmarks"))

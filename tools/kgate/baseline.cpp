@@ -297,7 +297,7 @@ int show(const Args& args, Io& io) {
 
 std::string baseline_file_for(const std::string& dir, const RunResults& run, const std::string& run_source,
                               const std::optional<std::string>& suite) {
-  if (!run.has_kgate_block)
+  if (!run.has_kgate_block && run.context.gpu_name.empty())  // nvbench files name their GPU
     throw ResultsError(run_source + ": $.context.kgate: required field is missing (plain Google Benchmark JSON does not say "
                                     "which GPU it ran on, so it has no baseline of its own: give BASELINE.json explicitly)");
   const std::string name = suite.value_or(run.context.suite);
