@@ -25,6 +25,7 @@ need git /usr/bin/git
 need libgtest-dev "/usr/lib/*/libgtest.a" "/usr/lib/*/cmake/GTest/GTestConfig.cmake" "/usr/local/lib*/cmake/GTest/GTestConfig.cmake"
 need libbenchmark-dev "/usr/lib/*/cmake/benchmark/benchmarkConfig.cmake" "/usr/local/lib*/cmake/benchmark/benchmarkConfig.cmake"
 need nlohmann-json3-dev /usr/include/nlohmann/json.hpp /usr/local/include/nlohmann/json.hpp
+need zlib1g-dev /usr/include/zlib.h
 # Google Benchmark's compare.py and its statistics, for the interoperability test.
 need libbenchmark-tools /usr/share/benchmark/tools/compare.py "/usr/local/share/benchmark*/compare.py"
 need python3-scipy "/usr/lib/python3/dist-packages/scipy"

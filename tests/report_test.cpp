@@ -56,20 +56,6 @@ const RunResults& recorded(const std::string& path) {
   return cache.at(path);
 }
 
-// The bootstrap over a recording's thousands of samples a side takes half a minute per
-// comparison; the first kSamples of each timing are still recorded data and keep the tests fast.
-constexpr std::size_t kSamples = 200;
-
-RunResults trimmed(RunResults run) {
-  for (BenchmarkRecord& r : run.benchmarks)
-    for (auto* timing : {&r.cold, &r.hot})
-      if (*timing && (*timing)->samples_s.size() > kSamples) {
-        (*timing)->samples_s.resize(kSamples);
-        (*timing)->summary = kgate::summarize((*timing)->samples_s);
-      }
-  return run;
-}
-
 void scale_time(BenchmarkRecord& r, double factor) {
   for (auto* timing : {&r.cold, &r.hot})
     if (*timing) {
@@ -462,7 +448,7 @@ TEST(Report, ObservationsQuoteTheRun) {
 
 TEST(Report, ObservationsCountTheTimingsThatRested) {
   // Synthetic: the recorded run with two timings marked as having rested.
-  RunResults run = trimmed(recorded(recorded_runs().front()));
+  RunResults run = recorded(recorded_runs().front());
   int marked = 0;
   for (BenchmarkRecord& r : run.benchmarks)
     if (r.cold && marked < 2) {
@@ -484,7 +470,7 @@ TEST(Report, ObservationsCountTheTimingsThatRested) {
 
 TEST(Report, SyntheticNewRunAgainstTheRecordedBaseline) {
   const std::string path = recorded_runs().front();
-  const RunResults base = trimmed(recorded(path));
+  const RunResults base = recorded(path);
   Planted planted;
   const RunResults next = synthetic_new(base, planted);
   const kgate::ReportInputs inputs = inputs_for({"synthetic-new.json", next}, kgate::NamedRun{path, base});
@@ -525,7 +511,7 @@ TEST(Report, SyntheticNewRunAgainstTheRecordedBaseline) {
 
 TEST(Report, HistoryAndTrendFromEarlierRuns) {
   const std::string path = recorded_runs().front();
-  const RunResults current = trimmed(recorded(path));
+  const RunResults current = recorded(path);
   RunResults older = current;  // a synthetic earlier run: every non-reference variant 30% slower
   older.context.date = "2000-01-01T00:00:00Z";
   for (BenchmarkRecord& r : older.benchmarks)
@@ -594,7 +580,7 @@ Outcome kgate_report(std::vector<std::string> args) {
 
 TEST(ReportCli, WritesEveryFormatAndDoesNotGate) {
   const syn::TempDir dir;
-  const RunResults base = trimmed(recorded(recorded_runs().front()));
+  const RunResults base = recorded(recorded_runs().front());
   Planted planted;
   const std::string base_file = dir.file("base.json"), new_file = dir.file("new.json");
   kgate::write_results_file(base_file, kgate::to_json(base));
@@ -666,6 +652,8 @@ TEST(ReportCli, BadInputExitsTwoWithOneLine) {
        "kgate report: give --baseline FILE or --baseline-dir DIR, not both"},
       {{good, "--previous", "--out", dir.file("o")}, "kgate report: --previous needs at least one file"},
       {{"--out", dir.file("o")}, "kgate report: expected one results file (NEW.json), got 0"},
+      {{"--out", dir.file("o"), "--previous", good, good}, "kgate report: expected NEW.json; --previous takes every file"},
+      {{dir.file("missing.json"), "--out", good + "/o"}, "kgate report: --out " + good + "/o: " + good + " is not a directory"},
       {{good, "--baseline-dir", dir.file("baselines"), "--out", dir.file("o")},
        "kgate report: " + dir.file("baselines") + "/nvidia-h200/kgate.json: no baseline for NVIDIA H200"},
   };

@@ -77,7 +77,7 @@ std::string unfit_reason(const BenchmarkRecord& r) {
 }
 
 // A baseline keeps at most this many samples per mode, evenly spaced in time order: the U test and
-// the bootstrap lose nothing material, and a suite's baseline stays small enough for a repository.
+// the median-ratio interval lose nothing material, and a suite's baseline stays small enough for a repository.
 constexpr std::size_t kMaxBaselineSamples = 1000;
 
 void thin_samples(std::optional<TimingRecord>& timing) {

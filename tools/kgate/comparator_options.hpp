@@ -20,7 +20,8 @@ const char* comparator_options_usage();
 
 // The comparator's settings from the command line: --thresholds FILE, else `default_thresholds`
 // when that file exists; --threshold, --min-change-us, --alpha, --noise-limit,
-// --allow-timer-mismatch.
+// --allow-timer-mismatch. Checks first that the report files (--json, --junit, --markdown) can
+// be written, so that call it before any work.
 CompareOptions comparator_options(const Args& args, const std::string& default_thresholds);
 
 // Writes --json, --junit and --markdown, each when asked for.
