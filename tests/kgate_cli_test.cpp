@@ -69,7 +69,7 @@ TEST(KgateCli, ClockDropIsNotARegression) {
   const syn::TempDir dir;
   auto base = syn::run({syn::benchmark(kA, {.clock_mhz = 1980, .seed = 1})});
   auto next = syn::run({syn::benchmark(kA, {.median_s = 10e-6 * 1980 / 1600, .clock_mhz = 1600, .seed = 2})});
-  const auto r = kgate_cli({"compare", write_run(dir, "a.json", base), write_run(dir, "b.json", next)});
+  const auto r = kgate_cli({"compare", write_run(dir, "a.json", base), write_run(dir, "b.json", next), "--all"});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("clock 1980 → 1600 MHz: time +2"), std::string::npos) << r.out;  // +23.75% planted
 }
@@ -83,7 +83,7 @@ TEST(KgateCli, TimerMismatchIsRefusedUnlessAllowed) {
   EXPECT_EQ(refused.status, 2) << refused.out << refused.err;
   EXPECT_NE(refused.err.find(kA + ": its cold timing is cupti-timed in " + base + " and events-timed in " + events), std::string::npos)
       << refused.err;
-  const auto allowed = kgate_cli({"compare", base, events, "--allow-timer-mismatch"});
+  const auto allowed = kgate_cli({"compare", base, events, "--allow-timer-mismatch", "--all"});
   EXPECT_EQ(allowed.status, 0) << allowed.out << allowed.err;
   EXPECT_NE(allowed.out.find("timers differ (cupti → events)"), std::string::npos) << allowed.out;
 }
@@ -183,7 +183,7 @@ TEST(KgateCli, PlainGoogleBenchmarkIsComparedOnTimeOnly) {
   const std::string plain = KGATE_TEST_DATA_DIR "/synthetic-gbench-repetitions.json";
   const auto r = kgate_cli({"compare", plain, dir.write("slower.json", slower.dump()), "--min-change-us", "0"});
   EXPECT_EQ(r.status, 1) << r.out << r.err;  // BM_Broken failed in the new file too
-  EXPECT_NE(r.out.find("time-only comparison: " + plain + " has no kgate block"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("note: time-only comparison: " + plain + " has no kgate block"), std::string::npos) << r.err;
   // Three repetitions a side: a U test cannot reach p < 0.01, so a 50% slowdown is only noisy,
   // and the unchanged benchmark's interval is too wide to call it the same.
   EXPECT_EQ(last_line(r.out).rfind("0 slower, 0 faster, 0 same, 2 noisy, 1 failed", 0), 0u) << r.out;
@@ -401,7 +401,7 @@ TEST(KgateCli, PeersAreNotGated) {
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   const json verdicts = kgate::read_json_file(dir.file("v.json"));
   EXPECT_EQ(verdicts["benchmarks"].size(), 2u);
-  EXPECT_NE(r.out.find("2 peer benchmark(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("2 peer benchmark(s)"), std::string::npos) << r.err;
 
   // A peer in the baseline (an older file) is not "missing" from a run without peers either.
   r = kgate_cli({"compare", current, base});
@@ -559,7 +559,7 @@ TEST(KgateCli, AbAlternatesRoundsAndFindsThePlantedSlowdown) {
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_EQ(last_line(r.out).rfind("1 slower, 0 faster, 1 same, 0 noisy", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("per round: 0.9"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("3 rounds, order"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("3 rounds, order"), std::string::npos) << r.err;
   EXPECT_EQ(syn::read_text(dir.file("ab.md")).rfind("### kgate ab: 1 slower", 0), 0u);
 
   const std::vector<std::string> calls = bins.calls();
@@ -606,7 +606,7 @@ TEST(KgateCli, AbRefusesDifferentBenchmarkListsUnlessCommonOnly) {
   r = kgate_cli({"ab", "--base", bins.binary("base"), "--head", bins.binary("head"), "--rounds", "2", "--common-only"});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_EQ(last_line(r.out).rfind("0 slower, 0 faster, 2 same", 0), 0u) << r.out;
-  EXPECT_NE(r.out.find("note: 1 benchmark(s) not compared, only in head (new): " + added), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("note: 1 benchmark(s) not compared, only in head (new): " + added), std::string::npos) << r.err;
   const std::vector<std::string> calls = bins.calls();
   ASSERT_EQ(calls.size(), 10u);  // 2 listings, 2 flag probes, 2 rounds of 2
   EXPECT_NE(calls.back().find("--benchmark_filter=^(fused_add_rmsnorm/vectorized/m:1/n:8192/bf16|rmsnorm/vectorized/m:4096/n:4096/bf16)$"),

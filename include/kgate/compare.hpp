@@ -130,8 +130,17 @@ struct ComparisonReport {
 ComparisonReport compare_runs(const RunResults& baseline, const RunResults& current, const std::string& baseline_source,
                               const std::string& new_source, const CompareOptions& options);
 
-// Renderings of a report. The table ends with the summary line; colour uses ANSI escapes.
-std::string format_table(const ComparisonReport& report, bool colour);
+// The rows in the order a reader acts on them: slower (gated ones first), failed, faster, noisy,
+// new, missing, then same, and within each group the largest change (|log speedup|) first;
+// `same` rows only when with_same.
+std::vector<const BenchmarkComparison*> rows_by_impact(const ComparisonReport& report, bool with_same);
+
+// Renderings of a report. The table lists rows_by_impact (same rows only when with_same) and ends
+// with the summary line; colour uses ANSI escapes. The warnings and notices, one "warning: " or
+// "note: " line each, are apart (the command line prints them on standard error). The Markdown
+// lists the changed rows only, so a pull-request comment stays short.
+std::string format_table(const ComparisonReport& report, bool colour, bool with_same = false);
+std::string format_warnings(const ComparisonReport& report, bool colour);
 nlohmann::json report_to_json(const ComparisonReport& report);
 std::string report_to_junit(const ComparisonReport& report);
 std::string report_to_markdown(const ComparisonReport& report);

@@ -12,7 +12,7 @@ namespace kgate::cli {
 // Names of the options that take a value, for OptionSpec::with_value.
 const std::set<std::string>& comparator_value_options();
 
-// Names of the comparator's flags (--allow-timer-mismatch), for OptionSpec::flags.
+// Names of the comparator's flags (--allow-timer-mismatch, --all), for OptionSpec::flags.
 const std::set<std::string>& comparator_flags();
 
 // The usage lines of those options, for a command's --help.

@@ -19,6 +19,8 @@ constexpr const char* kUsage = R"(usage: kgate compare [options] BASELINE.json N
 Compares NEW with BASELINE benchmark by benchmark (matched by name) on the headline mode's
 samples: speedup = baseline median / new median, its confidence interval, a Mann-Whitney
 U test, and a verdict: slower, faster, same, noisy, new, missing or failed (docs/compare.md).
+Prints slower, failed, faster, noisy, new and missing benchmarks, largest change first, then the
+summary line; warnings and notes go to standard error.
 Either file may be plain Google Benchmark JSON: then the comparison is on time only, with the
 repetitions as samples.
 
@@ -41,6 +43,8 @@ constexpr const char* kComparatorUsage = R"(  --threshold FRACTION    the defaul
                           instead of refusing
   --alpha P               significance level of the U test (default 0.01; intervals at 1 - P)
   --noise-limit FRACTION  relative stddev above which a side is too noisy to call same (default 0.10)
+  --all                   list the unchanged (same) benchmarks too; by default the table lists
+                          what changed, largest change first, and counts the rest
   --json FILE             write the verdicts as JSON
   --junit FILE            write JUnit XML: one testcase per benchmark, regressions and failures
                           as <failure>
@@ -70,7 +74,7 @@ const std::set<std::string>& comparator_value_options() {
 }
 
 const std::set<std::string>& comparator_flags() {
-  static const std::set<std::string> names = {"--allow-timer-mismatch"};
+  static const std::set<std::string> names = {"--allow-timer-mismatch", "--all"};
   return names;
 }
 
@@ -135,7 +139,8 @@ int run_compare(const Arguments& arguments, Io& io) {
 
   const ComparisonReport report = compare_runs(baseline, current, baseline_path, new_path, options);
   write_comparison_files(args, report);
-  io.out << format_table(report, io.colour);
+  io.err << format_warnings(report, io.colour);
+  io.out << format_table(report, io.colour, args.flag("--all"));
   return report.regression() ? kExitGate : kExitOk;
 }
 
