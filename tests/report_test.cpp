@@ -229,9 +229,13 @@ kgate::ReportInputs inputs_for(kgate::NamedRun current, std::optional<kgate::Nam
   return inputs;
 }
 
+// The summary's sentences: its first paragraph after the gate line (which opens it).
 std::string summary_text(const Document& doc) {
   const Section* s = find_section(doc, "Executive summary");
-  return s ? std::get<kgate::report::Paragraph>(s->blocks.front()).text : "";
+  if (!s) return "";
+  for (const auto& block : s->blocks)
+    if (const auto* p = std::get_if<kgate::report::Paragraph>(&block); p && !p->text.starts_with("**gate: ")) return p->text;
+  return "";
 }
 
 std::vector<std::string> observation_items(const Document& doc) {
@@ -488,6 +492,19 @@ TEST(Report, SyntheticNewRunAgainstTheRecordedBaseline) {
   ASSERT_NE(doc.chart("speedup.svg"), nullptr);
   EXPECT_NE(doc.chart("speedup.svg")->svg.find(planted.slower), std::string::npos);
 
+  // The report opens with the gate and a table of what changed, each row linked to its family.
+  const Section& opening = doc.sections.front();
+  EXPECT_EQ(std::get<kgate::report::Paragraph>(opening.blocks.at(0)).text, "**" + report.gate_line + "**");
+  const auto& changes = std::get<kgate::report::Table>(opening.blocks.at(1));
+  ASSERT_EQ(changes.rows.size(), 3u);  // the planted slowdown, failure and speedup
+  EXPECT_EQ(changes.rows[0][0].text, "[`" + planted.slower + "`](#family-" + planted.slower.substr(0, planted.slower.find('/')) + ")");
+  EXPECT_EQ(changes.rows[0][1].text, "slower");
+  EXPECT_EQ(changes.rows[1][1].text, "failed");
+  EXPECT_EQ(changes.rows[2][1].text, "faster");
+  const std::string html = kgate::report::render_html(doc);
+  EXPECT_NE(html.find("<h3 id=\"family-" + planted.slower.substr(0, planted.slower.find('/')) + "\">"), std::string::npos);
+  EXPECT_LT(html.find(planted.slower), html.find("<section id=\"environment\">"));
+
   // The summary names the slowdown and its cause from the counter deltas.
   const std::string summary = summary_text(doc);
   EXPECT_NE(summary.find("The largest slowdown, `" + planted.slower + "`"), std::string::npos) << summary;
@@ -502,7 +519,7 @@ TEST(Report, SyntheticNewRunAgainstTheRecordedBaseline) {
 
   // The short summary: regressions and failures, linked to the full report.
   const std::string github = kgate::report::render_markdown(report.summary);
-  EXPECT_NE(github.find("## Regressions"), std::string::npos) << github;
+  EXPECT_NE(github.find("## What changed"), std::string::npos) << github;
   EXPECT_NE(github.find("`" + planted.slower + "`"), std::string::npos);
   EXPECT_NE(github.find("## Failed"), std::string::npos);
   EXPECT_NE(github.find("`" + planted.wrong + "`"), std::string::npos);

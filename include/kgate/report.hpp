@@ -68,6 +68,7 @@ struct Bullets {
 struct Subheading {
   std::string text{};
   bool compact = false;
+  std::string id{};  // an explicit anchor for links to it ([text](#id)); empty: none
 };
 
 struct Code {

@@ -45,7 +45,9 @@ std::string inline_html(std::string_view text) {
   std::string out;
   for (const Span& span : parse_inline(text)) {
     const std::string escaped = xml_escape(span.text);
-    if (span.kind == Span::Kind::code)
+    if (span.kind == Span::Kind::link)
+      out += "<a href=\"#" + xml_escape(span.target) + "\">" + inline_html(span.text) + "</a>";
+    else if (span.kind == Span::Kind::code)
       out += "<code>" + escaped + "</code>";
     else if (span.kind == Span::Kind::bold)
       out += "<strong>" + escaped + "</strong>";
@@ -108,7 +110,7 @@ std::string render_html(const Document& document) {
         for (const std::string& item : b->items) out += "<li>" + inline_html(item) + "</li>\n";
         out += "</ul>\n";
       } else if (const auto* h = std::get_if<Subheading>(&block)) {
-        out += "<h3>" + inline_html(h->text) + "</h3>\n";
+        out += (h->id.empty() ? "<h3>" : "<h3 id=\"" + xml_escape(h->id) + "\">") + inline_html(h->text) + "</h3>\n";
       } else if (const auto* t = std::get_if<Table>(&block)) {
         table(out, *t);
       } else if (const auto* f = std::get_if<Figure>(&block)) {

@@ -1,6 +1,7 @@
 // The report's document: which sections, in which order, and the short GitHub summary.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 
 #include "kgate/statistics.hpp"
@@ -129,21 +130,41 @@ Table history_table(const ReportModel& model) {
   return table;
 }
 
-Section regressions_section(const ReportModel& model) {
-  Section section{"Regressions", {}};
+// Every slower, failed and faster benchmark, in compare's order (rows_by_impact): what the gate
+// saw, with the notes that explain it. `link`: each name links to its family's section (the full
+// report; the short summary has no such sections).
+Table changes_table(const ComparisonReport& comparison, bool link) {
   Table table;
-  table.columns = {{"Benchmark"}, {"Baseline", true}, {"New", true}, {"Speedup", true}, {"What changed"}};
-  for (const BenchmarkComparison& row : model.comparison->benchmarks) {
-    if (row.verdict != Verdict::slower) continue;
+  table.columns = {{"Benchmark"},
+                   {"Verdict"},
+                   {"Speedup", true},
+                   {std::to_string(std::lround(comparison.confidence * 100)) + "% CI", true, false},
+                   {"Detects", true, false},
+                   {"Baseline", true, false},
+                   {"New", true, false},
+                   {"What changed"}};
+  for (const BenchmarkComparison* row : rows_by_impact(comparison, false)) {
+    if (row->verdict != Verdict::slower && row->verdict != Verdict::failed && row->verdict != Verdict::faster) continue;
     std::string notes;
-    for (const std::string& note : row.notes) notes += (notes.empty() ? "" : "; ") + note;
-    table.rows.push_back({{code(row.name)},
-                          {format_time(row.baseline_median_s)},
-                          {format_time(row.new_median_s)},
-                          {format_ratio(row.speedup), Tone::bad},
-                          {notes.empty() ? "-" : notes}});
+    for (const std::string& note : row->notes) notes += (notes.empty() ? "" : "; ") + note;
+    const Tone tone = row->verdict == Verdict::faster ? Tone::good : row->fails_gate() ? Tone::bad : Tone::warn;
+    const bool tested = row->speedup > 0 && !row->low_confidence;
+    table.rows.push_back(
+        {{link && !row->family.empty() ? "[" + code(row->name) + "](#" + family_anchor(row->family) + ")" : code(row->name)},
+         {std::string(to_string(row->verdict)) + (row->fails_gate() || row->verdict != Verdict::slower ? "" : " (vendor, not gated)"), tone},
+         {format_ratio(row->speedup), tone},
+         {tested ? sig3(row->ci_low) + "–" + sig3(row->ci_high) : "-"},
+         {row->min_detectable_change > 0 ? "≥" + format_pct(row->min_detectable_change * 100) : "-"},
+         {format_time(row->baseline_median_s)},
+         {format_time(row->new_median_s)},
+         {notes.empty() ? "-" : notes}});
   }
-  section.blocks.push_back(std::move(table));
+  return table;
+}
+
+Section regressions_section(const ReportModel& model) {
+  Section section{"What changed", {}};
+  section.blocks.push_back(changes_table(*model.comparison, false));
   return section;
 }
 
@@ -180,7 +201,7 @@ Document summary_document(const ReportModel& model, const Document& full) {
     summary.blocks.push_back(Paragraph{"Noisy (too spread to decide, not failing the gate): " + join_words(noisy) + "."});
   }
   doc.sections.push_back(std::move(summary));
-  if (model.comparison && model.comparison->count(Verdict::slower)) doc.sections.push_back(regressions_section(model));
+  if (model.comparison && !changes_table(*model.comparison, false).rows.empty()) doc.sections.push_back(regressions_section(model));
   std::vector<const BenchmarkView*> failed;
   for (const BenchmarkView& v : model.views)
     if (v.record->status == BenchmarkStatus::failed || v.record->correct == false) failed.push_back(&v);
@@ -218,11 +239,17 @@ const Chart* Document::chart(const std::string& file) const {
 
 Section summary_section(const ReportModel& model) {
   Section section{"Executive summary", {}};
+  // The verdict and what changed first: the reader came for them.
+  section.blocks.push_back(Paragraph{"**" + gate_line(model) + "**", true});
+  if (model.comparison)
+    if (Table changes = changes_table(*model.comparison, true); !changes.rows.empty()) {
+      changes.compact = true;
+      section.blocks.push_back(std::move(changes));
+    }
   std::string sentences;
   for (const std::string& s : executive_summary(model)) sentences += (sentences.empty() ? "" : " ") + s;
   section.blocks.push_back(Paragraph{sentences, true});
   if (Table peers = peer_summary_table(model); !peers.rows.empty()) section.blocks.push_back(std::move(peers));
-  section.blocks.push_back(Paragraph{"**" + gate_line(model) + "**", true});
   if (model.comparison && !(model.comparison->warnings.empty() && model.comparison->notices.empty())) {
     Bullets notes{{}, true};
     for (const std::string& w : model.comparison->warnings) notes.items.push_back("**warning:** " + w);

@@ -196,6 +196,8 @@ Section correctness_section(const ReportModel& model) {
   return section;
 }
 
+std::string family_anchor(const std::string& family) { return "family-" + anchor(family); }
+
 // Blocks are built in place (emplace_back): moving a temporary Block variant in made g++ 13 warn
 // that the Table alternative's vectors may be used uninitialized.
 Section families_section(const ReportModel& model) {
@@ -216,7 +218,7 @@ Section families_section(const ReportModel& model) {
            "kgate's fastest variant (its reference or a candidate).";
   section.blocks.emplace_back(Paragraph{intro});
   for (const FamilyView& family : model.families) {
-    section.blocks.emplace_back(Subheading{family.name, true});
+    section.blocks.emplace_back(Subheading{family.name, true, family_anchor(family.name)});
     if (!family.rows.empty()) section.blocks.emplace_back(family_table(model, family));
     if (!family.peer_matches.empty()) {
       section.blocks.emplace_back(Paragraph{"kgate against the fastest peer at each shape (speedup: peer median / kgate median):"});
