@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include <cstdlib>
 #include <sstream>
 
@@ -173,6 +175,12 @@ TEST(KgateCli, HelpForEveryCommand) {
     EXPECT_EQ(r.out.rfind("usage: kgate", 0), 0u) << r.out;
     EXPECT_TRUE(r.err.empty());
   }
+}
+
+TEST(KgateCli, Version) {
+  const Outcome r = kgate_cli({"--version"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(std::regex_match(r.out, std::regex("kgate [0-9]+\\.[0-9]+\\.[0-9]+ \\(results schema version 1\\)\n"))) << r.out;
 }
 
 TEST(KgateCli, PlainGoogleBenchmarkIsComparedOnTimeOnly) {
@@ -375,6 +383,22 @@ TEST(KgateCli, MergeShards) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err.rfind("kgate merge: " + f + ": $.benchmarks[0]: duplicate benchmark \"" + kA + "\", also in " + a, 0), 0u) << r.err;
   EXPECT_FALSE(fs::exists(dir.file("bad.json")));
+
+  // Skipped by design in both whole runs, or in one: no conflict; the timed record stays.
+  const auto skipping = [&](const std::string& name, std::uint64_t seed) {
+    RunResults run = syn::run({syn::benchmark(kA, {.seed = seed}), syn::benchmark(kB, {.seed = seed + 1})});
+    run.benchmarks[1].status = kgate::BenchmarkStatus::skipped;
+    run.benchmarks[1].error = "needs compute capability 100";
+    run.benchmarks[1].cold.reset();
+    return write_run(dir, name, run);
+  };
+  const std::string s1 = skipping("skip1.json", 10), s2 = skipping("skip2.json", 20);
+  r = kgate_cli({"merge", s1, s2, b, "-o", dir.file("skips.json")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const RunResults with_skips = kgate::read_results_file(dir.file("skips.json"));
+  ASSERT_EQ(with_skips.benchmarks.size(), 2u);
+  EXPECT_EQ(with_skips.benchmarks[1].status, kgate::BenchmarkStatus::ok);  // b's timing of kB, not the skips
+  EXPECT_EQ(with_skips.context.extra.at("source:" + kB), b);
 
   // Plain Google Benchmark JSON is not a shard of a kgate run.
   r = kgate_cli({"merge", a, KGATE_TEST_DATA_DIR "/synthetic-gbench-repetitions.json", "-o", dir.file("bad.json")});

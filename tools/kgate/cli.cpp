@@ -10,6 +10,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "kgate/compare.hpp"
+#include "kgate/results.hpp"
 #include "kgate/results_io.hpp"
 
 namespace kgate {
@@ -30,7 +31,7 @@ commands:
   story WORKLOAD --out DIR            measure a transformer layer's step and tell it: timeline,
                                       breakdown, roofline, top kernels, scaling (docs/story.md)
 
-Run 'kgate <command> --help' for the options of a command.
+Run 'kgate <command> --help' for the options of a command; 'kgate --version' prints the version.
 
 exit status: 0 no regression / success, 1 regression or failed variant (compare, ab) or a refused
 baseline update, 2 bad input or usage.
@@ -51,6 +52,10 @@ int kgate_main(int argc, char** argv, std::ostream& out, std::ostream& err) {
   try {
     if (command == "-h" || command == "--help" || command == "help") {
       out << kUsage;
+      return cli::kExitOk;
+    }
+    if (command == "--version" || command == "-V") {
+      out << "kgate " KGATE_VERSION " (results schema version " << kResultsSchemaVersion << ")\n";
       return cli::kExitOk;
     }
     if (command == "compare") return cli::run_compare(rest, io);
