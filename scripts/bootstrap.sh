@@ -29,6 +29,8 @@ need zlib1g-dev /usr/include/zlib.h
 # Google Benchmark's compare.py and its statistics, for the interoperability test.
 need libbenchmark-tools /usr/share/benchmark/tools/compare.py "/usr/local/share/benchmark*/compare.py"
 need python3-scipy "/usr/lib/python3/dist-packages/scipy"
+# The browser test renders the report and the story in headless Chromium.
+need chromium /usr/bin/chromium
 # The workflow check parses .github/workflows/*.yml.
 need python3-yaml "/usr/lib/python3/dist-packages/yaml"
 

@@ -377,7 +377,7 @@ TEST(Report, RecordedRunWithoutBaseline) {
     expect_correctness_matches(doc, run);
     expect_summary_from_input(doc, run, nullptr);
     expect_charts_are_xml(doc);
-    for (const char* chart : {"roofline.svg", "roof-share.svg", "hist-memory-roof.svg"})
+    for (const char* chart : {"roofline-rmsnorm.svg", "roof-share-rmsnorm.svg", "hist-memory-roof.svg"})
       EXPECT_NE(doc.chart(chart), nullptr) << chart;
     EXPECT_EQ(doc.chart("speedup.svg"), nullptr);  // no baseline: nothing to draw
 
@@ -557,7 +557,7 @@ TEST(Report, PlainGoogleBenchmarkJson) {
   const std::string path = KGATE_TEST_DATA_DIR "/synthetic-gbench-repetitions.json";
   const kgate::ReportInputs inputs = inputs_for({path, kgate::read_results_file(path)});
   const kgate::report::Report report = kgate::report::build_report(inputs);
-  EXPECT_EQ(report.full.chart("roofline.svg"), nullptr);  // no ceilings recorded
+  EXPECT_EQ(report.full.chart("roofline-rmsnorm.svg"), nullptr);  // no ceilings recorded
   const std::string markdown = kgate::report::render_markdown(report.full);
   EXPECT_NE(markdown.find("not recorded (plain Google Benchmark JSON)"), std::string::npos) << markdown;
   for (const kgate::report::Chart& chart : report.full.charts) EXPECT_EQ(xml_problem(chart.svg), "") << chart.file;
@@ -606,7 +606,7 @@ TEST(ReportCli, WritesEveryFormatAndDoesNotGate) {
   const Outcome all = kgate_report({new_file, "--baseline", base_file, "--previous", base_file, "--out", dir.file("all")});
   EXPECT_EQ(all.status, 0) << all.err;  // a regression is reported, not gated on
   EXPECT_NE(all.out.find("gate: FAIL ("), std::string::npos) << all.out;
-  for (const char* file : {"report.md", "report.html", "summary.md", "roofline.svg", "speedup.svg", "roof-share.svg"})
+  for (const char* file : {"report.md", "report.html", "summary.md", "roofline-rmsnorm.svg", "speedup.svg", "roof-share-rmsnorm.svg"})
     EXPECT_TRUE(fs::exists(dir.file("all") + "/" + file)) << file;
 
   // Markdown links its charts by relative path; every one is there and is well-formed XML.
@@ -626,12 +626,13 @@ TEST(ReportCli, WritesEveryFormatAndDoesNotGate) {
     EXPECT_EQ(std::system(check.c_str()), 0);
   }
 
-  // The HTML stands alone: every chart inline, no script, nothing fetched.
+  // The HTML stands alone: every chart inline, one inline script (table sorting), nothing fetched.
   const std::string html = syn::read_text(dir.file("all") + "/report.html");
   std::size_t inline_svgs = 0;
   for (std::size_t at = html.find("<svg "); at != std::string::npos; at = html.find("<svg ", at + 1)) ++inline_svgs;
   EXPECT_EQ(inline_svgs, svgs.size());
-  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), html.rfind("<script"));
+  EXPECT_EQ(html.find("<script src"), std::string::npos);
   EXPECT_EQ(std::regex_search(html, std::regex(R"((src|href)=["']?(https?:)?//)")), false);
   EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
   EXPECT_TRUE(html.ends_with("</html>\n"));

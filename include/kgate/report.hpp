@@ -121,7 +121,8 @@ std::string anchor(const std::string& title);
 
 // Markdown (GitHub flavour): charts linked by relative path (`![...](roofline.svg)`).
 std::string render_markdown(const Document& document);
-// One self-contained HTML file: inline CSS and SVG, no script, no network.
+// One self-contained HTML file: inline CSS and SVG, a few lines of inline script that sort a table
+// by the column clicked, no network.
 std::string render_html(const Document& document);
 // The compact terminal version: the blocks marked compact, ASCII tables and bars.
 std::string render_text(const Document& document);

@@ -89,14 +89,15 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const NamedRun
 }
 
 const char* chart_caption(const std::string& file) {
-  if (file == "roofline.svg")
-    return "Every benchmark at its arithmetic intensity and achieved FLOP/s, under the copy, read and GEMM ceilings measured in "
-           "this run (marker: family, colour: variant; the HTML version names a point on hover).";
+  if (file.starts_with("roofline-"))
+    return "The family's benchmarks at their arithmetic intensity and achieved FLOP/s, under the copy, read and GEMM ceilings "
+           "measured in this run (one colour and marker per variant; the HTML version names a point on hover).";
   if (file == "speedup.svg")
     return "Each compared benchmark's speedup against the baseline, sorted; colour is the verdict, the grey band the benchmark's "
            "threshold.";
-  if (file == "roof-share.svg")
-    return "Each benchmark's share of the roof it comes closest to, coloured by its bound class; the dashed line is 100%.";
+  if (file.starts_with("roof-share-"))
+    return "The family's benchmarks' share of the roof each comes closest to, coloured by its bound class; the dashed line is "
+           "100%.";
   if (file == "hist-memory-roof.svg")
     return "How the benchmarks spread over the share of the measured memory ceiling they reach.";
   if (file == "hist-occupancy.svg") return "How the benchmarks spread over achieved occupancy (CUPTI).";
@@ -282,7 +283,7 @@ Section environment_section(const ReportModel& model) {
 Section charts_section(const ReportModel& model, const std::vector<Chart>& charts) {
   Section section{"Charts", {}};
   for (const Chart& chart : charts) {
-    const bool compact = chart.file == (model.comparison ? "speedup.svg" : "roof-share.svg");
+    const bool compact = model.comparison ? chart.file == "speedup.svg" : chart.file.starts_with("roof-share-");
     section.blocks.push_back(Figure{chart.file, chart_caption(chart.file), compact});
   }
   if (charts.empty()) section.blocks.push_back(Paragraph{"No chart: the run has no timings with measured ceilings."});

@@ -9,8 +9,11 @@
 namespace kgate::report {
 namespace {
 
-constexpr double kWidth = 940, kHeight = 580;
-constexpr Frame kFrame{100, 64, 660, 500};
+// The plot area of a full-size roofline and of a small multiple (one per family); the legend sits
+// right of it, and the SVG grows to hold the legend whole.
+constexpr Frame kFullFrame{100, 64, 660, 500};
+constexpr Frame kSmallFrame{76, 58, 396, 336};
+constexpr double kLegendGap = 20, kLegendRow = 19, kMargin = 14;
 const std::string kRoofColour = "#333";
 
 // "1G", "10T", "1P": FLOP/s ticks; "0.1", "1k" for intensities.
@@ -69,18 +72,35 @@ std::optional<Chart> draw_roofline(const RooflinePlot& plot) {
     ai_high = std::max(ai_high, mark.intensity);
     flops_low = std::min(flops_low, mark.flops_per_s);
   }
+  const Frame frame = plot.small ? kSmallFrame : kFullFrame;
   // Room right of the ridges for the compute roof and its label, and above it for the labels.
-  const Scale x{decade_floor(ai_low / 2), decade_ceil(ai_high * 10), kFrame.left, kFrame.right, true};
-  const Scale y{flops_low / 2, compute * 4, kFrame.bottom, kFrame.top, true};
+  const Scale x{decade_floor(ai_low / 2), decade_ceil(ai_high * 10), frame.left, frame.right, true};
+  const Scale y{flops_low / 2, compute * 4, frame.bottom, frame.top, true};
 
-  Svg svg(kWidth, kHeight);
-  draw_title(svg, kWidth, plot.title, plot.subtitle);
-  draw_axes(svg, kFrame, {x, log_ticks(x.low, x.high), si, "arithmetic intensity (FLOP per byte of minimum traffic)"},
+  std::vector<LegendEntry> roof_entries = {{"compute: bf16 GEMM (cuBLAS)", kRoofColour, Marker::square, "-"}};
+  for (const Roof& roof : roofs)
+    roof_entries.push_back({roof.name + " bandwidth", kRoofColour, Marker::square, roof.dash.empty() ? "-" : roof.dash});
+  roof_entries.push_back({"ridge point", "#fff", Marker::circle, ""});
+  // The legend inside the SVG, whatever its labels: the box grows to the right and down for it.
+  double legend_width = Svg::text_width(plot.legend_title, 12);
+  for (const LegendEntry& e : plot.legend) legend_width = std::max(legend_width, 20 + Svg::text_width(e.label, 12));
+  for (const LegendEntry& e : roof_entries) legend_width = std::max(legend_width, 20 + Svg::text_width(e.label, 12));
+  const double legend_x = frame.right + kLegendGap;
+  const double legend_bottom = frame.top + 24 + kLegendRow * static_cast<double>(plot.legend.size() + roof_entries.size()) + 20;
+  const double width = std::max({legend_x + legend_width + kMargin, Svg::text_width(plot.subtitle, 12) + 2 * kMargin,
+                                 Svg::text_width(plot.title, 16) + 2 * kMargin});
+  const double height = std::max(frame.bottom + 64, legend_bottom + kMargin);
+
+  Svg svg(width, height);
+  draw_title(svg, width, plot.title, plot.subtitle);
+  draw_axes(svg, frame,
+            {x, log_ticks(x.low, x.high), si,
+             plot.small ? "FLOP per byte of minimum traffic" : "arithmetic intensity (FLOP per byte of minimum traffic)"},
             {y, log_ticks(y.low, y.high), si, "achieved FLOP/s"});
 
   svg.line(x(compute / roofs.front().bytes_per_s), y(compute), x.pixel_high, y(compute),
            {.stroke = kRoofColour, .stroke_width = 2});
-  svg.text(kFrame.right - 6, y(compute) - 8, "compute " + format_flops(compute),
+  svg.text(frame.right - 6, y(compute) - 8, "compute " + format_flops(compute),
            {.size = 12, .anchor = Anchor::end, .fill = kRoofColour});
   for (std::size_t i = 0; i < roofs.size(); ++i) draw_memory_roof(svg, x, y, roofs[i], compute, i > 0);
 
@@ -93,52 +113,47 @@ std::optional<Chart> draw_roofline(const RooflinePlot& plot) {
   svg.text(x(best->intensity) + 9, y(best->flops_per_s) + 4, format_pct(best->roof_pct) + " of " + best->ceiling,
            {.size = 11, .fill = "#222"});
 
-  svg.text(kFrame.right + 20, kFrame.top + 4, plot.legend_title, {.size = 12, .bold = true});
-  double legend_y = draw_legend(svg, kFrame.right + 20, kFrame.top + 24, plot.legend);
-  svg.text(kFrame.right + 20, legend_y + 10, "ceilings (measured)", {.size = 12, .bold = true});
-  std::vector<LegendEntry> roof_entries = {{"compute: bf16 GEMM (cuBLAS)", kRoofColour, Marker::square, "-"}};
-  for (const Roof& roof : roofs)
-    roof_entries.push_back({roof.name + " bandwidth", kRoofColour, Marker::square, roof.dash.empty() ? "-" : roof.dash});
-  roof_entries.push_back({"ridge point", "#fff", Marker::circle, ""});
-  draw_legend(svg, kFrame.right + 20, legend_y + 30, roof_entries);
+  svg.text(legend_x, frame.top + 4, plot.legend_title, {.size = 12, .bold = true});
+  const double legend_y = draw_legend(svg, legend_x, frame.top + 24, plot.legend);
+  svg.text(legend_x, legend_y + 10, "ceilings (measured)", {.size = 12, .bold = true});
+  draw_legend(svg, legend_x, legend_y + 30, roof_entries);
   return Chart{plot.file, plot.chart_title, svg.str(), ""};
 }
 
-std::optional<Chart> roofline_chart(const ReportModel& model) {
-  if (!model.has_ceilings()) return std::nullopt;
-  RooflinePlot plot{.file = "roofline.svg",
-                    .chart_title = "Roofline",
-                    .title = "Roofline: " + (model.context().gpu_name.empty() ? std::string("this GPU") : model.context().gpu_name),
-                    .subtitle = "ceilings measured in this run; each point a benchmark at its median time",
-                    .calibration = model.context().calibration,
-                    .legend_title = "family / variant"};
-  // One colour per variant name (the same name in two families is the same colour), one marker
-  // per family.
-  std::vector<std::string> variants, families;
+std::vector<Chart> roofline_charts(const ReportModel& model) {
+  std::vector<Chart> charts;
+  if (!model.has_ceilings()) return charts;
+  // Small multiples, one per family: its variants (peers among them) each with a colour and a
+  // marker of its own, so no two entries of a legend look alike.
   for (const FamilyView& family : model.families) {
-    families.push_back(family.name);
+    RooflinePlot plot{.file = "roofline-" + file_safe(family.name) + ".svg",
+                      .chart_title = "Roofline: " + family.name,
+                      .title = "Roofline: " + family.name,
+                      .subtitle = "each point a shape at its median time; ceilings measured on " +
+                                  (model.context().gpu_name.empty() ? std::string("this GPU") : model.context().gpu_name),
+                      .calibration = model.context().calibration,
+                      .legend_title = "variant",
+                      .small = true};
+    const auto index_of = [&](const std::string& variant) {
+      return static_cast<std::size_t>(std::find(family.variants.begin(), family.variants.end(), variant) - family.variants.begin());
+    };
+    for (const BenchmarkView* v : family.rows) {
+      if (!(v->ran() && v->record->arithmetic_intensity > 0 && v->record->flops_per_s > 0)) continue;
+      const BenchmarkRecord& r = *v->record;
+      plot.marks.push_back({r.arithmetic_intensity, r.flops_per_s, palette(index_of(r.variant)), marker_for(index_of(r.variant)),
+                            r.name + ": " + sig3(r.arithmetic_intensity) + " FLOP/byte, " + format_flops(r.flops_per_s) + ", " +
+                                format_pct(v->roof.pct) + " of the " + v->roof.ceiling + " ceiling, " +
+                                std::string(to_string(r.roofline)),
+                            v->roof.pct, v->roof.ceiling});
+    }
     for (const std::string& variant : family.variants)
-      if (std::find(variants.begin(), variants.end(), variant) == variants.end()) variants.push_back(variant);
+      plot.legend.push_back({variant + (family.roles.contains(variant) && family.roles.at(variant) != "candidate"
+                                            ? " (" + family.roles.at(variant) + ")"
+                                            : ""),
+                             palette(index_of(variant)), marker_for(index_of(variant))});
+    if (auto chart = draw_roofline(plot)) charts.push_back(std::move(*chart));
   }
-  const auto colour_of = [&](const std::string& variant) {
-    return palette(static_cast<std::size_t>(std::find(variants.begin(), variants.end(), variant) - variants.begin()));
-  };
-  const auto marker_of = [&](const std::string& family) {
-    return marker_for(static_cast<std::size_t>(std::find(families.begin(), families.end(), family) - families.begin()));
-  };
-  for (const BenchmarkView& v : model.views) {
-    if (!(v.ran() && v.record->arithmetic_intensity > 0 && v.record->flops_per_s > 0)) continue;
-    const BenchmarkRecord& r = *v.record;
-    plot.marks.push_back({r.arithmetic_intensity, r.flops_per_s, colour_of(r.variant), marker_of(r.family),
-                          r.name + ": " + sig3(r.arithmetic_intensity) + " FLOP/byte, " + format_flops(r.flops_per_s) + ", " +
-                              format_pct(v.roof.pct) + " of the " + v.roof.ceiling + " ceiling, " +
-                              std::string(to_string(r.roofline)),
-                          v.roof.pct, v.roof.ceiling});
-  }
-  for (const FamilyView& family : model.families)
-    for (const std::string& variant : family.variants)
-      plot.legend.push_back({family.name + " / " + variant, colour_of(variant), marker_of(family.name)});
-  return draw_roofline(plot);
+  return charts;
 }
 
 }  // namespace kgate::report
