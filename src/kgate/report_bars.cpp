@@ -69,7 +69,7 @@ std::string roofline_class_colour(RooflineClass cls) {
     case RooflineClass::memory_bound: return "#4e79a7";
     case RooflineClass::compute_bound: return "#e15759";
     case RooflineClass::latency_bound: return "#bab0ac";
-    case RooflineClass::balanced: return "#f28e2b";
+    case RooflineClass::below_roofs: return "#f28e2b";
   }
   return "#bab0ac";
 }
@@ -156,7 +156,7 @@ std::vector<Chart> roof_share_charts(const ReportModel& model) {
     chart.reference = 100;
     chart.tick_label = [](double v) { return tick_number(v) + "%"; };
     for (const RooflineClass cls :
-         {RooflineClass::memory_bound, RooflineClass::compute_bound, RooflineClass::balanced, RooflineClass::latency_bound})
+         {RooflineClass::memory_bound, RooflineClass::compute_bound, RooflineClass::below_roofs, RooflineClass::latency_bound})
       chart.legend.push_back({std::string(to_string(cls)), roofline_class_colour(cls)});
     const std::string prefix = family.name + "/";
     for (const BenchmarkView* row : family.rows)

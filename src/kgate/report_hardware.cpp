@@ -119,7 +119,7 @@ Table classification_table(const ReportModel& model) {
     return row;
   };
   for (const RooflineClass cls :
-       {RooflineClass::memory_bound, RooflineClass::compute_bound, RooflineClass::balanced, RooflineClass::latency_bound}) {
+       {RooflineClass::memory_bound, RooflineClass::compute_bound, RooflineClass::below_roofs, RooflineClass::latency_bound}) {
     std::vector<const BenchmarkView*> members;
     for (const BenchmarkView* v : classified)
       if (v->record->roofline == cls) members.push_back(v);
@@ -185,7 +185,7 @@ Section hardware_section(const ReportModel& model) {
                   "the launch floor; "
                   "else **memory-bound** or **compute-bound** when the benchmark reaches at least half of that roof, and more of "
                   "it than of the "
-                  "other; else **balanced** (neither roof approached). Means are unweighted over the benchmarks of a class."});
+                  "other; else **below-roofs** (under the threshold of both roofs: neither memory nor compute limits it, the kernel's own code does). Means are unweighted over the benchmarks of a class."});
     section.blocks.push_back(classes);
   }
   const Table metrics = metrics_table(model);

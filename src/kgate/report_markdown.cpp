@@ -11,7 +11,10 @@ std::string inline_markdown(std::string_view text, bool in_table) {
   std::string out;
   for (const Span& span : parse_inline(text)) {
     if (span.kind == Span::Kind::link) {
-      out += "[" + inline_markdown(span.text, in_table) + "](#" + span.target + ")";
+      // Appended piece by piece: g++ 12 warns (-Wrestrict, wrongly) on "[" + a temporary string.
+      out += '[';
+      out += inline_markdown(span.text, in_table);
+      out += "](#" + span.target + ")";
       continue;
     }
     std::string part;

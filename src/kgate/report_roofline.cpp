@@ -34,20 +34,26 @@ struct Roof {
 };
 
 // The sloped part of a memory roof, from the left edge (or where it enters the plot) to its
-// ridge with the compute roof; its label rides along it, above or below.
-void draw_memory_roof(Svg& svg, const Scale& x, const Scale& y, const Roof& roof, double compute, bool label_above) {
+// ridge with the compute roof; its label rides along it, above or below. `labelled` false (a small
+// multiple, where labels on the lines would cover the points): the legend gives the figures.
+void draw_memory_roof(Svg& svg, const Scale& x, const Scale& y, const Roof& roof, double compute, bool label_above,
+                      bool labelled) {
   const double ridge = compute / roof.bytes_per_s;
   const double start = std::max(x.low, y.low / roof.bytes_per_s);
   const Style style{.stroke = kRoofColour, .stroke_width = 2, .dash = roof.dash};
   svg.line(x(start), y(start * roof.bytes_per_s), x(ridge), y(compute), style);
+  const std::string ridge_text = "ridge of the " + roof.name + " roof: " + sig3(ridge) + " FLOP/byte";
+  if (!labelled) {
+    svg.marker(Marker::circle, x(ridge), y(compute), 7, {.fill = "#fff", .stroke = kRoofColour, .stroke_width = 1.5}, ridge_text);
+    return;
+  }
   const double angle = std::atan2(y(compute) - y(start * roof.bytes_per_s), x(ridge) - x(start)) * 180 / std::acos(-1.0);
   // Right of the low-intensity points that crowd the left edge, left of the ridge labels.
   const double at = start * std::pow(ridge / start, 0.5);
   const double offset = label_above ? -7 : 15;
   svg.text(x(at), y(at * roof.bytes_per_s) + offset, roof.name + " " + format_bandwidth(roof.bytes_per_s),
            {.size = 12, .fill = kRoofColour, .rotate = angle});
-  svg.marker(Marker::circle, x(ridge), y(compute), 7, {.fill = "#fff", .stroke = kRoofColour, .stroke_width = 1.5},
-             "ridge of the " + roof.name + " roof: " + sig3(ridge) + " FLOP/byte");
+  svg.marker(Marker::circle, x(ridge), y(compute), 7, {.fill = "#fff", .stroke = kRoofColour, .stroke_width = 1.5}, ridge_text);
   // Two ridges sit close together: one label above the compute line to the left of its ridge,
   // the other below it to the right.
   svg.text(x(ridge) + (label_above ? -8 : 8), y(compute) + (label_above ? -8 : 18), "ridge " + sig3(ridge) + " FLOP/B",
@@ -77,10 +83,19 @@ std::optional<Chart> draw_roofline(const RooflinePlot& plot) {
   const Scale x{decade_floor(ai_low / 2), decade_ceil(ai_high * 10), frame.left, frame.right, true};
   const Scale y{flops_low / 2, compute * 4, frame.bottom, frame.top, true};
 
-  std::vector<LegendEntry> roof_entries = {{"compute: bf16 GEMM (cuBLAS)", kRoofColour, Marker::square, "-"}};
+  // A small multiple names the ceilings' figures in its legend instead of along the lines.
+  std::vector<LegendEntry> roof_entries = {
+      {plot.small ? "compute " + format_flops(compute) + " (bf16 GEMM)" : "compute: bf16 GEMM (cuBLAS)", kRoofColour,
+       Marker::square, "-"}};
   for (const Roof& roof : roofs)
-    roof_entries.push_back({roof.name + " bandwidth", kRoofColour, Marker::square, roof.dash.empty() ? "-" : roof.dash});
+    roof_entries.push_back({plot.small ? roof.name + " " + format_bandwidth(roof.bytes_per_s) : roof.name + " bandwidth", kRoofColour,
+                            Marker::square, roof.dash.empty() ? "-" : roof.dash});
   roof_entries.push_back({"ridge point", "#fff", Marker::circle, ""});
+  const RoofMark* best = &plot.marks.front();
+  for (const RoofMark& mark : plot.marks)
+    if (mark.roof_pct > best->roof_pct) best = &mark;
+  const std::string best_text = format_pct(best->roof_pct) + " of " + best->ceiling;
+  if (plot.small) roof_entries.push_back({"best: " + best_text, "none", Marker::circle, ""});
   // The legend inside the SVG, whatever its labels: the box grows to the right and down for it.
   double legend_width = Svg::text_width(plot.legend_title, 12);
   for (const LegendEntry& e : plot.legend) legend_width = std::max(legend_width, 20 + Svg::text_width(e.label, 12));
@@ -100,18 +115,20 @@ std::optional<Chart> draw_roofline(const RooflinePlot& plot) {
 
   svg.line(x(compute / roofs.front().bytes_per_s), y(compute), x.pixel_high, y(compute),
            {.stroke = kRoofColour, .stroke_width = 2});
-  svg.text(frame.right - 6, y(compute) - 8, "compute " + format_flops(compute),
-           {.size = 12, .anchor = Anchor::end, .fill = kRoofColour});
-  for (std::size_t i = 0; i < roofs.size(); ++i) draw_memory_roof(svg, x, y, roofs[i], compute, i > 0);
+  if (!plot.small)
+    svg.text(frame.right - 6, y(compute) - 8, "compute " + format_flops(compute),
+             {.size = 12, .anchor = Anchor::end, .fill = kRoofColour});
+  for (std::size_t i = 0; i < roofs.size(); ++i) draw_memory_roof(svg, x, y, roofs[i], compute, i > 0, !plot.small);
 
-  const RoofMark* best = &plot.marks.front();
-  for (const RoofMark& mark : plot.marks) {
+  for (const RoofMark& mark : plot.marks)
     svg.marker(mark.marker, x(mark.intensity), y(mark.flops_per_s), 9,
                {.fill = mark.colour, .stroke = "#222", .stroke_width = 0.6, .opacity = 0.85}, mark.tooltip);
-    if (mark.roof_pct > best->roof_pct) best = &mark;
-  }
-  svg.text(x(best->intensity) + 9, y(best->flops_per_s) + 4, format_pct(best->roof_pct) + " of " + best->ceiling,
-           {.size = 11, .fill = "#222"});
+  // The best point: labelled beside it, or (small) ringed and named in the legend.
+  if (plot.small)
+    svg.marker(Marker::circle, x(best->intensity), y(best->flops_per_s), 16, {.stroke = "#222", .stroke_width = 1.2},
+               best->tooltip);
+  else
+    svg.text(x(best->intensity) + 9, y(best->flops_per_s) + 4, best_text, {.size = 11, .fill = "#222"});
 
   svg.text(legend_x, frame.top + 4, plot.legend_title, {.size = 12, .bold = true});
   const double legend_y = draw_legend(svg, legend_x, frame.top + 24, plot.legend);
