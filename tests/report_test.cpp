@@ -684,6 +684,55 @@ TEST(ReportCli, BadInputExitsTwoWithOneLine) {
   EXPECT_FALSE(fs::exists(dir.file("o")));
 }
 
+// ctest's JUnit of a correctness run, in the shape ctest 3.25 writes it: a pass, a failure, a
+// GoogleTest skip (status notrun after SKIP_REGULAR_EXPRESSION, the reason in the output).
+constexpr const char* kSyntheticJunit = R"junit(<?xml version="1.0" encoding="UTF-8"?>
+<testsuite name="(empty)" tests="3" failures="1" disabled="0" skipped="1" hostname="" time="3" timestamp="2026-11-25T21:08:16">
+	<testcase name="rmsnorm/vectorized.m=4096/n=4096/bf16" classname="rmsnorm/vectorized.m=4096/n=4096/bf16" time="0.5" status="run">
+		<system-out>[ RUN      ] rmsnorm/vectorized.m=4096/n=4096/bf16
+[       OK ] rmsnorm/vectorized.m=4096/n=4096/bf16 (12 ms)
+</system-out>
+	</testcase>
+	<testcase name="gemv/vectorized.m=1/n=4096/k=4096/bf16" classname="gemv/vectorized.m=1/n=4096/k=4096/bf16" time="0.4" status="fail">
+		<failure message="Failed"/>
+		<system-out>correctness/main.cpp:52: Failure
+Value of check.passed() is false</system-out>
+	</testcase>
+	<testcase name="prefill_attention/fa3_wgmma.b=1/s=512/bf16" classname="prefill_attention/fa3_wgmma.b=1/s=512/bf16" time="0.1" status="notrun">
+		<skipped message="SKIP_REGULAR_EXPRESSION_MATCHED"/>
+		<system-out>[ RUN      ] prefill_attention/fa3_wgmma.b=1/s=512/bf16
+correctness/main.cpp:25: Skipped
+prefill_attention/fa3_wgmma needs compute capability 90, NVIDIA A100 has 80
+
+[  SKIPPED ] prefill_attention/fa3_wgmma.b=1/s=512/bf16 (0 ms)
+</system-out>
+	</testcase>
+</testsuite>
+)junit";
+
+TEST(ReportCorrectness, TheSuiteAsCtestRanIt) {
+  const syn::TempDir dir;
+  const std::string junit = dir.write("synthetic-correctness-junit.xml", kSyntheticJunit);
+  const std::vector<kgate::SuiteCase> cases = kgate::read_ctest_junit(junit);
+  ASSERT_EQ(cases.size(), 3u);
+  EXPECT_EQ(cases[0].variant, "rmsnorm/vectorized");
+  EXPECT_EQ(cases[0].shape, "m=4096/n=4096/bf16");
+  EXPECT_EQ(cases[0].result, kgate::SuiteCase::Result::passed);
+  EXPECT_EQ(cases[1].result, kgate::SuiteCase::Result::failed);
+  EXPECT_EQ(cases[2].result, kgate::SuiteCase::Result::skipped);
+  EXPECT_EQ(cases[2].reason, "prefill_attention/fa3_wgmma needs compute capability 90, NVIDIA A100 has 80");
+  EXPECT_THROW(kgate::read_ctest_junit(dir.write("empty.xml", "<testsuite></testsuite>")), kgate::ResultsError);
+  EXPECT_THROW(kgate::read_ctest_junit(dir.file("absent.xml")), kgate::ResultsError);
+
+  // The report: the suite's counts (adding up to its cases), apart from the bench-time checks.
+  const Outcome r = kgate_report({recorded_runs().front(), "--correctness", junit, "--format", "text"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("3 cases (variant × test shape), 1 passed, 1 failed, 1 skipped"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 skipped: prefill_attention/fa3_wgmma needs compute capability 90"), std::string::npos) << r.out;
+  const Outcome bad = kgate_report({recorded_runs().front(), "--correctness", dir.file("absent.xml"), "--format", "text"});
+  EXPECT_EQ(bad.status, 2);
+}
+
 TEST(ReportCli, Help) {
   const Outcome r = kgate_report({"--help"});
   EXPECT_EQ(r.status, 0);

@@ -14,7 +14,7 @@ namespace kgate::cli {
 namespace {
 
 constexpr const char* kUsage = R"(usage: kgate report NEW.json [--baseline FILE | --baseline-dir DIR] [--previous FILE...]
-                    --out DIR [--format all|markdown|html|text|github]
+                    [--correctness JUNIT.xml] --out DIR [--format all|markdown|html|text|github]
 
 Writes a report of NEW (docs/report.md): executive summary, environment, correctness, a table per
 kernel family, hardware behaviour (CUPTI metrics, bound classification, kernels launched),
@@ -32,6 +32,10 @@ options:
                         html: report.html, one self-contained file
                         text: a compact version on standard output
                         github: summary.md, short, for a GitHub step summary or PR comment
+  --correctness FILE    the GPU correctness suite's results as ctest wrote them (ctest
+                        --output-junit FILE; scripts/gpu-tests.sh writes BUILD/correctness-junit.xml):
+                        its passed, failed and skipped cases (with the reason) per variant and shape,
+                        reported apart from the checks kgate_bench made at bench time
   --thresholds FILE     per-family and per-benchmark thresholds
                         (default: DIR/thresholds.json when it exists, DIR being --baseline-dir or
                         baselines)
@@ -84,7 +88,7 @@ void write(const std::filesystem::path& dir, const std::string& name, const std:
 int run_report(const Arguments& all_arguments, Io& io) {
   Arguments arguments = all_arguments;
   const std::vector<std::string> previous_paths = take_previous(arguments);
-  const Args args(arguments, {.with_value = {"--baseline", "--baseline-dir", "--out", "--format", "--thresholds"},
+  const Args args(arguments, {.with_value = {"--baseline", "--baseline-dir", "--out", "--format", "--thresholds", "--correctness"},
                               .flags = {"--allow-env-mismatch", "--allow-timer-mismatch"},
                               .aliases = {}});
   if (args.help()) {
@@ -106,6 +110,11 @@ int run_report(const Arguments& all_arguments, Io& io) {
 
   // The output directory first: a mistyped --out fails before any file is read.
   if (out_dir) require_writable_directory("--out", *out_dir);
+  ReportInputs inputs;
+  if (const auto junit = args.value("--correctness")) {
+    inputs.correctness_source = *junit;
+    inputs.correctness = read_ctest_junit(*junit);
+  }
 
   // The runs are read side by side: each is hundreds of thousands of samples of JSON.
   const auto read_later = [](const std::string& path) { return std::async(std::launch::async, read_results_file, path); };
@@ -113,7 +122,6 @@ int run_report(const Arguments& all_arguments, Io& io) {
   if (baseline_file) named_baseline = read_later(*baseline_file);
   std::vector<std::future<RunResults>> previous_runs;
   for (const std::string& path : previous_paths) previous_runs.push_back(read_later(path));
-  ReportInputs inputs;
   inputs.current = {args.positionals().front(), read_results_file(args.positionals().front())};
   if (named_baseline) {
     inputs.baseline = NamedRun{*baseline_file, named_baseline->get()};
