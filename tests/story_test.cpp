@@ -319,6 +319,11 @@ TEST(Story, TraceEventsAreTheTimeline) {
   }
 }
 
+TEST(Story, CountersAbove100PercentAreFlagged) {
+  EXPECT_EQ(kgate::report::format_counter_pct(99.5), "99.5%");
+  EXPECT_EQ(kgate::report::format_counter_pct(131), "131% ⚠");  // an L2 hit rate from the replay: not a measurement
+}
+
 TEST(Story, TimelineSurvivesTheResultsFile) {
   const NamedRun& fixture = run_of(kFixture);
   const kgate::RunResults back = kgate::parse_results(kgate::to_json(fixture.run), "round trip");

@@ -33,7 +33,7 @@ constexpr MetricColumn kMetricColumns[] = {
 
 std::string format_metric(double value, Unit unit) {
   switch (unit) {
-    case Unit::percent: return format_pct(value);
+    case Unit::percent: return format_counter_pct(value);
     case Unit::bytes: return format_bytes(value);
     case Unit::nanoseconds: return format_time(value * 1e-9);
     case Unit::plain: return sig3(value);
@@ -76,7 +76,8 @@ std::string metric_legend(const Table& table) {
         legend += std::string(first ? "" : "; ") + known.title + " = " + code(known.metric);
         first = false;
       }
-  return legend + ". Sums are over the variant's kernels in one call; other metrics are duration-weighted averages.";
+  return legend + ". Sums are over the variant's kernels in one call; other metrics are duration-weighted averages. " +
+         kCounterReplayNote + ".";
 }
 
 // Per roofline class: how many benchmarks, their mean share of the roof and the mean of the

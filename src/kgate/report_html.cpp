@@ -8,6 +8,19 @@ namespace kgate::report {
 namespace {
 
 constexpr std::size_t kLongCell = 80;  // longer cells may wrap anywhere (full kernel names)
+// Longer cells (a library's error message, a skip reason) collapse to their start, the whole text
+// a click away: a row stays a row.
+constexpr std::size_t kCollapsedCell = 240, kCollapsedSummary = 100;
+
+// The start of a text for a collapsed cell: whole words, without markup.
+std::string cell_summary(std::string_view text) {
+  std::string plain = plain_text(text);
+  if (plain.size() <= kCollapsedSummary) return plain;
+  std::size_t cut = plain.rfind(' ', kCollapsedSummary);
+  if (cut == std::string::npos || cut < kCollapsedSummary / 2) cut = kCollapsedSummary;
+  while (cut > 0 && (static_cast<unsigned char>(plain[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+  return plain.substr(0, cut) + " …";
+}
 
 constexpr const char* kStyle = R"(
 :root { color-scheme: light; }
@@ -106,7 +119,11 @@ void table(std::string& out, const Table& t) {
       std::string classes = tone_class(row[i].tone);
       if (i < t.columns.size() && t.columns[i].figure) classes += classes.empty() ? "num" : " num";
       if (row[i].text.size() > kLongCell) classes += classes.empty() ? "long" : " long";
-      out += (classes.empty() ? "<td>" : "<td class=\"" + classes + "\">") + inline_html(row[i].text) + "</td>";
+      const std::string content = row[i].text.size() > kCollapsedCell
+                                      ? "<details><summary>" + xml_escape(cell_summary(row[i].text)) + "</summary>" +
+                                            inline_html(row[i].text) + "</details>"
+                                      : inline_html(row[i].text);
+      out += (classes.empty() ? "<td>" : "<td class=\"" + classes + "\">") + content + "</td>";
     }
     out += "</tr>\n";
   }

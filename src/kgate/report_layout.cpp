@@ -45,7 +45,21 @@ std::string against_datasheet(double measured, double datasheet) {
   return s;
 }
 
-// The environment of one run as (label, value) rows; the labels are the same for every run.
+// How the run's headline samples were timed: CUPTI's activity records (the kernels' own span), or
+// CUDA events (with the launch overhead), the fallback where CUPTI could not be used.
+std::string timer_badge(const RunResults& run) {
+  std::size_t cupti = 0, events = 0;
+  for (const BenchmarkRecord& r : run.benchmarks)
+    if (const TimingRecord* t = r.status == BenchmarkStatus::ok ? r.headline() : nullptr) (t->timer == "cupti" ? cupti : events) += 1;
+  if (cupti + events == 0) return "-";
+  if (events == 0) return "CUPTI activity records (all " + std::to_string(cupti) + " benchmarks)";
+  if (cupti == 0) return "CUDA events (all " + std::to_string(events) + " benchmarks; medians include the launch overhead)";
+  return "CUPTI activity records for " + std::to_string(cupti) + " benchmarks, **CUDA events for " + std::to_string(events) +
+         "** (the fallback; their medians include the launch overhead)";
+}
+
+// The environment of one run as (label, value) rows; the labels are the same for every run. The
+// run's free-form `extra` entries are in the appendix (run_metadata_appendix), not here.
 std::vector<std::pair<std::string, std::string>> environment_rows(const NamedRun& named) {
   const RunContext& c = named.run.context;
   const Calibration& cal = c.calibration;
@@ -74,6 +88,7 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const NamedRun
                             (cal.datasheet_bytes_per_s > 0 ? format_bandwidth(cal.datasheet_bytes_per_s) : std::string("-")) +
                             ", SM clock " + format_mhz(cal.datasheet_sm_clock_mhz)},
           {"Calibration", cal.cached_from.empty() ? "measured in this run" : "reused from " + code(cal.cached_from)},
+          {"Timer", timer_badge(named.run)},
           {"Commit", c.git_commit.empty() ? "unknown" : code(c.git_commit) + (c.git_dirty ? " with uncommitted changes" : "")},
           {"Build", (c.build_type.empty() ? "-" : c.build_type) + ", CUDA architectures " +
                         (c.cuda_architectures.empty() ? "-" : c.cuda_architectures)},
@@ -81,10 +96,6 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const NamedRun
           {"Host", c.host.empty() ? "-" : c.host},
           {"Suite", c.suite},
       });
-  // kgate merge's per-benchmark "source:<name>" entries say where each benchmark came from, not
-  // what it ran on: "merged_from" names the inputs once.
-  for (const auto& [key, value] : c.extra)
-    if (!key.starts_with("source:")) rows.emplace_back(key, value);
   return rows;
 }
 
@@ -280,6 +291,27 @@ Section environment_section(const ReportModel& model) {
   return section;
 }
 
+// The runs' free-form `extra` entries as recorded (wall time per phase, peers' library versions,
+// shards, ...): for whoever needs them, out of the Environment's way.
+std::optional<Section> run_metadata_appendix(const ReportModel& model) {
+  Table table;
+  table.columns = {{"Run"}, {"Key"}, {"Value"}};
+  const auto add = [&](const NamedRun& named) {
+    // kgate merge's per-benchmark "source:<name>" entries say where each benchmark came from, one
+    // per benchmark; "merged_from" names the inputs once.
+    for (const auto& [key, value] : named.run.context.extra)
+      if (!key.starts_with("source:")) table.rows.push_back({{code(named.source)}, {code(key)}, {value}});
+  };
+  add(model.inputs->current);
+  if (model.inputs->baseline) add(*model.inputs->baseline);
+  if (table.rows.empty()) return std::nullopt;
+  Section section{"Appendix: run metadata", {}};
+  section.blocks.push_back(Paragraph{"The runs' free-form `extra` entries as recorded (docs/results-format.md says what each means)."});
+  table.folded = std::to_string(table.rows.size()) + " entries";
+  section.blocks.push_back(std::move(table));
+  return section;
+}
+
 Section charts_section(const ReportModel& model, const std::vector<Chart>& charts) {
   Section section{"Charts", {}};
   for (const Chart& chart : charts) {
@@ -353,6 +385,7 @@ Report build_report(const ReportInputs& inputs) {
   if (!model.history.empty()) doc.sections.push_back(history_section(model));
   doc.sections.push_back(reproduction_section(model));
   doc.sections.push_back(kernel_names_appendix(model));
+  if (auto metadata = run_metadata_appendix(model)) doc.sections.push_back(std::move(*metadata));
   report.summary = summary_document(model, doc);
   report.gate_line = gate_line(model);
   report.gate_failed = model.comparison && model.comparison->regression();
