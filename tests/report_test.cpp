@@ -733,6 +733,33 @@ TEST(ReportCorrectness, TheSuiteAsCtestRanIt) {
   EXPECT_EQ(bad.status, 2);
 }
 
+TEST(ReportRender, LongCellsCollapseInsteadOfWideningTheTable) {
+  // A peer's ~1,000-character error in a cell: a footnote in the terminal, <details> in HTML.
+  std::string error;
+  for (int i = 0; i < 100; ++i) error += "frame" + std::to_string(i) + " ";
+  Document doc;
+  doc.title = "t";
+  kgate::report::Table table;
+  table.compact = true;
+  table.columns = {{"Benchmark"}, {"Median"}};
+  table.rows = {{{"`a/peer/s`"}, {"torch error: " + error}}, {{"`a/b/s`"}, {"1.00 µs"}}};
+  doc.sections.push_back({"S", {table}});
+  const std::string text = kgate::report::render_text(doc);
+  std::size_t widest = 0;
+  for (std::size_t start = 0, end; start < text.size(); start = end + 1) {
+    end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    if (text.compare(start, 4, "  [1") != 0 && text.compare(start, 6, "      ") != 0) widest = std::max(widest, end - start);
+  }
+  EXPECT_LT(widest, 100u) << text;
+  EXPECT_NE(text.find("torch error: frame0 frame1 frame2 frame3 frame4 … [1]"), std::string::npos) << text;
+  EXPECT_NE(text.find("[1] torch error: frame0"), std::string::npos) << text;
+  EXPECT_NE(text.find("frame99"), std::string::npos) << "the footnote holds the whole text";
+  const std::string html = kgate::report::render_html(doc);
+  EXPECT_NE(html.find("<td class=\"long\"><details><summary>torch error: frame0 "), std::string::npos) << html;
+  EXPECT_NE(html.find(" …</summary>torch error: frame0 "), std::string::npos) << html;
+}
+
 TEST(ReportCli, Help) {
   const Outcome r = kgate_report({"--help"});
   EXPECT_EQ(r.status, 0);
