@@ -30,6 +30,9 @@ struct RooflinePlot {
   std::string legend_title{};
   std::vector<LegendEntry> legend{};
   bool small = false;  // a small multiple: a smaller plot area, two fit side by side on a page
+  // Thin lines through points that belong together (a shape's variants, in the family's order):
+  // each (intensity, FLOP/s) path drawn under the markers.
+  std::vector<std::vector<std::pair<double, double>>> journeys{};
 };
 // Not drawn without marks, or without the copy and GEMM ceilings.
 std::optional<Chart> draw_roofline(const RooflinePlot& plot);

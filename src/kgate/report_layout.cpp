@@ -102,7 +102,8 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const NamedRun
 const char* chart_caption(const std::string& file) {
   if (file.starts_with("roofline-"))
     return "The family's benchmarks at their arithmetic intensity and achieved FLOP/s, under the copy, read and GEMM ceilings "
-           "measured in this run (one colour and marker per variant; the HTML version names a point on hover).";
+           "measured in this run (one colour and marker per variant; a grey line joins a shape's variants, the reference "
+           "first: the family's journey; the HTML version names a point on hover).";
   if (file == "speedup.svg")
     return "Each compared benchmark's speedup against the baseline, sorted; colour is the verdict, the grey band the benchmark's "
            "threshold.";

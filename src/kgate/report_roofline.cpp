@@ -2,6 +2,7 @@
 // GPU was measured to reach in the same run (copy and read bandwidth, bf16 GEMM rate).
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "report_charts.hpp"
 #include "report_format.hpp"
@@ -120,6 +121,11 @@ std::optional<Chart> draw_roofline(const RooflinePlot& plot) {
              {.size = 12, .anchor = Anchor::end, .fill = kRoofColour});
   for (std::size_t i = 0; i < roofs.size(); ++i) draw_memory_roof(svg, x, y, roofs[i], compute, i > 0, !plot.small);
 
+  for (const auto& journey : plot.journeys) {
+    std::vector<std::pair<double, double>> pixels;
+    for (const auto& [intensity, flops] : journey) pixels.emplace_back(x(intensity), y(flops));
+    if (pixels.size() > 1) svg.polyline(pixels, {.stroke = "#8c959f", .stroke_width = 1, .opacity = 0.7});
+  }
   for (const RoofMark& mark : plot.marks)
     svg.marker(mark.marker, x(mark.intensity), y(mark.flops_per_s), 9,
                {.fill = mark.colour, .stroke = "#222", .stroke_width = 0.6, .opacity = 0.85}, mark.tooltip);
@@ -146,7 +152,7 @@ std::vector<Chart> roofline_charts(const ReportModel& model) {
     RooflinePlot plot{.file = "roofline-" + file_safe(family.name) + ".svg",
                       .chart_title = "Roofline: " + family.name,
                       .title = "Roofline: " + family.name,
-                      .subtitle = "each point a shape at its median time; ceilings measured on " +
+                      .subtitle = "a point per variant and shape, a shape's variants joined; ceilings of " +
                                   (model.context().gpu_name.empty() ? std::string("this GPU") : model.context().gpu_name),
                       .calibration = model.context().calibration,
                       .legend_title = "variant",
@@ -154,9 +160,15 @@ std::vector<Chart> roofline_charts(const ReportModel& model) {
     const auto index_of = [&](const std::string& variant) {
       return static_cast<std::size_t>(std::find(family.variants.begin(), family.variants.end(), variant) - family.variants.begin());
     };
+    // The family's journey: at each shape, a line through its variants in the family's order
+    // (the reference first), so each step up (or down) from the reference is one segment.
+    std::map<std::string, std::size_t> journey_of_shape;
     for (const BenchmarkView* v : family.rows) {
       if (!(v->ran() && v->record->arithmetic_intensity > 0 && v->record->flops_per_s > 0)) continue;
       const BenchmarkRecord& r = *v->record;
+      const auto [slot, added] = journey_of_shape.try_emplace(r.shape, plot.journeys.size());
+      if (added) plot.journeys.emplace_back();
+      plot.journeys[slot->second].emplace_back(r.arithmetic_intensity, r.flops_per_s);
       plot.marks.push_back({r.arithmetic_intensity, r.flops_per_s, palette(index_of(r.variant)), marker_for(index_of(r.variant)),
                             r.name + ": " + sig3(r.arithmetic_intensity) + " FLOP/byte, " + format_flops(r.flops_per_s) + ", " +
                                 format_pct(v->roof.pct) + " of the " + v->roof.ceiling + " ceiling, " +
