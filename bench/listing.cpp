@@ -53,7 +53,9 @@ json shape_entry(const Family& family, const Shape& shape) {
 }
 
 json timing_entry(const TimingOptions& t) {
-  return {{"min_samples", t.stopping.min_samples},
+  return {{"timer", to_string(t.timer)},
+          {"cupti_kernels", to_string(t.kernel_activity)},
+          {"min_samples", t.stopping.min_samples},
           {"min_gpu_time_s", t.stopping.min_gpu_time_s},
           {"max_wall_time_s", t.stopping.max_wall_time_s},
           {"target_rel_stddev", t.stopping.target_rel_stddev},

@@ -238,6 +238,17 @@ int run(int argc, char** argv) {
     }
   }
   const CounterPass* tracer = counters && process.index == 0 ? &*counters : nullptr;
+  // Said once per process, when it happens: at the start (CUPTI unusable here) or mid-run (CUPTI
+  // failed on a benchmark, and the timer went on with events).
+  bool fallback_said = false;
+  const auto say_timer_fallback = [&] {
+    if (fallback_said || timer.timer_fallback_reason().empty()) return;
+    fallback_said = true;
+    std::cerr << "kgate_bench: warning: " << to_string(in_process.timing.timer) << " timing is unavailable ("
+              << timer.timer_fallback_reason() << "); samples from here on are CUDA-event-timed (\"timer\": \"events\"), "
+              << "which adds 2-4 us of launch overhead per sample and cannot be compared with CUPTI-timed baselines\n";
+  };
+  say_timer_fallback();
 
   const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -264,9 +275,11 @@ int run(int argc, char** argv) {
     const Calibration& c = results.context.calibration;
     std::fprintf(stderr,
                  "kgate_bench: copy %.0f GB/s, read %.0f GB/s (datasheet %.0f GB/s), bf16 GEMM %.0f TFLOP/s, "
-                 "launch floor %.2f us, graph floor %.2f us\n",
+                 "launch floor %.2f us, graph floor %.2f us; timer %s (tick %.0f ns)\n",
                  c.copy_bytes_per_s / 1e9, c.read_bytes_per_s / 1e9, c.datasheet_bytes_per_s / 1e9,
-                 c.gemm_flops_per_s / 1e12, c.launch_floor_s * 1e6, c.graph_floor_s * 1e6);
+                 c.gemm_flops_per_s / 1e12, c.launch_floor_s * 1e6, c.graph_floor_s * 1e6,
+                 std::string(to_string(timer.timer())).c_str(), c.timer_resolution_s * 1e9);
+    say_timer_fallback();
   }
   end_phase("calibration");
 
@@ -293,6 +306,7 @@ int run(int argc, char** argv) {
                                    }
                                    progress.starting(name);
                                    MeasureOutcome outcome = measure();
+                                   say_timer_fallback();
                                    add_walls("timing", outcome.phase_s);
                                    const bool context_lost = outcome.context_lost;
                                    report_to_google_benchmark(state, add_record(results, std::move(outcome.record)));

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "kgate/detectable.hpp"
 #include "kgate/random.hpp"
 #include "kgate/roofline.hpp"
 
@@ -116,6 +117,7 @@ MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, con
     clock.lap("hot");
     r.memory_ceiling = plan.family->read_dominated() ? "read" : "copy";
     place_record_on_roofline(r, calibration);
+    note_detectable_change(r, calibration.timer_resolution_s);
   });
   r.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return outcome;

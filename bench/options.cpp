@@ -42,6 +42,17 @@ bool parse_switch(std::string_view flag, const std::string& value) {
   throw std::invalid_argument(std::string(flag) + ": expected on or off, got '" + value + "'");
 }
 
+// A value parsed by one of the harness's own parsers (parse_timer, parse_l2_flush, ...), whose
+// errors get the flag's name in front.
+template <class Parse>
+auto parse_with(std::string_view flag, const std::string& value, Parse parse) {
+  try {
+    return parse(value);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string(flag) + ": " + e.what());
+  }
+}
+
 std::vector<std::string> split_list(const std::string& value) {
   std::vector<std::string> items;
   std::stringstream in(value);
@@ -65,6 +76,17 @@ kgate flags (Google Benchmark's own flags, listed below them, work as usual):
                                 (default 3). What a process brings (its allocations, its state) moves a
                                 median by ~1%, and cuBLAS sometimes runs a GEMV shape 9% slower for a whole
                                 benchmark; the pooled median follows the majority (docs/timing.md)
+  --kgate_timer=cupti|events    a sample's clock: cupti, the span of the call's CUPTI activity records
+                                (first start to last end of its kernels, copies and sets, on the GPU's
+                                clock; the launch processing is not in it), or events, a CUDA event pair
+                                around the call (adds a fixed 2-4 us). Default cupti; where CUPTI cannot
+                                record (another profiler attached), events, with a warning (docs/timing.md)
+  --kgate_cupti_kernels=concurrent|serial
+                                the CUPTI activity kind kernels are recorded with (default concurrent, the
+                                cheaper on short kernels as measured: docs/timing.md)
+  --kgate_hold=on|off           queue each batch of samples behind a kernel that holds the stream until the
+                                host has enqueued it all (default on; off by itself under Nsight Compute,
+                                which serializes launches, so kgate_bench runs under ncu)
   --kgate_min_samples=N         samples before stopping is considered (default 10)
   --kgate_min_time=SECONDS      GPU time to accumulate per mode before stopping (default 0.05)
   --kgate_max_time=SECONDS      wall-clock cap per mode (default 5)
@@ -143,12 +165,14 @@ BenchOptions parse_bench_options(int& argc, char** argv) {
       o.timing.stopping.max_wall_time_s = parse_number(flag, value, 0.001);
     } else if (flag == "--kgate_max_samples") {
       o.timing.stopping.max_samples = static_cast<int>(parse_number(flag, value, 1));
+    } else if (flag == "--kgate_timer") {
+      o.timing.timer = parse_with(flag, value, parse_timer);
+    } else if (flag == "--kgate_cupti_kernels") {
+      o.timing.kernel_activity = parse_with(flag, value, parse_kernel_activity);
+    } else if (flag == "--kgate_hold") {
+      o.timing.hold_stream = parse_switch(flag, value);
     } else if (flag == "--kgate_flush") {
-      try {
-        o.timing.flush = parse_l2_flush(value);
-      } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(flag + ": " + e.what());
-      }
+      o.timing.flush = parse_with(flag, value, parse_l2_flush);
     } else if (flag == "--kgate_placements") {
       o.timing.input_placements = parse_count(flag, value, 1, kMaxInputCopies);
     } else if (flag == "--kgate_target_rsd") {

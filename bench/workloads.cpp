@@ -7,6 +7,7 @@
 #include <set>
 
 #include "kgate/cupti.hpp"
+#include "kgate/detectable.hpp"
 #include "kgate/random.hpp"
 #include "kgate/roofline.hpp"
 
@@ -246,6 +247,7 @@ MeasureOutcome measure_workload(const WorkloadPlan& plan, const Registry& regist
       if (step.memory_ceiling == "read") read_bytes += step.min_bytes;
     r.memory_ceiling = 2 * read_bytes >= r.min_bytes ? "read" : "copy";
     place_record_on_roofline(r, calibration);
+    note_detectable_change(r, calibration.timer_resolution_s);
   });
   r.workload = std::move(workload);
   r.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

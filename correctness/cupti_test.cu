@@ -1,5 +1,6 @@
-// The CUPTI module on a real GPU: kernel records from the Activity API, counters from the range
-// profiler, and the two used one after the other as a benchmark run uses them. Skips with the
+// The CUPTI module on a real GPU: kernel records from the Activity API, each timed call's records
+// and the timer built on them, counters from the range profiler, and the three used one after the
+// other as a benchmark run uses them. Skips with the
 // reason where there is no GPU, or where CUPTI is not usable (no profiling permission, under Nsight).
 #include <gtest/gtest.h>
 
@@ -14,7 +15,9 @@
 #include "kgate/ctest_gpu.hpp"
 #include "kgate/cuda_check.hpp"
 #include "kgate/cupti.hpp"
+#include "kgate/device.hpp"
 #include "kgate/device_buffer.hpp"
+#include "kgate/timing.hpp"
 
 namespace kgate_cupti_test {
 
@@ -139,6 +142,104 @@ TEST(KernelTrace, SecondTraceStartsEmpty) {
   const std::vector<kgate::KernelRecord> records = second.stop();
   ASSERT_EQ(records.size(), 1u);
   EXPECT_NE(records[0].demangled.find("scale_kernel"), std::string::npos);
+}
+
+__device__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// Runs for `ns` of the GPU's clock: a kernel whose own duration is known.
+__global__ void spin_kernel(unsigned long long ns) {
+  const unsigned long long start = global_ns();
+  while (global_ns() - start < ns) {
+  }
+}
+
+TEST(CallActivity, AttributesRecordsToTheCallThatCausedThem) {
+  if (const std::string why = activity_missing(); !why.empty()) GTEST_SKIP() << why;
+  constexpr std::size_t n = std::size_t{1} << 20;
+  const Floats a(n), b(n);
+  cudaStream_t stream = nullptr;
+  KGATE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  // Call 3 is a graph of two kernel nodes: its records carry the graph launch's correlation.
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  KGATE_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  copy_kernel<<<kCopyGrid, kCopyBlock, 0, stream>>>(a.get(), b.get(), n);
+  copy_kernel<<<kCopyGrid, kCopyBlock, 0, stream>>>(b.get(), a.get(), n);
+  KGATE_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  KGATE_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+
+  kgate::CallActivity activity;
+  activity.start();
+  EXPECT_THROW(kgate::KernelTrace().start(), kgate::ProfilerError);  // one recording at a time
+  copy_kernel<<<kCopyGrid, kCopyBlock, 0, stream>>>(a.get(), b.get(), n);  // in no call
+  activity.begin_call(1);
+  copy_kernel<<<kCopyGrid, kCopyBlock, 0, stream>>>(a.get(), b.get(), n);
+  activity.end_call();
+  activity.begin_call(2);
+  KGATE_CUDA_CHECK(cudaMemsetAsync(b.get(), 0, n * sizeof(float), stream));
+  KGATE_CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), n * sizeof(float), cudaMemcpyDeviceToDevice, stream));
+  spin_kernel<<<1, 1, 0, stream>>>(20'000);
+  activity.end_call();
+  activity.begin_call(3);
+  KGATE_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+  activity.end_call();
+  const std::vector<std::vector<kgate::ActivityInterval>> calls = activity.stop(3);
+  KGATE_CUDA_CHECK(cudaGraphExecDestroy(exec));
+  KGATE_CUDA_CHECK(cudaGraphDestroy(graph));
+  KGATE_CUDA_CHECK(cudaStreamDestroy(stream));
+
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[0].size(), 1u);
+  EXPECT_EQ(calls[1].size(), 3u);  // the memset, the copy and the spin
+  EXPECT_EQ(calls[2].size(), 2u);  // both graph nodes
+  EXPECT_GE(kgate::span_s(calls[1]), 20e-6);
+  EXPECT_LT(kgate::span_s(calls[1]), 1e-3);
+  EXPECT_LE(kgate::busy_s(calls[1]), kgate::span_s(calls[1]));
+  EXPECT_GT(kgate::busy_s(calls[1]), 19e-6);
+  kgate::KernelTrace after;  // the recording is over: a trace may start
+  after.start();
+  EXPECT_TRUE(after.stop().empty());
+}
+
+// The timer's CUPTI samples against a kernel whose length the GPU clock sets: the span holds the
+// kernel and not the launch, the event pair holds both.
+TEST(CuptiTimer, SamplesAreTheKernelsOwnSpan) {
+  if (const std::string why = activity_missing(); !why.empty()) GTEST_SKIP() << why;
+  const kgate::DeviceInfo& device = *kgate::probe_device().device;
+  kgate::TimingOptions options;
+  options.stopping.max_wall_time_s = 1;
+  kgate::GpuTimer timer(device, options);
+  ASSERT_EQ(timer.timer(), kgate::Timer::cupti) << timer.timer_fallback_reason();
+  constexpr unsigned long long kSpinNs = 5'000;
+  const kgate::CopyLaunch spin = [](int, cudaStream_t s) {
+    spin_kernel<<<1, 1, 0, s>>>(kSpinNs);
+    KGATE_CHECK_LAUNCH();
+  };
+  // The spin ends on the first %globaltimer reading past 5 us; that timer updates about every
+  // microsecond in a kernel (an H100 read 5.86 us), so the kernel lasts 5 to 6 us.
+  const kgate::TimingRecord cold = timer.measure_cold(spin, 2);
+  EXPECT_EQ(cold.timer, "cupti");
+  EXPECT_GE(cold.summary.median, 5.0e-6);
+  EXPECT_LT(cold.summary.median, 6.5e-6);
+  EXPECT_GT(cold.event_median_s, cold.summary.median);  // the launch processing is in the events only
+  EXPECT_NEAR(cold.busy_median_s, cold.summary.median, 0.05e-6);
+  const kgate::TimingRecord hot = timer.measure_hot(spin, cold.summary.median);
+  EXPECT_EQ(hot.timer, "cupti");
+  EXPECT_GT(hot.launches_per_sample, 1);
+  EXPECT_GE(hot.summary.median, 5.0e-6);
+  EXPECT_LT(hot.summary.median, 6.5e-6);
+  EXPECT_GT(hot.event_median_s, hot.summary.median);  // a replay's gaps between nodes are in the events only
+
+  options.timer = kgate::Timer::events;
+  kgate::GpuTimer events(device, options);
+  const kgate::TimingRecord by_events = events.measure_cold(spin, 2);
+  EXPECT_EQ(by_events.timer, "events");
+  EXPECT_EQ(by_events.event_median_s, 0);
+  EXPECT_GT(by_events.summary.median, cold.summary.median);
 }
 
 TEST(RangeProfiler, UnknownMetricsAreNamed) {

@@ -73,7 +73,9 @@ echo "kgate: comparing $run with baselines/"
 gate=0
 "$kgate" compare --baseline-dir "$KGATE_ROOT/baselines" "$run" --markdown "${run%.json}-compare.md" || gate=$?
 if ((gate == 2)); then
-  echo "kgate: no comparison (see above); record a baseline with: $kgate baseline update $run"
+  # --prune: this is a whole-suite run, and it replaces every entry, also those an older baseline
+  # took with the other timer (compare refuses to judge CUPTI-timed samples against event-timed).
+  echo "kgate: no comparison (see above); record a baseline with: $kgate baseline update --prune $run"
   gate=0
 fi
 write_report "$run" "${run%.json}-report"

@@ -35,11 +35,15 @@ TEST(BenchOptions, DefaultsAreDocumented) {
   EXPECT_DOUBLE_EQ(o.timing.throttle.rest_ratio, 1.0);
   EXPECT_EQ(o.timing.stopping.max_samples, 1000);
   EXPECT_EQ(o.timing.flush, kgate::L2Flush::read);
+  EXPECT_EQ(o.timing.timer, kgate::Timer::cupti);
+  EXPECT_EQ(o.timing.kernel_activity, kgate::KernelActivity::concurrent);
   EXPECT_EQ(o.timing.input_placements, 8);
   EXPECT_EQ(o.processes, 3);
   const std::string usage = kgate::bench::bench_usage();
   EXPECT_NE(usage.find("(default 1000)"), std::string::npos);
   EXPECT_NE(usage.find("(default read)"), std::string::npos);
+  EXPECT_NE(usage.find("Default cupti;"), std::string::npos);
+  EXPECT_NE(usage.find("(default concurrent,"), std::string::npos);
   EXPECT_NE(usage.find("default 0.05"), std::string::npos);
   EXPECT_NE(usage.find("default 5)"), std::string::npos);
   EXPECT_NE(usage.find("(default 0.75)"), std::string::npos);
@@ -54,7 +58,8 @@ TEST(BenchOptions, KgateFlagsAreRemovedAndGoogleBenchmarkFlagsKept) {
                                 "--kgate_min_time=0.5", "--kgate_max_time=15", "--kgate_counters=off",
                                 "--kgate_metrics=a,b", "--benchmark_repetitions=3", "--kgate_flush=write",
                                 "--kgate_max_samples=500", "--kgate_full_clock=0.9", "--kgate_rest=0",
-                                "--kgate_placements=2", "--kgate_processes=1"});
+                                "--kgate_placements=2", "--kgate_processes=1", "--kgate_timer=events",
+                                "--kgate_cupti_kernels=serial"});
   EXPECT_EQ(rest, (std::vector<std::string>{"--benchmark_filter=rmsnorm", "--benchmark_repetitions=3"}));
   EXPECT_EQ(o.out, "r.json");
   EXPECT_FALSE(o.cold);
@@ -69,6 +74,8 @@ TEST(BenchOptions, KgateFlagsAreRemovedAndGoogleBenchmarkFlagsKept) {
   EXPECT_DOUBLE_EQ(o.timing.throttle.rest_ratio, 0);
   EXPECT_EQ(o.timing.input_placements, 2);
   EXPECT_EQ(o.processes, 1);
+  EXPECT_EQ(o.timing.timer, kgate::Timer::events);
+  EXPECT_EQ(o.timing.kernel_activity, kgate::KernelActivity::serial);
 }
 
 TEST(BenchOptions, BadValuesNameTheFlag) {
@@ -76,7 +83,8 @@ TEST(BenchOptions, BadValuesNameTheFlag) {
                           "--kgate_counters=maybe", "--kgate_unknown=1", "--kgate_out", "--kgate_flush=sideways",
                           "--kgate_max_samples=0", "--kgate_throttle=1.5", "--kgate_full_clock=97",
                           "--kgate_rest=-1", "--kgate_placements=0", "--kgate_placements=65", "--kgate_placements=2.5",
-                          "--kgate_processes=0", "--kgate_processes=17", "--kgate_processes=1.5"}) {
+                          "--kgate_processes=0", "--kgate_processes=17", "--kgate_processes=1.5", "--kgate_timer=rdtsc",
+                          "--kgate_cupti_kernels=parallel"}) {
     try {
       parse({bad});
       ADD_FAILURE() << bad << " was accepted";
@@ -143,6 +151,7 @@ TEST(BenchListing, EveryFamilyAndShapeWithTheTimingOptions) {
   EXPECT_EQ(listing["schema_version"], kgate::bench::kListingSchemaVersion);
   EXPECT_DOUBLE_EQ(listing["timing"]["max_wall_time_s"].get<double>(), 0.25);
   EXPECT_EQ(listing["timing"]["l2_flush"], "write");
+  EXPECT_EQ(listing["timing"]["timer"], "cupti");
   EXPECT_EQ(listing["timing"]["input_placements"], 3);
   EXPECT_EQ(listing["timing"]["max_input_copies"], kgate::kMaxInputCopies);
   EXPECT_DOUBLE_EQ(listing["timing"]["placement_budget_bytes"].get<double>(), o.timing.placement_budget_bytes);

@@ -56,11 +56,11 @@ TEST(DetectableChange, BetweenIsTheSpreadOfTheRepetitionMedians) {
   EXPECT_DOUBLE_EQ(change.fraction(), change.between);  // it dominates 0.1% noise
 }
 
-TEST(DetectableChange, ResolutionIsTwoTicksPerLaunch) {
+TEST(DetectableChange, ResolutionIsOneTickPerLaunch) {
   kgate::TimingRecord record = syn::timing({.median_s = 4e-6, .rel_noise = 0, .seed = 5});
-  EXPECT_NEAR(kgate::detectable_change(record, 32e-9).resolution, 0.016, 1e-6);
+  EXPECT_NEAR(kgate::detectable_change(record, 32e-9).resolution, 0.008, 1e-6);
   record.launches_per_sample = 4;  // a hot replay of 4 launches divides the tick too
-  EXPECT_NEAR(kgate::detectable_change(record, 32e-9).resolution, 0.004, 1e-6);
+  EXPECT_NEAR(kgate::detectable_change(record, 32e-9).resolution, 0.002, 1e-6);
   EXPECT_EQ(kgate::detectable_change(kgate::TimingRecord{}, 32e-9).fraction(), 0);
 }
 

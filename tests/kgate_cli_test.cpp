@@ -292,31 +292,65 @@ TEST(KgateCli, BaselineUpdateRefusesUnfitRunsUnlessForced) {
   const syn::TempDir dir;
   const std::string baselines = dir.file("baselines");
   RunResults run = syn::run({syn::benchmark(kA, {}), syn::benchmark(kB, {}), syn::benchmark("rmsnorm/c/m:1/bf16", {}),
-                             syn::benchmark("rmsnorm/d/m:1/bf16", {})});
+                             syn::benchmark("rmsnorm/d/m:1/bf16", {}), syn::benchmark("gemv/cublas/m:1/bf16", {}),
+                             syn::benchmark("rmsnorm/e/m:1/bf16", {})});
   run.benchmarks[1].status = kgate::BenchmarkStatus::failed;
   run.benchmarks[1].error = "launch failed";
   run.benchmarks[1].cold.reset();
-  run.benchmarks[2].cold->target_met = false;
-  run.benchmarks[2].cold->stop_reason = "time-cap";
-  run.benchmarks[3].cold->throttled_samples = 4;
+  run.benchmarks[2].cold->repetition_medians_s = {10e-6, 10.8e-6, 10.1e-6};  // one process 8% off
+  run.benchmarks[3].cold->throttled_samples = 400;  // most batches dropped
+  run.benchmarks[4].role = "vendor";  // shown, not gated: its spread blocks nothing
+  run.benchmarks[4].cold->repetition_medians_s = {10e-6, 10.9e-6, 10.1e-6};
+  run.benchmarks[5].cold->target_met = false;  // a missed noise target alone is no reason: it still detects 5%
+  run.benchmarks[5].cold->stop_reason = "time-cap";
+  run.benchmarks[5].cold->throttled_samples = 4;  // nor a few dropped batches
   const std::string path = write_run(dir, "run.json", run);
 
   auto r = kgate_cli({"baseline", "update", path, "--baseline-dir", baselines});
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("refused, 3 benchmark(s) unfit"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find(kB + ": failed: launch failed"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("rmsnorm/c/m:1/bf16: stopping target not met in the cold mode"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("stopped by time-cap"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("rmsnorm/d/m:1/bf16: 4 throttled samples in the cold mode"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(kB + ": failed (launch failed): fix the variant"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("rmsnorm/c/m:1/bf16: detects only changes of 8."), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("above its 5.0% threshold (its processes' medians (10, 10.8, 10.1 us) differ by that much)"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("rmsnorm/d/m:1/bf16: 400 of its cold samples ran below the throttle clock"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("gemv/cublas"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("rmsnorm/e/"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(baselines));
+
+  // A threshold that covers the spread makes it fit: the reason says which knob to turn.
+  fs::create_directories(dir.file("wider"));
+  dir.write("wider/thresholds.json", R"({"benchmarks": {"rmsnorm/c/m:1/bf16": 0.1}})");
+  r = kgate_cli({"baseline", "update", path, "--baseline-dir", dir.file("wider")});
+  EXPECT_NE(r.err.find("refused, 2 benchmark(s) unfit"), std::string::npos) << r.err;
 
   r = kgate_cli({"baseline", "update", path, "--baseline-dir", baselines, "--force"});
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("0 updated, 3 added, 0 kept"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0 updated, 5 added, 0 kept"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("not recorded: " + kB), std::string::npos) << r.out;
   const RunResults stored = kgate::read_results_file(baselines + "/nvidia-h200/kgate.json");
-  EXPECT_EQ(stored.benchmarks.size(), 3u);
+  EXPECT_EQ(stored.benchmarks.size(), 5u);
   for (const BenchmarkRecord& b : stored.benchmarks) EXPECT_NE(b.name, kB);
+}
+
+TEST(KgateCli, BaselineUpdateRefusesToMixTimers) {
+  const syn::TempDir dir;
+  const std::string baselines = dir.file("baselines");
+  ASSERT_EQ(kgate_cli({"baseline", "update", write_run(dir, "events.json", two_benchmarks(10e-6, 1)), "--baseline-dir", baselines}).status, 0);
+  RunResults cupti = syn::run({syn::benchmark(kA, {.seed = 3})});
+  cupti.benchmarks[0].cold->timer = "cupti";
+  const std::string path = write_run(dir, "cupti.json", cupti);
+  auto r = kgate_cli({"baseline", "update", path, "--baseline-dir", baselines, "--force"});
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.err.find("would mix timers"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("events-timed: e.g. " + kB), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--prune"), std::string::npos) << r.err;
+  // A whole-suite run with --prune replaces every entry: one timer again.
+  r = kgate_cli({"baseline", "update", path, "--baseline-dir", baselines, "--prune"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  const RunResults stored = kgate::read_results_file(baselines + "/nvidia-h200/kgate.json");
+  ASSERT_EQ(stored.benchmarks.size(), 1u);
+  EXPECT_EQ(stored.benchmarks[0].cold->timer, "cupti");
 }
 
 TEST(KgateCli, BaselineUpdatePrunesWhatTheWholeSuiteNoLongerMeasures) {

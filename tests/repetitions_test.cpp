@@ -20,6 +20,26 @@ TEST(Repetitions, OnlySuccessfulRecordsOfTheSameBenchmark) {
   failed.status = kgate::BenchmarkStatus::failed;
   EXPECT_FALSE(kgate::is_repetition(a, failed));
   EXPECT_FALSE(kgate::is_repetition(a, syn::benchmark("rmsnorm/naive/m:4096/n:4096/bf16", {})));
+  kgate::BenchmarkRecord cupti = syn::benchmark(kName, {.seed = 4});
+  cupti.cold->timer = "cupti";
+  EXPECT_FALSE(kgate::is_repetition(a, cupti));  // a CUPTI span and an event pair are not one distribution
+}
+
+TEST(Repetitions, PoolingCuptiRecordsKeepsTheirFiguresAndDetectableChange) {
+  kgate::BenchmarkRecord into = syn::benchmark(kName, {.median_s = 5e-6, .rel_noise = 0.003, .samples = 30, .seed = 1});
+  kgate::BenchmarkRecord from = syn::benchmark(kName, {.median_s = 5.1e-6, .rel_noise = 0.003, .samples = 10, .seed = 2});
+  for (kgate::BenchmarkRecord* r : {&into, &from}) {
+    r->cold->timer = "cupti";
+    r->cold->busy_median_s = r->cold->summary.median;
+  }
+  into.cold->event_median_s = 7e-6;
+  from.cold->event_median_s = 8e-6;
+  kgate::pool_repetition(into, from, syn::context().calibration);
+  EXPECT_EQ(into.cold->timer, "cupti");
+  EXPECT_DOUBLE_EQ(into.cold->event_median_s, (7e-6 * 30 + 8e-6 * 10) / 40);
+  // Two repetitions 2% apart: no smaller change can be told from a repetition's own shift.
+  EXPECT_GE(into.cold->min_detectable_change, 0.019);
+  EXPECT_LT(into.cold->min_detectable_change, 0.03);
 }
 
 TEST(Repetitions, PoolingAddsSamplesCountsAndInputCopies) {

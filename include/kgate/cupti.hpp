@@ -1,15 +1,17 @@
 #pragma once
-// What kgate learns from CUPTI, in two independent parts:
+// What kgate learns from CUPTI, in three parts:
 //  - KernelTrace (Activity API): which kernels a variant really launched, with their launch
 //    configuration and duration, so a report shows what ran and not only what was asked for.
+//  - CallActivity (Activity API): the kernel, memcpy and memset records of each timed call, which
+//    the timer turns into the call's time on the GPU's own clock (timing.hpp, activity_span.hpp).
 //  - RangeProfiler (Range Profiling API, auto range + user replay): hardware counters per
 //    kernel; the profiled call is run once per pass the metrics need, each pass after a setup
 //    its caller chooses (kgate_bench empties the L2 as before a cold sample), so the counters
 //    describe the launch the cold mode times.
 // Either may be unavailable (no GPU, no profiling permission, running under Nsight, unsupported
 // device) while the other works; each says why instead of crashing, so a benchmark run can print
-// one warning and still record its timings. The two must not be active at the same time: trace
-// the timing pass, then profile.
+// one warning and still record its timings. No two may be active at the same time: trace and time
+// first, then profile.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -17,8 +19,10 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "kgate/activity_span.hpp"
 #include "kgate/phase_clock.hpp"
 #include "kgate/results.hpp"
 
@@ -33,6 +37,9 @@ class ProfilerError : public std::runtime_error {
 // can. Checked once per process (the first call pays for the check); never throws.
 std::string activity_unavailable_reason();
 std::string counters_unavailable_reason();
+// Part of the reason when another CUPTI client (Nsight Compute, Nsight Systems, cuda-gdb) holds
+// the process.
+inline constexpr std::string_view kAnotherCuptiClient = "another CUPTI client already holds this process";
 
 // One kernel launch as CUPTI recorded it: what ran, and when on the GPU's clock.
 struct KernelLaunch {
@@ -57,6 +64,39 @@ class KernelTrace {
   std::vector<KernelLaunch> stop_launches();
 
  private:
+  bool active_ = false;
+};
+
+// Which CUPTI activity kind records the timed kernels: CONCURRENT_KERNEL leaves kernels free to
+// overlap, KERNEL (serial) makes CUPTI serialize every kernel of the process. The timer uses the
+// one measured cheaper on short kernels (docs/timing.md).
+enum class KernelActivity { concurrent, serial };
+std::string_view to_string(KernelActivity kind);
+KernelActivity parse_kernel_activity(std::string_view text);  // "concurrent" | "serial"; throws std::invalid_argument
+
+// Records the GPU activity (kernels, memcpys, memsets) of calls the host marks, attributed to each
+// call by CUPTI's external correlation: begin_call(id) pushes the id onto the thread's stack, and
+// every CUDA API call until end_call() — a kernel launch, cuBLAS's launches, a graph launch and all
+// its nodes — carries it to the records it causes. Work the host enqueues outside a call (the L2
+// flush, the events) belongs to none. One recorder may be active per process, and not while a
+// KernelTrace or a RangeProfiler is.
+class CallActivity {
+ public:
+  explicit CallActivity(KernelActivity kernels = KernelActivity::concurrent) : kernels_(kernels) {}
+  CallActivity(const CallActivity&) = delete;
+  CallActivity& operator=(const CallActivity&) = delete;
+  ~CallActivity();
+
+  void start();  // throws ProfilerError when CUPTI cannot record here (activity_unavailable_reason)
+  void begin_call(std::uint64_t id);
+  void end_call();
+  // Synchronizes the device, flushes CUPTI's buffers and returns the records of calls 1..calls,
+  // call id c at index c - 1 (empty where a call left none). Throws ProfilerError when CUPTI
+  // dropped records or reported an error.
+  std::vector<std::vector<ActivityInterval>> stop(std::uint64_t calls);
+
+ private:
+  KernelActivity kernels_;
   bool active_ = false;
 };
 

@@ -10,7 +10,9 @@
 //    `kgate ab`). Whatever a process brings (where its allocations lie, a library's mode) stays
 //    for all its samples, so no sample count averages it out; a change smaller than the spread
 //    between the processes of one run cannot be told from another process.
-//  * resolution: two ticks of the timer's clock.
+//  * resolution: one tick of the timer's clock (32 ns for CUPTI on an H100): a smaller change moves
+//    no sample onto another tick. (The noise spreads samples over neighbouring ticks, so a median
+//    of many can move by less; one tick is the honest claim.)
 // A CUPTI-timed benchmark's band is the larger of its threshold and this; event-timed ones keep
 // the fixed minimum change instead, since their launch overhead shifts between processes by more
 // than their samples show (compare.hpp).
@@ -27,5 +29,9 @@ struct DetectableChange {
 // a record without samples. `confidence` is the level of the median's interval (the comparator's
 // 1 - alpha).
 DetectableChange detectable_change(const TimingRecord& record, double timer_resolution_s, double confidence = 0.99);
+
+// Sets min_detectable_change of each CUPTI-timed mode of the record (at the comparator's default
+// 99%); event-timed modes keep 0, since the fixed minimum change in time is theirs.
+void note_detectable_change(BenchmarkRecord& record, double timer_resolution_s);
 
 }  // namespace kgate

@@ -9,6 +9,9 @@ namespace kgate {
 // the binary was built from, so a rebuilt-but-unconfigured tree still reports the right commit.
 RunContext make_run_context(const DeviceInfo& device, const std::string& command_line);
 
+// Now, as ISO 8601 UTC to the second: "2026-11-25T20:41:00Z" (a run's date).
+std::string utc_now_iso8601();
+
 // "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3": the folder name of a GPU's baselines.
 std::string gpu_slug(const std::string& gpu_name);
 

@@ -2,6 +2,7 @@
 // Counter-based random numbers: element i of a tensor is a pure function of (seed, i). The
 // host (for the CPU reference) and the device (for large benchmark inputs) therefore produce
 // bit-identical tensors with no state to share, and a failing case is reproduced from its seed.
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -19,6 +20,24 @@ KGATE_HD inline std::uint64_t splitmix64(std::uint64_t x) {
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
   return x ^ (x >> 31);
 }
+
+// SplitMix64 as a stream (host code): kgate::splitmix64 adds the increment itself, so stepping
+// the state by the same increment walks the reference generator's sequence. Resampling and
+// permutation tests draw from it, so their results are the same on every platform.
+class SplitMixStream {
+ public:
+  explicit SplitMixStream(std::uint64_t seed) : state_(seed) {}
+  // Uniform in [0, bound); bias ~ bound / 2^53.
+  std::size_t index_below(std::size_t bound) {
+    const std::uint64_t bits = splitmix64(state_);
+    state_ += 0x9E3779B97F4A7C15ull;
+    const double unit = static_cast<double>(bits >> 11) * 0x1.0p-53;  // [0, 1)
+    return static_cast<std::size_t>(unit * static_cast<double>(bound));
+  }
+
+ private:
+  std::uint64_t state_;
+};
 
 // Values whose magnitude lies in [min_magnitude, max_magnitude), with a random sign when
 // `symmetric`. A positive lower bound keeps exact zeros out of every input: zeros hide unwritten

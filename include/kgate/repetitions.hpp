@@ -7,11 +7,12 @@
 namespace kgate {
 
 // Both succeeded and measured the same thing: the same name, family, variant, shape and headline
-// mode. A failed or skipped record is never a repetition (its error must not be averaged away).
+// mode, each mode with the same timer. A failed or skipped record is never a repetition (its error must not be averaged away).
 bool is_repetition(const BenchmarkRecord& a, const BenchmarkRecord& b);
 
 // Adds `from`'s samples to `into`, mode by mode, and recomputes what depends on them: summaries,
-// the SM clock (weighted by samples), the derived roofline figures against `calibration`; the
+// the SM clock and the event and busy medians (weighted by samples), the minimum detectable
+// change (with calibration's timer resolution), the derived roofline figures against `calibration`; the
 // throttled and power-limited samples, GPU and wall times add up, a mode rested when either
 // repetition did, and the stopping target counts as met only when every repetition met it.
 // Precondition: is_repetition(into, from).

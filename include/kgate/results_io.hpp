@@ -45,4 +45,7 @@ nlohmann::json read_json_file(const std::string& path);
 
 std::string to_string(BenchmarkStatus status);
 
+// One kernel record as the results file holds it (a benchmark's "kernels" entries).
+nlohmann::json kernel_to_json(const KernelRecord& kernel);
+
 }  // namespace kgate

@@ -1,10 +1,18 @@
 #pragma once
 // Device-side timing of a launch, the way nvbench does it and with what a regression harness
 // adds. Everything timed is explicit here:
+//  * the clock (Timer): by default a sample is the span of the call's CUPTI activity records — from
+//    its first kernel's (or copy's, or set's) start to its last one's end, on the GPU's own clock,
+//    attributed to the call by external correlation (cupti.hpp, activity_span.hpp) — so the
+//    front end's launch processing and the completion flush, a fixed 2-4 us that a CUDA event pair
+//    also brackets, are not in it. The event pair is still recorded around every call (end-to-end
+//    time, launch included), and where CUPTI cannot record (another profiler attached, no
+//    permission) the events are the samples, said in the record and by timer_fallback_reason();
 //  * cold: before every timed launch the L2 is flushed (a scratch buffer of twice the L2 read, or
 //    written as nvbench does: L2Flush below) and inputs rotate among copies; each launch sits
-//    between its own pair of events;
-//  * hot: many launches captured in a CUDA graph, one replay timed, divided by the count;
+//    between its own pair of events, outside which the flush stays;
+//  * hot: many launches captured in a CUDA graph, one replay timed, divided by the count (with
+//    CUPTI: the mean of the calls' own spans within the replay);
 //  * batches of samples are queued behind a kernel that holds the stream until the host has
 //    enqueued them all, so host launch latency never lands between two events;
 //  * after each batch a probe kernel measures the SM clock (clock64 against %globaltimer); a batch
@@ -16,8 +24,11 @@
 
 #include <functional>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
+#include "kgate/cupti.hpp"
 #include "kgate/device.hpp"
 #include "kgate/device_buffer.hpp"
 #include "kgate/results.hpp"
@@ -37,10 +48,22 @@ L2Flush parse_l2_flush(std::string_view text);  // "read" | "write"; throws std:
 
 constexpr int kMaxInputCopies = 64;  // input copies a cold benchmark rotates among, at most
 
+// Where a sample's time comes from (docs/timing.md). Results name it "cupti" or "events".
+enum class Timer { cupti, events };
+std::string_view to_string(Timer timer);
+Timer parse_timer(std::string_view text);  // "cupti" | "events"; throws std::invalid_argument
+
 struct TimingOptions {
+  Timer timer = Timer::cupti;
+  KernelActivity kernel_activity = KernelActivity::concurrent;  // the CUPTI kind kernels are recorded with
   StoppingOptions stopping{};
   L2Flush flush = L2Flush::read;
   ThrottleOptions throttle{};
+  // Queue each batch behind a kernel that holds the stream until the host has enqueued it all. Off
+  // under a profiler that serializes launches (ncu): there the hold's own launch waits for it to
+  // end, so it would only time out. GpuTimer turns it off itself when another CUPTI client holds
+  // the process.
+  bool hold_stream = true;
   double batch_target_s = 2e-3;  // GPU time queued behind one hold: long enough to amortize the probe
   int max_batch = 64;            // samples per batch at most (events are preallocated)
   double hot_replay_target_s = 1e-3;  // a hot sample is one graph replay of about this length
@@ -64,6 +87,10 @@ class GpuTimer {
 
   cudaStream_t stream() const { return stream_; }
   const TimingOptions& options() const { return options_; }
+  // The clock samples are taken with now: options().timer, unless CUPTI could not record in this
+  // process, in which case events, and timer_fallback_reason() says why (empty otherwise).
+  Timer timer() const { return timer_; }
+  const std::string& timer_fallback_reason() const { return fallback_reason_; }
 
   // Wall time of the first launch and its completion: module load and lazy loading included, as
   // a serving system pays it on its first request. Meaningful only for a kernel not launched before.
@@ -71,8 +98,8 @@ class GpuTimer {
 
   TimingRecord measure_cold(const CopyLaunch& launch, int copies);
   // `count` (at most options().max_batch) cold samples on copy 0 taken as measure_cold takes them,
-  // in one batch and with no stopping rule: each sample's seconds. For looking at a launch (a
-  // kernel trace) under the conditions it is timed in.
+  // in one batch and with no stopping rule: each sample's seconds between its events. For looking
+  // at a launch (a kernel trace, which this leaves CUPTI to) under the conditions it is timed in.
   std::vector<double> cold_batch(const CopyLaunch& launch, int count);
   // launch_estimate_s, when known (the cold median), sizes the graph; otherwise one timed launch
   // after a warm-up does.
@@ -89,18 +116,36 @@ class GpuTimer {
   std::optional<std::size_t> flush_kernels() const;
 
  private:
-  // Enqueues cold sample s: flush, start event, launch on the next of `copies` input copies, stop
-  // event. Keeps a reference to `launch`.
+  // One batch's samples, each in seconds: between the events around the call, and with CUPTI
+  // its records' span (summed over the calls of a replay, as the events are) and busy time.
+  struct BatchTimes {
+    std::vector<double> event_s, span_s, busy_s;
+  };
+
+  // Enqueues cold sample s: flush, then the timed call on the next of `copies` input copies.
+  // Keeps a reference to `launch`.
   std::function<void(int)> cold_sampler(const CopyLaunch& launch, int copies);
-  // Queues `count` samples behind a hold kernel, releases it and returns each sample's seconds.
-  std::vector<double> run_batch(int count, const std::function<void(int sample)>& enqueue_one);
+  // Sample s's call between its pair of events and, while a batch records CUPTI activity, marked as
+  // call s + 1 of the batch.
+  void timed_call(int sample, const std::function<void()>& call);
+  // Queues `count` samples behind a hold kernel, releases it and returns each sample's times;
+  // with `cupti`, records the calls' activity (each sample `calls_per_sample` calls of one
+  // replay). Throws ProfilerError when CUPTI fails.
+  BatchTimes run_batch(int count, const std::function<void(int sample)>& enqueue_one, bool cupti = false,
+                       int calls_per_sample = 1);
   // Samples in batches of about options().batch_target_s, sized by expected_sample_s or, without
-  // it, by a first batch of one sample.
+  // it, by a first batch of one sample; with timer(), falling back to events for good when CUPTI
+  // fails.
   TimingRecord sample_until_done(std::optional<double> expected_sample_s, const std::function<void(int)>& enqueue_one,
                                  int launches_per_sample);
+  TimingRecord sample_with(bool cupti, std::optional<double> expected_sample_s, const std::function<void(int)>& enqueue_one,
+                           int launches_per_sample);
 
   DeviceInfo device_;
   TimingOptions options_;
+  Timer timer_;
+  std::string fallback_reason_;
+  CallActivity* recording_ = nullptr;  // the running batch's CUPTI recording, while there is one
   cudaStream_t stream_ = nullptr;
   std::vector<cudaEvent_t> starts_, stops_;
   DeviceAllocation flush_buffer_;

@@ -47,6 +47,16 @@ __global__ void rmsnorm_vectorized_kernel(RmsNormArgs a) {
     sum_sq += extra * 0.0f;
   }
 #endif
+#if defined(KGATE_PLANTED_DELAY_CYCLES)
+  // Test-only (CMake cache variable KGATE_PLANTED_DELAY_CYCLES, never in a normal build): thread 0
+  // of block 0 spins before the reduction, which the rest of its block waits for, so a launch ends
+  // about that much later: 800 cycles are ~0.4 us at 2 GHz, 7% of a 5 us kernel.
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    const long long start = clock64();
+    while (clock64() - start < KGATE_PLANTED_DELAY_CYCLES) {
+    }
+  }
+#endif
   const float rstd = rsqrtf(block_sum(sum_sq) / a.n + a.eps);
 #pragma unroll
   for (int k = 0; k < K; ++k) {

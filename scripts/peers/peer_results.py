@@ -28,6 +28,9 @@ class Timing:
     wall_time_s: float = 0.0
     launches_per_sample: int = 1
     input_copies: int = 1  # separately allocated input copies the samples ran on (cold: rotated)
+    timer: str = "events"  # "cupti" | "events", as kgate's TimingRecord::timer
+    event_median_s: float = 0.0  # CUPTI-timed only: the median end-to-end time between the call's events
+    busy_median_s: float = 0.0  # CUPTI-timed only: the median sum of the call's activity durations
 
 
 @dataclass
@@ -48,6 +51,7 @@ class PeerRecord:
     correct: bool | None = None
     correctness_detail: str = ""
     provenance: dict = field(default_factory=dict)  # library versions, the call, the backend, notes
+    kernels: list = field(default_factory=list)  # the kernels one call ran, as kgate's kernel records
 
     @property
     def name(self):
@@ -82,12 +86,16 @@ def single_precision(seconds):
 
 def timing_block(t):
     samples = [single_precision(s) for s in t.samples_s]
-    return {"samples_s": samples, "summary": summarize(samples), "target_met": t.target_met,
+    block = {"samples_s": samples, "summary": summarize(samples), "target_met": t.target_met,
             "target_rel_stddev": t.target_rel_stddev, "stop_reason": t.stop_reason,
             "throttled_samples": t.throttled_samples, "power_limited_samples": t.power_limited_samples,
             "rested": t.rested, "sm_clock_mhz": t.sm_clock_mhz, "gpu_time_s": t.gpu_time_s,
             "wall_time_s": t.wall_time_s, "launches_per_sample": t.launches_per_sample,
-            "input_copies": t.input_copies}
+            "input_copies": t.input_copies, "timer": t.timer}
+    for key in ("event_median_s", "busy_median_s"):
+        if getattr(t, key) > 0:
+            block[key] = getattr(t, key)
+    return block
 
 
 def benchmark_entry(r, family_index, instance_index):
@@ -103,8 +111,8 @@ def benchmark_entry(r, family_index, instance_index):
                          "arithmetic_intensity": r.flops / r.min_bytes if r.min_bytes else 0.0,
                          "pct_of_memory_ceiling": 0.0, "pct_of_compute_ceiling": 0.0,
                          "memory_ceiling": r.memory_ceiling, "roofline": "below-roofs"},
-             "kernels": [], "metrics": {},
-             "metrics_unavailable": "peers are timed without CUPTI (docs/peers.md)",
+             "kernels": r.kernels, "metrics": {},
+             "metrics_unavailable": "peers get no counter pass (docs/peers.md)",
              "correct": r.correct, "correctness_detail": r.correctness_detail}
     if r.cold:
         block["cold"] = timing_block(r.cold)

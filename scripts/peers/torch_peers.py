@@ -29,6 +29,7 @@ TIMING_FLAGS = {  # flag -> (the listing's timing key, type): override what kgat
     "target_rsd": ("target_rel_stddev", float),
     "max_samples": ("max_samples", int),
     "flush": ("l2_flush", str),
+    "timer": ("timer", str),
 }
 
 
@@ -55,6 +56,12 @@ def parse_args(argv):
     parser.add_argument("--target-rsd", type=float, metavar="FRACTION", help="relative stddev that ends sampling")
     parser.add_argument("--max-samples", type=int, help="sample cap per mode")
     parser.add_argument("--flush", choices=["read", "write"], help="how cold mode empties the L2")
+    parser.add_argument("--timer", choices=["cupti", "events"],
+                        help="a sample's clock: the span of the call's CUPTI records (kgate's own code, "
+                             "libkgate_peer_clock.so) or CUDA events around it")
+    parser.add_argument("--clock", metavar="LIB",
+                        help="kgate's CUPTI clock library (default: libkgate_peer_clock.so beside the kgate_bench "
+                             "given to --list, else build/bench/)")
     args = parser.parse_args(argv)
     args.modes = [m for m in args.modes.split(",") if m]
     if any(m not in ("cold", "hot") for m in args.modes):
@@ -79,6 +86,16 @@ def git_provenance():
     return commit, bool(git("status", "--porcelain", "--untracked-files=no"))
 
 
+def clock_library(args):
+    """Where kgate's CUPTI clock for the peers is: --clock, else beside the kgate_bench that gave the
+    listing, else in this repository's build."""
+    if args.clock:
+        return args.clock
+    if os.path.isfile(args.list) and not args.list.endswith(".json"):
+        return os.path.join(os.path.dirname(os.path.abspath(args.list)), "libkgate_peer_clock.so")
+    return os.path.join(REPO, "build", "bench", "libkgate_peer_clock.so")
+
+
 class Session:
     """One run: the timer, the seed, the records, the check results."""
 
@@ -91,7 +108,7 @@ class Session:
         self.listing = listing
         self.timing = timing
         self.gpu = device_facts()
-        self.timer = TorchTimer(timing, self.gpu)
+        self.timer = TorchTimer(timing, self.gpu, clock_library(args))
         self.records = []
         self.checks = {}  # peer name -> (shape id, passed, detail)
         self.started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -158,6 +175,7 @@ class Session:
                 def launch(copy):
                     return peer.run(inputs[copy])
                 record.first_launch_s = self.timer.first_launch_s(launch)
+                record.kernels = self.timer.kernels(launch)
                 for mode in self.args.modes or [family.headline_mode]:
                     setattr(record, mode, self.timer.measure_cold(launch, copies) if mode == "cold"
                             else self.timer.measure_hot(launch))

@@ -7,6 +7,8 @@
 
 #include "kgate/calibration.hpp"
 
+#include "kgate/activity_span.hpp"
+
 namespace kgate {
 namespace {
 
@@ -129,8 +131,14 @@ Calibration measure_calibration(const DeviceInfo& device, GpuTimer& base_timer, 
     empty_kernel<<<1, 1, 0, s>>>();
     KGATE_CHECK_LAUNCH();
   };
-  c.launch_floor_s = timer.measure_cold(empty, 1).summary.median;
-  c.graph_floor_s = timer.measure_hot(empty).summary.median;
+  // The floors are what a launch costs end to end, so they come from the events also where CUPTI
+  // times the samples; the empty kernel's CUPTI spans show the tick of CUPTI's clock.
+  const TimingRecord cold = timer.measure_cold(empty, 1);
+  const TimingRecord hot = timer.measure_hot(empty);
+  const auto end_to_end = [](const TimingRecord& r) { return r.timer == "cupti" ? r.event_median_s : r.summary.median; };
+  c.launch_floor_s = end_to_end(cold);
+  c.graph_floor_s = end_to_end(hot);
+  if (cold.timer == "cupti") c.timer_resolution_s = timestamp_tick_s(cold.samples_s);
   return c;
 }
 

@@ -36,6 +36,9 @@ std::string result_name(CUptiResult result) {
   return name;
 }
 
+static_assert(std::string_view("; another CUPTI client already holds this process").substr(2) == kAnotherCuptiClient,
+              "the remedy below must say what kAnotherCuptiClient looks for");
+
 // The two failures that mean "not on this machine, not now" get a sentence on what to do about them.
 const char* remedy(CUptiResult result) {
   switch (result) {
@@ -93,7 +96,9 @@ using TracedLaunch = KernelLaunch;
 // failures wait here for KernelTrace::stop() to report them.
 struct ActivitySink {
   std::mutex mutex;
-  std::vector<TracedLaunch> launches;
+  std::vector<TracedLaunch> launches;  // kernel records
+  std::vector<std::pair<std::uint32_t, ActivityInterval>> transfers;  // memcpy and memset records, by correlation id
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> external_ids;  // correlation id -> external (call) id
   std::size_t dropped = 0;
   std::string error;
 };
@@ -105,6 +110,7 @@ ActivitySink& sink() {
   return *instance;
 }
 
+// Set while a KernelTrace or a CallActivity records: the sink and the enabled kinds are theirs.
 std::atomic<bool>& trace_running() {
   static std::atomic<bool> running{false};
   return running;
@@ -115,6 +121,20 @@ std::atomic<bool>& trace_running() {
 std::atomic<bool>& profiler_enabled() {
   static std::atomic<bool> enabled{false};
   return enabled;
+}
+
+// Takes the sink for a new recording, emptied; throws when someone else records or profiles.
+void claim_sink(const char* who) {
+  if (const std::string reason = activity_unavailable_reason(); !reason.empty()) throw ProfilerError(reason);
+  if (profiler_enabled()) throw ProfilerError(std::string(who) + " while a RangeProfiler is enabled");
+  if (trace_running().exchange(true)) throw ProfilerError(std::string(who) + " while another CUPTI activity recording is running");
+  ActivitySink& target = sink();
+  const std::lock_guard lock(target.mutex);
+  target.launches.clear();
+  target.transfers.clear();
+  target.external_ids.clear();
+  target.dropped = 0;
+  target.error.clear();
 }
 
 constexpr std::size_t kActivityBufferBytes = 4u << 20;
@@ -149,6 +169,8 @@ TracedLaunch to_launch(const CUpti_ActivityKernel10& kernel) {
 
 void read_records(std::uint8_t* buffer, std::size_t valid_size) {
   std::vector<TracedLaunch> launches;
+  std::vector<std::pair<std::uint32_t, ActivityInterval>> transfers;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> external_ids;
   std::string error;
   CUpti_Activity* record = nullptr;
   for (;;) {
@@ -158,9 +180,30 @@ void read_records(std::uint8_t* buffer, std::size_t valid_size) {
       error = describe(status, "cuptiActivityGetNextRecord");
       break;
     }
-    // libcupti.so.13 writes its newest kernel record, which is this toolkit's CUpti_ActivityKernel10.
-    if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
-      launches.push_back(to_launch(*reinterpret_cast<const CUpti_ActivityKernel10*>(record)));
+    // libcupti.so.13 writes its newest records, which are this toolkit's structs of these names.
+    switch (record->kind) {
+      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+      case CUPTI_ACTIVITY_KIND_KERNEL:
+        launches.push_back(to_launch(*reinterpret_cast<const CUpti_ActivityKernel10*>(record)));
+        break;
+      case CUPTI_ACTIVITY_KIND_MEMCPY: {
+        const auto& copy = *reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+        transfers.push_back({copy.correlationId, {copy.start, copy.end}});
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_MEMSET: {
+        const auto& set = *reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+        transfers.push_back({set.correlationId, {set.start, set.end}});
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+        const auto& link = *reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
+        external_ids.push_back({link.correlationId, link.externalId});
+        break;
+      }
+      default:  // the API records that external correlation needs enabled: nothing to keep
+        break;
+    }
   }
   std::size_t dropped = 0;
   const CUptiResult dropped_status = cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped);
@@ -171,6 +214,8 @@ void read_records(std::uint8_t* buffer, std::size_t valid_size) {
   const std::lock_guard lock(target.mutex);
   target.launches.insert(target.launches.end(), std::make_move_iterator(launches.begin()),
                          std::make_move_iterator(launches.end()));
+  target.transfers.insert(target.transfers.end(), transfers.begin(), transfers.end());
+  target.external_ids.insert(target.external_ids.end(), external_ids.begin(), external_ids.end());
   target.dropped += dropped;
   if (target.error.empty()) target.error = std::move(error);
 }
@@ -596,16 +641,7 @@ KernelTrace::~KernelTrace() {
 
 void KernelTrace::start() {
   if (active_) throw ProfilerError("KernelTrace::start() called twice");
-  if (const std::string reason = activity_unavailable_reason(); !reason.empty()) throw ProfilerError(reason);
-  if (profiler_enabled()) throw ProfilerError("KernelTrace::start() while a RangeProfiler is enabled");
-  if (trace_running().exchange(true)) throw ProfilerError("another KernelTrace is already recording");
-  {
-    ActivitySink& target = sink();
-    const std::lock_guard lock(target.mutex);
-    target.launches.clear();
-    target.dropped = 0;
-    target.error.clear();
-  }
+  claim_sink("KernelTrace::start()");
   const CUptiResult result = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   if (result != CUPTI_SUCCESS) {
     trace_running() = false;
@@ -617,6 +653,98 @@ void KernelTrace::start() {
 std::vector<KernelRecord> KernelTrace::stop() { return fold(stop_launches()); }
 
 std::vector<KernelRecord> fold_launches(std::vector<KernelLaunch> launches) { return fold(std::move(launches)); }
+
+// ---------------------------------------------------------------------------------------------
+// CallActivity
+
+namespace {
+
+// External correlation needs the API records on: CUPTI writes a call's correlation record just
+// before the driver or runtime API record it belongs to.
+constexpr CUpti_ActivityKind kCallActivityKinds[] = {CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+                                                     CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
+                                                     CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+constexpr CUpti_ExternalCorrelationKind kCallCorrelation = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
+
+CUpti_ActivityKind kernel_kind(KernelActivity kind) {
+  return kind == KernelActivity::serial ? CUPTI_ACTIVITY_KIND_KERNEL : CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+}
+
+// Disables every kind a CallActivity enables and hands the buffered records to buffer_completed;
+// the first failure is returned.
+CUptiResult end_call_activity(KernelActivity kernels) {
+  CUptiResult first = cuptiActivityDisable(kernel_kind(kernels));
+  for (const CUpti_ActivityKind kind : kCallActivityKinds) {
+    const CUptiResult result = cuptiActivityDisable(kind);
+    if (first == CUPTI_SUCCESS) first = result;
+  }
+  const CUptiResult flushed = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  trace_running() = false;
+  return first != CUPTI_SUCCESS ? first : flushed;
+}
+
+}  // namespace
+
+std::string_view to_string(KernelActivity kind) { return kind == KernelActivity::serial ? "serial" : "concurrent"; }
+
+KernelActivity parse_kernel_activity(std::string_view text) {
+  if (text == "concurrent") return KernelActivity::concurrent;
+  if (text == "serial") return KernelActivity::serial;
+  throw std::invalid_argument("unknown CUPTI kernel activity '" + std::string(text) + "' (concurrent | serial)");
+}
+
+CallActivity::~CallActivity() {
+  if (active_) end_call_activity(kernels_);
+}
+
+void CallActivity::start() {
+  if (active_) throw ProfilerError("CallActivity::start() called twice");
+  claim_sink("CallActivity::start()");
+  std::string failure;
+  if (const CUptiResult r = cuptiActivityEnable(kernel_kind(kernels_)); r != CUPTI_SUCCESS)
+    failure = describe(r, kernels_ == KernelActivity::serial ? "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_KERNEL)"
+                                                              : "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)");
+  for (const CUpti_ActivityKind kind : kCallActivityKinds)
+    if (const CUptiResult r = cuptiActivityEnable(kind); r != CUPTI_SUCCESS && failure.empty())
+      failure = describe(r, ("cuptiActivityEnable(kind " + std::to_string(static_cast<int>(kind)) + ")").c_str());
+  if (!failure.empty()) {
+    end_call_activity(kernels_);
+    throw ProfilerError(failure);
+  }
+  active_ = true;
+}
+
+void CallActivity::begin_call(std::uint64_t id) {
+  KGATE_CUPTI_CHECK(cuptiActivityPushExternalCorrelationId(kCallCorrelation, id));
+}
+
+void CallActivity::end_call() { KGATE_CUPTI_CHECK(cuptiActivityPopExternalCorrelationId(kCallCorrelation, nullptr)); }
+
+std::vector<std::vector<ActivityInterval>> CallActivity::stop(std::uint64_t calls) {
+  if (!active_) throw ProfilerError("CallActivity::stop() without start()");
+  const cudaError_t synchronized = cudaDeviceSynchronize();  // unfinished work has no end time yet
+  active_ = false;
+  check_cupti(end_call_activity(kernels_), "cuptiActivityDisable/cuptiActivityFlushAll");
+  check_cuda(synchronized, "cudaDeviceSynchronize()", __FILE__, __LINE__);
+
+  ActivitySink& target = sink();
+  const std::lock_guard lock(target.mutex);
+  if (!target.error.empty()) throw ProfilerError(target.error);
+  if (target.dropped > 0) throw ProfilerError("CUPTI dropped " + std::to_string(target.dropped) + " activity records");
+  std::map<std::uint32_t, std::uint64_t> call_of;  // correlation id -> call id
+  for (const auto& [correlation, call] : target.external_ids) call_of[correlation] = call;
+  std::vector<std::vector<ActivityInterval>> by_call(calls);
+  const auto keep = [&](std::uint32_t correlation, const ActivityInterval& interval) {
+    const auto it = call_of.find(correlation);
+    if (it != call_of.end() && it->second >= 1 && it->second <= calls) by_call[it->second - 1].push_back(interval);
+  };
+  for (const TracedLaunch& launch : target.launches) keep(launch.correlation_id, {launch.start_ns, launch.end_ns});
+  for (const auto& [correlation, interval] : target.transfers) keep(correlation, interval);
+  target.launches.clear();
+  target.transfers.clear();
+  target.external_ids.clear();
+  return by_call;
+}
 
 std::vector<KernelLaunch> KernelTrace::stop_launches() {
   if (!active_) throw ProfilerError("KernelTrace::stop() without start()");

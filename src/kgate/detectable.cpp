@@ -22,8 +22,13 @@ DetectableChange detectable_change(const TimingRecord& record, double timer_reso
     change.between = (*highest - *lowest) / center;
   }
   // A hot sample is one replay divided by its launches: the timer's tick is divided with it.
-  change.resolution = 2 * timer_resolution_s / std::max(record.launches_per_sample, 1) / center;
+  change.resolution = timer_resolution_s / std::max(record.launches_per_sample, 1) / center;
   return change;
+}
+
+void note_detectable_change(BenchmarkRecord& record, double timer_resolution_s) {
+  for (std::optional<TimingRecord>* mode : {&record.cold, &record.hot})
+    if (*mode && (*mode)->timer == "cupti") (*mode)->min_detectable_change = detectable_change(**mode, timer_resolution_s).fraction();
 }
 
 }  // namespace kgate

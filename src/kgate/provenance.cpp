@@ -23,6 +23,8 @@ std::string run_command(const std::string& command) {
   return out;
 }
 
+}  // namespace
+
 std::string utc_now_iso8601() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm utc{};
@@ -31,8 +33,6 @@ std::string utc_now_iso8601() {
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
   return text;
 }
-
-}  // namespace
 
 std::string gpu_slug(const std::string& gpu_name) {
   std::string slug;

@@ -1,5 +1,6 @@
 #include "kgate/repetitions.hpp"
 
+#include "kgate/detectable.hpp"
 #include "kgate/roofline.hpp"
 #include "kgate/statistics.hpp"
 
@@ -13,7 +14,11 @@ void pool_mode(std::optional<TimingRecord>& into, const std::optional<TimingReco
     return;
   }
   const double n_into = static_cast<double>(into->samples_s.size()), n_from = static_cast<double>(from->samples_s.size());
-  if (n_into + n_from > 0) into->sm_clock_mhz = (into->sm_clock_mhz * n_into + from->sm_clock_mhz * n_from) / (n_into + n_from);
+  // Figures kept per repetition as one number (no samples of their own) pool weighted by samples.
+  const auto weighted = [&](double a, double b) { return n_into + n_from > 0 ? (a * n_into + b * n_from) / (n_into + n_from) : a; };
+  into->sm_clock_mhz = weighted(into->sm_clock_mhz, from->sm_clock_mhz);
+  into->event_median_s = weighted(into->event_median_s, from->event_median_s);
+  into->busy_median_s = weighted(into->busy_median_s, from->busy_median_s);
   into->samples_s.insert(into->samples_s.end(), from->samples_s.begin(), from->samples_s.end());
   into->summary = summarize(into->samples_s);
   into->repetition_medians_s.insert(into->repetition_medians_s.end(), from->repetition_medians_s.begin(),
@@ -28,11 +33,17 @@ void pool_mode(std::optional<TimingRecord>& into, const std::optional<TimingReco
   into->wall_time_s += from->wall_time_s;
 }
 
+// Samples of different clocks (a CUPTI span, an event pair) are not one distribution.
+bool same_timers(const BenchmarkRecord& a, const BenchmarkRecord& b) {
+  const auto timer = [](const std::optional<TimingRecord>& t) { return t ? t->timer : std::string(); };
+  return (!a.cold || !b.cold || timer(a.cold) == timer(b.cold)) && (!a.hot || !b.hot || timer(a.hot) == timer(b.hot));
+}
+
 }  // namespace
 
 bool is_repetition(const BenchmarkRecord& a, const BenchmarkRecord& b) {
   return a.status == BenchmarkStatus::ok && b.status == BenchmarkStatus::ok && a.name == b.name && a.family == b.family &&
-         a.variant == b.variant && a.shape == b.shape && a.headline_mode == b.headline_mode;
+         a.variant == b.variant && a.shape == b.shape && a.headline_mode == b.headline_mode && same_timers(a, b);
 }
 
 void pool_repetition(BenchmarkRecord& into, const BenchmarkRecord& from, const Calibration& calibration) {
@@ -47,6 +58,7 @@ void pool_repetition(BenchmarkRecord& into, const BenchmarkRecord& from, const C
     into.correctness_detail = from.correctness_detail;
   }
   place_record_on_roofline(into, calibration);  // the pooled median moves the derived figures
+  note_detectable_change(into, calibration.timer_resolution_s);  // and more repetitions, what it can detect
 }
 
 }  // namespace kgate

@@ -276,6 +276,8 @@ TimingRecord timing_from_json(const Node& node) {
   return t;
 }
 
+}  // namespace
+
 json kernel_to_json(const KernelRecord& k) {
   return {{"name", k.name},
           {"demangled", k.demangled},
@@ -287,6 +289,8 @@ json kernel_to_json(const KernelRecord& k) {
           {"duration_s", k.duration_s},
           {"launches", k.launches}};
 }
+
+namespace {
 
 void read_dim3(const Node& parent, const char* key, int (&out)[3]) {
   const auto node = parent.find(key);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "kgate/activity_span.hpp"
 #include "kgate/statistics.hpp"
 #include "kgate/timing.hpp"
 
@@ -60,6 +61,14 @@ __global__ void read_flush_kernel(const uint4* buffer, std::size_t vectors, unsi
 
 }  // namespace
 
+std::string_view to_string(Timer timer) { return timer == Timer::cupti ? "cupti" : "events"; }
+
+Timer parse_timer(std::string_view text) {
+  if (text == "cupti") return Timer::cupti;
+  if (text == "events") return Timer::events;
+  throw std::invalid_argument("unknown timer '" + std::string(text) + "' (cupti | events)");
+}
+
 std::string_view to_string(L2Flush flush) { return flush == L2Flush::read ? "read" : "write"; }
 
 L2Flush parse_l2_flush(std::string_view text) {
@@ -71,6 +80,7 @@ L2Flush parse_l2_flush(std::string_view text) {
 GpuTimer::GpuTimer(const DeviceInfo& device, TimingOptions options)
     : device_(device),
       options_(options),
+      timer_(options.timer),
       flush_buffer_(2 * std::max<std::size_t>(device.l2_bytes, 1 << 20)),
       probe_result_(2 * sizeof(unsigned long long)) {
   KGATE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
@@ -85,6 +95,13 @@ GpuTimer::GpuTimer(const DeviceInfo& device, TimingOptions options)
   }
   KGATE_CUDA_CHECK(cudaHostAlloc(&hold_flag_host_, 2 * sizeof(int), cudaHostAllocMapped));
   KGATE_CUDA_CHECK(cudaHostGetDevicePointer(&hold_flag_device_, hold_flag_host_, 0));
+  const std::string unavailable = activity_unavailable_reason();
+  if (timer_ == Timer::cupti && !unavailable.empty()) {
+    timer_ = Timer::events;
+    fallback_reason_ = unavailable;
+  }
+  // Another CUPTI client (Nsight Compute) serializes launches: a hold would wait for itself.
+  if (unavailable.find(kAnotherCuptiClient) != std::string::npos) options_.hold_stream = false;
 }
 
 GpuTimer::~GpuTimer() {
@@ -126,31 +143,90 @@ std::optional<std::size_t> GpuTimer::flush_kernels() const {
   return options_.flush == L2Flush::read ? std::optional<std::size_t>(1) : std::nullopt;
 }
 
-std::vector<double> GpuTimer::run_batch(int count, const std::function<void(int)>& enqueue_one) {
+void GpuTimer::timed_call(int sample, const std::function<void()>& call) {
+  KGATE_CUDA_CHECK(cudaEventRecord(starts_[sample], stream_));
+  if (recording_) {
+    recording_->begin_call(static_cast<std::uint64_t>(sample) + 1);
+    try {
+      call();
+    } catch (...) {
+      try {
+        recording_->end_call();
+      } catch (...) {  // the call's own error is the one to report
+      }
+      throw;
+    }
+    recording_->end_call();
+  } else {
+    call();
+  }
+  KGATE_CUDA_CHECK(cudaEventRecord(stops_[sample], stream_));
+}
+
+GpuTimer::BatchTimes GpuTimer::run_batch(int count, const std::function<void(int)>& enqueue_one, bool cupti,
+                                         int calls_per_sample) {
   count = std::clamp(count, 1, options_.max_batch);
+  std::optional<CallActivity> activity;
+  if (cupti) {
+    activity.emplace(options_.kernel_activity);
+    activity->start();
+  }
+  recording_ = activity ? &*activity : nullptr;
+  struct StopMarking {  // timed_call marks calls only while this batch records
+    CallActivity*& recording;
+    ~StopMarking() { recording = nullptr; }
+  } stop_marking{recording_};
   hold_flag_host_[0] = 0;
   hold_flag_host_[1] = 0;
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  hold_stream_kernel<<<1, 1, 0, stream_>>>(hold_flag_device_, kHoldTimeoutNs);
-  KGATE_CHECK_LAUNCH();
+  if (options_.hold_stream) {
+    hold_stream_kernel<<<1, 1, 0, stream_>>>(hold_flag_device_, kHoldTimeoutNs);
+    KGATE_CHECK_LAUNCH();
+  }
   for (int s = 0; s < count; ++s) enqueue_one(s);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   *static_cast<volatile int*>(hold_flag_host_) = 1;
   KGATE_CUDA_CHECK(cudaStreamSynchronize(stream_));
   if (hold_flag_host_[1] != 0)
     throw std::runtime_error("the stream hold timed out before the host finished enqueuing a batch; timings would include launch gaps");
-  std::vector<double> seconds(count);
+  BatchTimes times;
+  times.event_s.resize(count);
   for (int s = 0; s < count; ++s) {
     float ms = 0;
     KGATE_CUDA_CHECK(cudaEventElapsedTime(&ms, starts_[s], stops_[s]));
-    seconds[s] = static_cast<double>(ms) * 1e-3;
+    times.event_s[s] = static_cast<double>(ms) * 1e-3;
   }
-  return seconds;
+  if (!activity) return times;
+  const std::vector<std::vector<ActivityInterval>> calls = activity->stop(static_cast<std::uint64_t>(count));
+  for (int s = 0; s < count; ++s) {
+    if (calls[s].empty())
+      throw ProfilerError("CUPTI recorded no kernel, memcpy or memset for timed call " + std::to_string(s + 1) + " of " +
+                          std::to_string(count) + " (external correlation lost?)");
+    times.span_s.push_back(mean_call_span_s(calls[s], calls_per_sample) * calls_per_sample);
+    times.busy_s.push_back(busy_s(calls[s]));
+  }
+  return times;
 }
 
 TimingRecord GpuTimer::sample_until_done(std::optional<double> expected_sample_s,
                                          const std::function<void(int)>& enqueue_one, int launches_per_sample) {
+  if (timer_ == Timer::cupti) {
+    try {
+      return sample_with(true, expected_sample_s, enqueue_one, launches_per_sample);
+    } catch (const ProfilerError& e) {
+      // For good: a CUPTI that failed once (another subscriber took it, records went missing) is
+      // not trusted with the samples of the next benchmark either.
+      timer_ = Timer::events;
+      fallback_reason_ = e.what();
+    }
+  }
+  return sample_with(false, expected_sample_s, enqueue_one, launches_per_sample);
+}
+
+TimingRecord GpuTimer::sample_with(bool cupti, std::optional<double> expected_sample_s,
+                                   const std::function<void(int)>& enqueue_one, int launches_per_sample) {
   StoppingCriterion criterion(options_.stopping);
+  std::vector<double> event_s, busy_s;  // beside the samples, with CUPTI
   ClockGovernor governor(device_.sm_clock_khz / 1e3, options_.throttle);
   std::vector<double> clocks;
   const auto start = Clock::now();
@@ -163,7 +239,8 @@ TimingRecord GpuTimer::sample_until_done(std::optional<double> expected_sample_s
   int batch = expected_sample_s ? batch_for(*expected_sample_s) : 1;
   StopReason reason = StopReason::none;
   while (reason == StopReason::none) {
-    const std::vector<double> samples = run_batch(batch, enqueue_one);
+    const BatchTimes times = run_batch(batch, enqueue_one, cupti, launches_per_sample);
+    const std::vector<double>& samples = cupti ? times.span_s : times.event_s;
     if (!expected_sample_s) {
       expected_sample_s = samples.front();
       batch = batch_for(*expected_sample_s);
@@ -175,6 +252,8 @@ TimingRecord GpuTimer::sample_until_done(std::optional<double> expected_sample_s
     if (verdict.keep) {
       // The criterion sees whole samples, so its minimum GPU time counts every launch of a replay.
       for (double s : samples) criterion.add_sample(s);
+      event_s.insert(event_s.end(), times.event_s.begin(), times.event_s.end());
+      busy_s.insert(busy_s.end(), times.busy_s.begin(), times.busy_s.end());
       clocks.push_back(mhz);
     }
     if (verdict.idle_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(verdict.idle_s));
@@ -198,6 +277,11 @@ TimingRecord GpuTimer::sample_until_done(std::optional<double> expected_sample_s
   record.gpu_time_s = criterion.gpu_time_s();
   record.wall_time_s = seconds_since(start);
   record.launches_per_sample = launches_per_sample;
+  record.timer = std::string(to_string(cupti ? Timer::cupti : Timer::events));
+  if (cupti) {
+    record.event_median_s = median(event_s) / launches_per_sample;
+    record.busy_median_s = median(busy_s) / launches_per_sample;
+  }
   return record;
 }
 
@@ -205,17 +289,15 @@ std::function<void(int)> GpuTimer::cold_sampler(const CopyLaunch& launch, int co
   if (copies < 1) throw std::invalid_argument("a cold sample needs at least one input copy");
   return [this, &launch, copies, next_copy = 0](int s) mutable {
     flush_l2();
-    KGATE_CUDA_CHECK(cudaEventRecord(starts_[s], stream_));
-    launch(next_copy, stream_);
+    timed_call(s, [&] { launch(next_copy, stream_); });
     next_copy = (next_copy + 1) % copies;
-    KGATE_CUDA_CHECK(cudaEventRecord(stops_[s], stream_));
   };
 }
 
 std::vector<double> GpuTimer::cold_batch(const CopyLaunch& launch, int count) {
   if (count < 1 || count > options_.max_batch)
     throw std::invalid_argument("cold_batch takes 1 to " + std::to_string(options_.max_batch) + " samples");
-  return run_batch(count, cold_sampler(launch, 1));
+  return run_batch(count, cold_sampler(launch, 1)).event_s;
 }
 
 TimingRecord GpuTimer::measure_cold(const CopyLaunch& launch, int copies) {
@@ -235,14 +317,10 @@ TimingRecord GpuTimer::measure_hot(const CopyLaunch& launch, std::optional<doubl
   if (launch_estimate_s) {
     single_s = *launch_estimate_s;
   } else {
-    auto single = [&](int s) {
-      KGATE_CUDA_CHECK(cudaEventRecord(starts_[s], stream_));
-      launch(0, stream_);
-      KGATE_CUDA_CHECK(cudaEventRecord(stops_[s], stream_));
-    };
+    auto single = [&](int s) { timed_call(s, [&] { launch(0, stream_); }); };
     single(0);  // warm-up
     KGATE_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    single_s = run_batch(1, single)[0];
+    single_s = run_batch(1, single).event_s[0];
   }
   const int launches = static_cast<int>(
       std::clamp(std::ceil(options_.hot_replay_target_s / std::max(single_s, 1e-7)), 1.0,
@@ -267,11 +345,7 @@ TimingRecord GpuTimer::measure_hot(const CopyLaunch& launch, std::optional<doubl
     ~ExecGuard() { cudaGraphExecDestroy(exec); }
   } guard{exec};
 
-  auto replay = [&](int s) {
-    KGATE_CUDA_CHECK(cudaEventRecord(starts_[s], stream_));
-    KGATE_CUDA_CHECK(cudaGraphLaunch(exec, stream_));
-    KGATE_CUDA_CHECK(cudaEventRecord(stops_[s], stream_));
-  };
+  auto replay = [&](int s) { timed_call(s, [&] { KGATE_CUDA_CHECK(cudaGraphLaunch(exec, stream_)); }); };
   replay(0);  // warm-up: the first replay uploads the graph
   KGATE_CUDA_CHECK(cudaStreamSynchronize(stream_));
   return sample_until_done(single_s * launches, replay, launches);

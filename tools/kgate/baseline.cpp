@@ -9,6 +9,8 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "kgate/compare.hpp"
+#include "kgate/detectable.hpp"
 #include "kgate/provenance.hpp"
 #include "kgate/results_io.hpp"
 
@@ -23,18 +25,23 @@ constexpr const char* kUsage = R"(usage: kgate baseline update [options] NEW.jso
 update  records NEW's benchmarks in DIR/<GPU slug>/<suite>.json (the slug from NEW's GPU name:
         "NVIDIA H100 80GB HBM3" -> nvidia-h100-80gb-hbm3). Entries NEW does not have are kept;
         each entry records the commit, date, driver and clocks of the run it came from. The file
-        is replaced atomically. Refused (exit 1), listing the benchmarks, when NEW has a failed
-        variant or a wrong result, a headline mode that did not reach its stopping target, or
-        throttled samples; --force records the others anyway (failed variants and wrong results
-        are never recorded; skipped benchmarks keep their old entry). Peers (role "peer",
-        docs/peers.md) are never recorded: they are not gated. --prune also drops the entries
-        of benchmarks that NEW skipped or does not have (removed from the suite, or shapes a
-        variant no longer benchmarks), so that compare stops listing them as missing: give it
-        a run of the whole suite, never a shard or a filtered run.
+        is replaced atomically. Refused (exit 1), naming per benchmark what to do about it, when
+        NEW has a failed variant or a wrong result, a gated benchmark whose minimum detectable
+        change is above its threshold (it could not see a regression of that size: docs/compare.md),
+        or a benchmark that lost most of its samples to throttling; --force records the others
+        anyway (failed variants and wrong results are never recorded; skipped benchmarks keep
+        their old entry). Refused always when the file would mix CUPTI-timed and event-timed
+        entries (compare refuses to judge one against the other): record a whole-suite run with
+        --prune to replace them all. Peers (role "peer", docs/peers.md) are never recorded: they
+        are not gated. --prune also drops the entries of benchmarks that NEW skipped or does not
+        have (removed from the suite, or shapes a variant no longer benchmarks), so that compare
+        stops listing them as missing: give it a run of the whole suite, never a shard or a
+        filtered run.
 show    lists the baselines in DIR, or the entries of one GPU's baselines.
 
 options:
-  --baseline-dir DIR  where the baselines live (default: baselines)
+  --baseline-dir DIR  where the baselines live (default: baselines); update reads the thresholds
+                      from DIR/thresholds.json when it exists
   --suite NAME        update: the suite file to write (default: NEW's suite)
   --force             update: record despite the problems listed above
   --prune             update: drop the entries NEW skipped or lacks (a whole-suite run only)
@@ -60,20 +67,43 @@ void check_suite_name(const std::string& suite) {
   if (!plain) throw UsageError("suite name '" + suite + "' is not a plain file name (letters, digits, '-', '_', '.')");
 }
 
-// Why a record must not become a baseline entry; empty when it may.
-std::string unfit_reason(const BenchmarkRecord& r) {
-  if (r.status == BenchmarkStatus::failed) return "failed: " + r.error;
-  if (r.correct == false) return "wrong result: " + r.correctness_detail;
+// Why a record must not become a baseline entry, with what to do about it; empty when it may.
+// A baseline entry is fit when the gate can use it: it ran, it was right, its samples came at
+// full clock, and it can detect a change of its threshold's size (a gated benchmark whose
+// repetitions scatter wider than its threshold would hide exactly the regressions it is for).
+std::string unfit_reason(const BenchmarkRecord& r, const Thresholds& thresholds, double timer_resolution_s) {
+  if (r.status == BenchmarkStatus::failed) return "failed (" + r.error + "): fix the variant; a failed variant is never recorded";
+  if (r.correct == false) return "wrong result (" + r.correctness_detail + "): fix the variant; a wrong result is never recorded";
   const TimingRecord* t = r.headline();
   if (r.status != BenchmarkStatus::ok || !t) return "";
-  std::string reason;
-  if (!t->target_met)
-    reason = "stopping target not met in the " + r.headline_mode + " mode (relative stddev " +
-             format_number("%.2f%%", t->summary.rel_stddev() * 100) + ", target " +
-             format_number("%.2f%%", t->target_rel_stddev * 100) + (t->stop_reason.empty() ? "" : ", stopped by " + t->stop_reason) + ")";
-  if (t->throttled_samples > 0)
-    reason += (reason.empty() ? "" : "; ") + std::to_string(t->throttled_samples) + " throttled samples in the " + r.headline_mode + " mode";
-  return reason;
+  if (t->throttled_samples > static_cast<int>(t->samples_s.size()))
+    return std::to_string(t->throttled_samples) + " of its " + r.headline_mode + " samples ran below the throttle clock and were " +
+           "dropped (" + std::to_string(t->samples_s.size()) + " kept): the GPU is throttling; check its cooling and power " +
+           "(nvidia-smi -q -d PERFORMANCE) and run again";
+  if (r.role == "vendor") return "";  // shown, never gated (docs/compare.md): what it can detect gates nothing
+  const DetectableChange detectable = detectable_change(*t, t->timer == "cupti" ? timer_resolution_s : 0);
+  const double threshold = thresholds.for_benchmark(r.name, r.family);
+  if (detectable.fraction() <= threshold) return "";
+  std::string why;
+  if (detectable.fraction() == detectable.between) {
+    std::string medians;
+    for (const double m : t->repetition_medians_s) medians += (medians.empty() ? "" : ", ") + format_number("%.4g", m * 1e6);
+    why = "its processes' medians (" + medians + " us) differ by that much";
+  } else {
+    why = detectable.fraction() == detectable.within ? "its samples scatter that much" : "the timer's tick is that coarse";
+  }
+  return "detects only changes of " + format_number("%.1f%%", detectable.fraction() * 100) + " or more, above its " +
+         format_number("%.1f%%", threshold * 100) + " threshold (" + why + "): run it again on an idle GPU, or give it a " +
+         "threshold of at least that much in thresholds.json";
+}
+
+// The entries of a baseline file must all be timed the same way: the headline modes' timers it
+// holds, with one entry of each as an example.
+std::map<std::string, std::string> timers_of(const std::vector<BenchmarkRecord>& entries) {
+  std::map<std::string, std::string> example;
+  for (const BenchmarkRecord& r : entries)
+    if (const TimingRecord* t = r.headline()) example.try_emplace(t->timer, r.name);
+  return example;
 }
 
 // A baseline keeps at most this many samples per mode, evenly spaced in time order: the U test and
@@ -114,9 +144,14 @@ int update(const Args& args, Io& io) {
   const RunResults run = read_results_file(source);
   const std::string path = baseline_file_for(args.value("--baseline-dir").value_or("baselines"), run, source, args.value("--suite"));
 
+  const fs::path thresholds_file = fs::path(args.value("--baseline-dir").value_or("baselines")) / "thresholds.json";
+  const Thresholds thresholds = fs::exists(thresholds_file) ? read_thresholds_file(thresholds_file.string()) : Thresholds{};
+  const auto unfit = [&](const BenchmarkRecord& r) {
+    return unfit_reason(r, thresholds, run.context.calibration.timer_resolution_s);
+  };
   std::vector<std::string> problems;
   for (const BenchmarkRecord& r : run.benchmarks)
-    if (const std::string reason = r.role == "peer" ? "" : unfit_reason(r); !reason.empty()) problems.push_back(r.name + ": " + reason);
+    if (const std::string reason = r.role == "peer" ? "" : unfit(r); !reason.empty()) problems.push_back(r.name + ": " + reason);
   if (!problems.empty() && !args.flag("--force")) {
     io.err << "kgate baseline update: " << source << ": refused, " << problems.size()
            << " benchmark(s) unfit for a baseline (--force records the others anyway):\n";
@@ -137,7 +172,7 @@ int update(const Args& args, Io& io) {
       continue;
     }
     if (never_recorded(r)) {
-      not_recorded.push_back(r.name + " (" + (r.status == BenchmarkStatus::skipped ? "skipped" : unfit_reason(r)) + ")");
+      not_recorded.push_back(r.name + " (" + (r.status == BenchmarkStatus::skipped ? "skipped" : unfit(r)) + ")");
       continue;
     }
     BenchmarkRecord entry = r;
@@ -165,6 +200,14 @@ int update(const Args& args, Io& io) {
       pruned.push_back(b.name);
       return true;
     });
+  }
+  if (const auto timers = timers_of(baseline.benchmarks); timers.size() > 1) {
+    io.err << "kgate baseline update: " << source << ": refused: " << path << " would mix timers, and compare refuses to judge a "
+           << "CUPTI-timed benchmark against an event-timed one:\n";
+    for (const auto& [timer, example] : timers) io.err << "  " << timer << "-timed: e.g. " << example << "\n";
+    io.err << "record a whole-suite run with the timer you want (kgate_bench --kgate_timer=...) and --prune, which replaces "
+              "every entry\n";
+    return kExitGate;
   }
   baseline.context = run.context;  // the newest run describes the file; each entry keeps its own provenance
   baseline.has_kgate_block = true;

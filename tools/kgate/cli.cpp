@@ -30,11 +30,16 @@ commands:
   report NEW.json --out DIR           write a report (Markdown, HTML, SVG charts) of a run
   story WORKLOAD --out DIR            measure a transformer layer's step and tell it: timeline,
                                       breakdown, roofline, top kernels, scaling (docs/story.md)
+  history add|show|changes            the nightly runs in SQLite, their series and change points
+                                      (docs/history.md)
+  bisect --good C --bad C --filter RE build and A/B the commits between to find the one that
+                                      slowed RE down (docs/history.md)
 
 Run 'kgate <command> --help' for the options of a command; 'kgate --version' prints the version.
 
-exit status: 0 no regression / success, 1 regression or failed variant (compare, ab) or a refused
-baseline update, 2 bad input or usage.
+exit status: 0 no regression / success, 1 regression or failed variant (compare, ab), a refused
+baseline update, a new slowdown change point (history changes) or no clean first bad commit
+(bisect), 2 bad input or usage.
 )";
 
 bool colour_wanted(const std::ostream& out) {
@@ -64,6 +69,8 @@ int kgate_main(int argc, char** argv, std::ostream& out, std::ostream& err) {
     if (command == "ab") return cli::run_ab(rest, io);
     if (command == "report") return cli::run_report(rest, io);
     if (command == "story") return cli::run_story(rest, io);
+    if (command == "history") return cli::run_history(rest, io);
+    if (command == "bisect") return cli::run_bisect(rest, io);
     err << "kgate: " << (command.empty() ? "no command given" : "unknown command '" + command + "'") << "\n\n" << kUsage;
     return cli::kExitUsage;
   } catch (const cli::UsageError& e) {

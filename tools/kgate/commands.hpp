@@ -26,5 +26,7 @@ int run_merge(const Arguments& args, Io& io);
 int run_ab(const Arguments& args, Io& io);  // runs two builds' benchmark binaries; gates like compare
 int run_report(const Arguments& args, Io& io);  // writes files; never gates
 int run_story(const Arguments& args, Io& io);   // may run kgate_bench; writes files
+int run_history(const Arguments& args, Io& io);  // "add", "show", "changes"; changes gates on a new slowdown
+int run_bisect(const Arguments& args, Io& io);   // builds commits and runs kgate ab between them
 
 }  // namespace kgate::cli

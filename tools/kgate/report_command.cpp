@@ -7,6 +7,8 @@
 #include "args.hpp"
 #include "baseline.hpp"
 #include "commands.hpp"
+#include "kgate/history.hpp"
+#include "kgate/provenance.hpp"
 #include "kgate/report.hpp"
 #include "kgate/results_io.hpp"
 
@@ -26,6 +28,9 @@ options:
   --baseline-dir DIR    compare NEW with DIR/<GPU slug of NEW>/<suite of NEW>.json
   --previous FILE...    earlier runs, for the history table and the trend charts; takes every
                         file up to the next option, and may be repeated
+  --history FILE        earlier runs from a kgate history database (docs/history.md): the
+                        newest runs of NEW's GPU and suite, for the history and trend charts
+  --history-last N      how many runs --history takes (default 30)
   --out DIR             the directory to write to (created when missing); not needed for text
   --format FORMAT       all (default): report.md, report.html, the charts (.svg) and summary.md
                         markdown: report.md and the charts it links
@@ -83,12 +88,28 @@ void write(const std::filesystem::path& dir, const std::string& name, const std:
   written.push_back(path);
 }
 
+// The newest runs of the current run's GPU and suite from a history database, the current run
+// itself (same commit and date) left out.
+void add_history_runs(const std::string& db_path, double last, ReportInputs& inputs) {
+  const RunContext& now = inputs.current.run.context;
+  try {
+    const HistoryDb db(db_path, false);
+    for (auto& [run, results] : db.runs_as_results(gpu_slug(now.gpu_name), now.suite, static_cast<std::size_t>(last) + 1))
+      if (!(run.commit == now.git_commit && run.date == now.date)) inputs.previous.push_back({run.label(), std::move(results)});
+  } catch (const HistoryError& e) {
+    throw ResultsError(e.what());
+  }
+  const std::size_t keep = static_cast<std::size_t>(last);
+  if (inputs.previous.size() > keep) inputs.previous.erase(inputs.previous.begin(), inputs.previous.end() - static_cast<std::ptrdiff_t>(keep));
+}
+
 }  // namespace
 
 int run_report(const Arguments& all_arguments, Io& io) {
   Arguments arguments = all_arguments;
   const std::vector<std::string> previous_paths = take_previous(arguments);
-  const Args args(arguments, {.with_value = {"--baseline", "--baseline-dir", "--out", "--format", "--thresholds", "--correctness"},
+  const Args args(arguments, {.with_value = {"--baseline", "--baseline-dir", "--out", "--format", "--thresholds", "--history",
+                                             "--history-last", "--correctness"},
                               .flags = {"--allow-env-mismatch", "--allow-timer-mismatch"},
                               .aliases = {}});
   if (args.help()) {
@@ -133,6 +154,7 @@ int run_report(const Arguments& all_arguments, Io& io) {
     inputs.baseline = NamedRun{path, read_results_file(path)};
   }
   for (std::size_t i = 0; i < previous_paths.size(); ++i) inputs.previous.push_back({previous_paths[i], previous_runs[i].get()});
+  if (const auto history = args.value("--history")) add_history_runs(*history, args.number("--history-last", 30, 1, 1e6), inputs);
   const std::string default_thresholds = (std::filesystem::path(baseline_dir.value_or("baselines")) / "thresholds.json").string();
   if (const auto file = args.value("--thresholds"))
     inputs.compare.thresholds = read_thresholds_file(*file);

@@ -1,0 +1,406 @@
+// kgate history: E-divisive means, the SQLite database and the change points, on series built
+// from the two recorded H200 runs (tests/data/recorded-h200-run-a.json, run-b) with synthetic
+// run-to-run noise and planted steps (every generated series is named synthetic below).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <regex>
+
+#include "cli_runner.hpp"
+#include "kgate/change_points.hpp"
+#include "kgate/history.hpp"
+#include "kgate/results_io.hpp"
+#include "normal_deviates.hpp"
+#include "synthetic_results.hpp"
+
+namespace kgate {
+namespace {
+
+using synthetic::TempDir;
+
+// ---------------------------------------------------------------------------------------------
+// E-divisive means on plain series
+
+std::vector<double> synthetic_series(std::size_t n, double noise, std::uint64_t seed, const std::function<double(std::size_t)>& level) {
+  std::vector<double> values;
+  for (std::size_t i = 0; i < n; ++i) values.push_back(level(i) * (1 + noise * synthetic::normal_deviate(seed, i)));
+  return values;
+}
+
+TEST(EDivisive, FindsAPlantedStepAtItsIndex) {
+  const std::vector<double> values = synthetic_series(12, 0.005, 7, [](std::size_t i) { return i >= 6 ? 1.08 : 1.0; });
+  EXPECT_EQ(best_split(values, 3).at, 6u);
+  const std::vector<SplitTest> found = e_divisive(values, {});
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].at, 6u);
+  EXPECT_LE(found[0].p_value, 0.05);
+}
+
+TEST(EDivisive, IsDeterministicAndFindsNothingInNoise) {
+  const std::vector<double> values = synthetic_series(40, 0.01, 11, [](std::size_t) { return 1.0; });
+  EXPECT_TRUE(e_divisive(values, {}).empty());
+  const std::vector<double> step = synthetic_series(30, 0.01, 3, [](std::size_t i) { return i >= 10 ? 1.05 : 1.0; });
+  const std::vector<SplitTest> first = e_divisive(step, {}), second = e_divisive(step, {});
+  ASSERT_EQ(first.size(), second.size());
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    EXPECT_EQ(first[i].at, second[i].at);
+    EXPECT_EQ(first[i].p_value, second[i].p_value);
+  }
+}
+
+TEST(EDivisive, FindsTwoStepsAndRespectsTheMinimumSegment) {
+  const std::vector<double> values =
+      synthetic_series(30, 0.005, 5, [](std::size_t i) { return i >= 20 ? 1.0 : i >= 10 ? 1.1 : 1.0; });
+  const std::vector<SplitTest> found = e_divisive(values, {});
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].at, 10u);
+  EXPECT_EQ(found[1].at, 20u);
+  // Too short for two segments of three.
+  EXPECT_TRUE(e_divisive(std::vector<double>{1, 1, 2, 2, 2}, {}).empty());
+  EXPECT_EQ(best_split(std::vector<double>{1, 1, 1, 1, 1, 1}, 3).q, 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Series of whole runs built from the recorded H200 runs
+
+const RunResults& recorded(char which) {
+  static const RunResults a = read_results_file(KGATE_TEST_DATA_DIR "/recorded-h200-run-a.json");
+  static const RunResults b = read_results_file(KGATE_TEST_DATA_DIR "/recorded-h200-run-b.json");
+  return which == 'a' ? a : b;
+}
+
+std::string synthetic_commit(std::size_t run) {
+  char text[41];
+  std::snprintf(text, sizeof text, "%016llx%016llx%08x", static_cast<unsigned long long>(splitmix64(run)),
+                static_cast<unsigned long long>(splitmix64(run + 1000)), static_cast<unsigned>(run));
+  return text;
+}
+
+// Every sample times `factor`: the summary's statistics scale with them (no need to sort again).
+void scale(std::optional<TimingRecord>& timing, double factor) {
+  if (!timing) return;
+  for (double& s : timing->samples_s) s *= factor;
+  for (double& s : timing->repetition_medians_s) s *= factor;
+  SampleSummary& summary = timing->summary;
+  for (double* statistic : {&summary.median, &summary.mean, &summary.stddev, &summary.min, &summary.max, &summary.p10, &summary.p90})
+    *statistic *= factor;
+}
+
+// Synthetic run `index` of a series: the recorded run A (even runs) or B (odd runs), each
+// benchmark's times scaled by (1 + noise x a normal deviate) and by `planted(name, index)`.
+RunResults synthetic_run(std::size_t index, double noise, const std::function<double(const std::string&, std::size_t)>& planted,
+                         std::size_t copies = 1) {
+  const RunResults& source = recorded(index % 2 ? 'b' : 'a');
+  RunResults run;
+  run.context = source.context;
+  run.context.git_commit = synthetic_commit(index);
+  char date[64];
+  std::snprintf(date, sizeof date, "2026-%02zu-%02zuT03:00:00Z", 1 + index / 28, 1 + index % 28);
+  run.context.date = date;
+  for (std::size_t copy = 0; copy < copies; ++copy)
+    for (std::size_t b = 0; b < source.benchmarks.size(); ++b) {
+      if (run.benchmarks.size() == 329 && copies > 1) break;
+      BenchmarkRecord r = source.benchmarks[b];
+      if (copy > 0) r.name = "synthetic-copy-" + std::to_string(copy) + "/" + r.name;
+      const double factor = (1 + noise * synthetic::normal_deviate(splitmix64(index), run.benchmarks.size())) * planted(r.name, index);
+      scale(r.cold, factor);
+      scale(r.hot, factor);
+      run.benchmarks.push_back(std::move(r));
+    }
+  return run;
+}
+
+constexpr const char* kPlanted = "rmsnorm/vectorized/m:32768/n:8192/bf16";
+
+std::vector<ChangePoint> all_changes(const HistoryDb& db, const ChangeOptions& options = {}) {
+  std::vector<ChangePoint> changes;
+  for (const HistorySeries& s : db.series({})) {
+    const std::vector<ChangePoint> found = find_change_points(s, options);
+    changes.insert(changes.end(), found.begin(), found.end());
+  }
+  return changes;
+}
+
+void add_series(HistoryDb& db, std::size_t runs, double noise, const std::function<double(const std::string&, std::size_t)>& planted) {
+  for (std::size_t i = 0; i < runs; ++i) ASSERT_TRUE(db.add(synthetic_run(i, noise, planted), "synthetic-" + std::to_string(i)).added);
+}
+
+TEST(HistoryChanges, PlantedStepAtRunSevenOfTwelveIsFoundAtItsCommit) {
+  TempDir dir;
+  HistoryDb db(dir.file("history.sqlite"), true);
+  add_series(db, 12, 0.005, [](const std::string& name, std::size_t run) { return name == kPlanted && run >= 6 ? 1.08 : 1.0; });
+  const std::vector<ChangePoint> changes = all_changes(db);
+  ASSERT_EQ(changes.size(), 1u) << changes.front().benchmark;
+  const ChangePoint& c = changes.front();
+  EXPECT_EQ(c.benchmark, kPlanted);
+  EXPECT_TRUE(c.slowdown());
+  EXPECT_EQ(c.first_bad->commit, synthetic_commit(6));  // run 7 of 12
+  EXPECT_EQ(c.last_good->commit, synthetic_commit(5));
+  EXPECT_NEAR(c.ratio.ratio, 1.08, 0.015);
+  EXPECT_GT(c.ratio.low, 1.04);
+  EXPECT_EQ(c.runs_before, 6u);
+  EXPECT_EQ(c.runs_after, 6u);
+}
+
+TEST(HistoryChanges, TheSameSeriesWithoutTheStepHasNoChangePoint) {
+  TempDir dir;
+  HistoryDb db(dir.file("history.sqlite"), true);
+  add_series(db, 12, 0.005, [](const std::string&, std::size_t) { return 1.0; });
+  const std::vector<ChangePoint> changes = all_changes(db);
+  EXPECT_TRUE(changes.empty()) << changes.size() << " change points, the first in " << changes.front().benchmark;
+}
+
+TEST(HistoryChanges, ADriftOfOnePercentPerRunIsReported) {
+  TempDir dir;
+  HistoryDb db(dir.file("history.sqlite"), true);
+  add_series(db, 12, 0.005, [](const std::string& name, std::size_t run) { return name == kPlanted ? std::pow(1.01, run) : 1.0; });
+  const std::vector<ChangePoint> changes = all_changes(db);
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes.front().benchmark, kPlanted);
+  EXPECT_TRUE(changes.front().slowdown());
+  EXPECT_GT(changes.front().ratio.ratio, 1.05);
+}
+
+TEST(HistoryChanges, AStepBelowTheThresholdIsNotConfirmed) {
+  TempDir dir;
+  HistoryDb db(dir.file("history.sqlite"), true);
+  add_series(db, 12, 0.002, [](const std::string& name, std::size_t run) { return name == kPlanted && run >= 6 ? 1.03 : 1.0; });
+  EXPECT_TRUE(all_changes(db).empty());  // found by E-divisive, but 3% is inside the 5% band
+  ChangeOptions tight;
+  tight.thresholds.default_fraction = 0.02;
+  const std::vector<ChangePoint> changes = all_changes(db, tight);
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes.front().first_bad->commit, synthetic_commit(6));
+}
+
+// CUPTI-timed runs are judged as the gate judges them: the band is at least their minimum
+// detectable change, and the 1 us minimum change in time does not apply.
+TEST(HistoryChanges, CuptiTimedRunsAreJudgedByTheirDetectableChange) {
+  std::vector<HistoryRun> runs(12);
+  HistorySeries series{"nvidia-h200", "rmsnorm/vectorized/m:1/n:1/bf16", "rmsnorm", "candidate", "cold", {}};
+  const std::vector<double> medians = synthetic_series(12, 0.002, 9, [](std::size_t i) { return i >= 6 ? 4.4e-6 : 4e-6; });
+  for (std::size_t i = 0; i < 12; ++i) {
+    runs[i].commit = synthetic_commit(i);
+    HistoryPoint point;
+    point.run = &runs[i];
+    point.median_s = medians[i];
+    point.min_detectable_change = 0.02;
+    point.timer = "cupti";
+    series.points.push_back(point);
+  }
+  // A 10% step of 0.4 us: under the minimum change in time, over the detectable change.
+  const std::vector<ChangePoint> cupti = find_change_points(series, {});
+  ASSERT_EQ(cupti.size(), 1u);
+  EXPECT_TRUE(cupti.front().cupti_timed);
+  EXPECT_EQ(cupti.front().first_bad->commit, synthetic_commit(6));
+  for (HistoryPoint& p : series.points) p.min_detectable_change = 0.15;
+  EXPECT_TRUE(find_change_points(series, {}).empty());  // the runs cannot tell 10%
+  for (HistoryPoint& p : series.points) p.timer = "events";
+  EXPECT_TRUE(find_change_points(series, {}).empty());  // event-timed: 0.4 us is under the 1 us minimum change
+}
+
+TEST(HistoryChanges, NewSinceSaysWhichRunsRevealedTheChange) {
+  TempDir dir;
+  HistoryDb db(dir.file("history.sqlite"), true);
+  add_series(db, 12, 0.005, [](const std::string& name, std::size_t run) { return name == kPlanted && run >= 6 ? 1.08 : 1.0; });
+  const HistorySeries series = db.series({.benchmark_regex = "^rmsnorm/vectorized/m:32768/n:8192/bf16$", .gpu = {}, .last = {}}).at(0);
+  const ChangeOptions options;
+  const auto up_to = [&](std::size_t run) {
+    const std::string date = db.runs().at(run).date;
+    return [date](const HistoryRun& r) { return r.date <= date; };
+  };
+  std::vector<ChangePoint> changes = find_change_points(series, options);
+  mark_new_changes(series, changes, options, up_to(10));  // runs 1-11 already showed it
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_FALSE(changes.front().is_new);
+  mark_new_changes(series, changes, options, up_to(7));  // two runs after the step: too few to show it
+  EXPECT_TRUE(changes.front().is_new);
+  mark_new_changes(series, changes, options, up_to(3));  // before the step
+  EXPECT_TRUE(changes.front().is_new);
+}
+
+// 100 nightly runs of a 329-benchmark suite (the recorded 188, and 141 of them again under
+// synthetic names), five benchmarks with a planted 10% step at run 61: added and analysed in
+// under 10 s.
+TEST(HistoryChanges, HundredRunsOf329BenchmarksAreAddedAndAnalysedInUnderTenSeconds) {
+  TempDir dir;
+  const std::vector<std::string> planted = {"rmsnorm/vectorized/m:32768/n:8192/bf16", "rmsnorm/naive/m:4096/n:4096/bf16",
+                                            "synthetic-copy-1/rmsnorm/vectorized/m:32768/n:8192/bf16",
+                                            "synthetic-copy-1/rmsnorm/naive/m:4096/n:4096/bf16",
+                                            "synthetic-copy-1/rmsnorm/vectorized/m:4096/n:4096/bf16"};
+  const auto step = [&](const std::string& name, std::size_t run) {
+    return run >= 60 && std::find(planted.begin(), planted.end(), name) != planted.end() ? 1.10 : 1.0;
+  };
+  // Only adding and analysing are timed: making the synthetic runs is not the history's work.
+  // Each run is made just before it is added (100 runs of 1.6 million samples would need 1.3 GB).
+  HistoryDb db(dir.file("history.sqlite"), true);
+  double add_s = 0;
+  for (std::size_t i = 0; i < 100; ++i) {
+    const RunResults run = synthetic_run(i, 0.005, step, 2);
+    ASSERT_EQ(run.benchmarks.size(), 329u);
+    const auto start = std::chrono::steady_clock::now();
+    db.add(run, "synthetic-" + std::to_string(i));
+    add_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  const auto added = std::chrono::steady_clock::now();
+  const std::vector<ChangePoint> changes = all_changes(db);
+  const auto analysed = std::chrono::steady_clock::now();
+  const double analyse_s = std::chrono::duration<double>(analysed - added).count();
+  std::printf("100 runs x 329 benchmarks: added in %.2f s, analysed in %.2f s; database %.1f MB\n", add_s, analyse_s,
+              static_cast<double>(std::filesystem::file_size(dir.file("history.sqlite"))) / 1e6);
+  EXPECT_LT(add_s + analyse_s, 10.0);
+
+  std::vector<std::string> found;
+  for (const ChangePoint& c : changes) {
+    found.push_back(c.benchmark);
+    EXPECT_EQ(c.first_bad->commit, synthetic_commit(60)) << c.benchmark;
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> expected = planted;
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(found, expected);
+}
+
+// The history takes every mode's median interval (statistics.hpp) by two selections: the same
+// order statistics as sorting, with ties and at every size.
+TEST(MedianInterval, SelectionGivesTheSortedOrderStatistics) {
+  for (std::size_t n = 1; n < 300; n += 7)
+    for (const double confidence : {0.5, 0.95, 0.999}) {
+      std::vector<double> values;
+      for (std::size_t i = 0; i < n; ++i) values.push_back(std::round(10 * synthetic::normal_deviate(n, i)));  // many ties
+      std::vector<double> sorted = values;
+      std::sort(sorted.begin(), sorted.end());
+      const double count = static_cast<double>(n), reach = normal_quantile((1 + confidence) / 2) * std::sqrt(count) / 2;
+      const MedianInterval interval = median_interval(values, confidence);
+      EXPECT_EQ(interval.low, sorted[static_cast<std::size_t>(std::clamp(std::floor(count / 2 - reach) - 1, 0.0, count - 1))]) << n;
+      EXPECT_EQ(interval.high, sorted[static_cast<std::size_t>(std::clamp(std::ceil(count / 2 + reach), 0.0, count - 1))]) << n;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The database
+
+TEST(HistoryDb, AddsOnceOrdersByDateAndKeepsTheTimer) {
+  TempDir dir;
+  const std::string path = dir.file("history.sqlite");
+  synthetic::Timing t;
+  RunResults later = synthetic::run({synthetic::benchmark("rmsnorm/vectorized/m:1/n:1/bf16", t)});
+  later.context.date = "2026-11-22T03:00:00Z";
+  later.context.git_commit = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+  later.benchmarks[0].cold->timer = "cupti";
+  later.benchmarks[0].cold->min_detectable_change = 0.012;
+  t.median_s = 12e-6;
+  RunResults earlier = synthetic::run({synthetic::benchmark("rmsnorm/vectorized/m:1/n:1/bf16", t)});
+  earlier.context.git_commit = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+  {
+    HistoryDb db(path, true);
+    EXPECT_TRUE(db.add(later, "later.json").added);
+    EXPECT_FALSE(db.add(later, "later.json").added);
+    EXPECT_TRUE(db.add(earlier, "earlier.json").added);
+  }
+  const HistoryDb db(path, false);
+  ASSERT_EQ(db.runs().size(), 2u);
+  EXPECT_EQ(db.runs()[0].commit, earlier.context.git_commit);  // by date, not by the order added
+  EXPECT_EQ(db.runs()[1].timer, "cupti");
+  EXPECT_EQ(db.runs()[0].timer, "events");
+  const std::vector<HistorySeries> series = db.series({});
+  ASSERT_EQ(series.size(), 1u);
+  ASSERT_EQ(series[0].points.size(), 2u);
+  EXPECT_EQ(series[0].gpu, "nvidia-h200");
+  EXPECT_EQ(series[0].mode, "cold");
+  EXPECT_DOUBLE_EQ(series[0].points[1].min_detectable_change, 0.012);
+  EXPECT_DOUBLE_EQ(series[0].points[1].median_s, later.benchmarks[0].cold->summary.median);
+  EXPECT_LE(series[0].points[1].ci_low_s, series[0].points[1].median_s);
+  EXPECT_GE(series[0].points[1].ci_high_s, series[0].points[1].median_s);
+  EXPECT_EQ(series[0].points[1].repetition_medians_s, later.benchmarks[0].cold->repetition_medians_s);
+  EXPECT_EQ(db.series({.benchmark_regex = "gemv", .gpu = {}, .last = {}}).size(), 0u);
+  EXPECT_EQ(db.series({.benchmark_regex = "", .gpu = "nvidia-h100", .last = {}}).size(), 0u);
+  EXPECT_EQ(db.series({.benchmark_regex = "", .gpu = {}, .last = 1}).at(0).points.size(), 1u);
+
+  const auto rebuilt = db.runs_as_results("nvidia-h200", "kgate", 10);
+  ASSERT_EQ(rebuilt.size(), 2u);
+  const BenchmarkRecord& r = rebuilt[1].second.benchmarks.at(0);
+  EXPECT_EQ(r.family, "rmsnorm");
+  EXPECT_EQ(r.variant, "vectorized");
+  EXPECT_EQ(r.shape, "m:1/n:1/bf16");
+  EXPECT_DOUBLE_EQ(r.headline_median_s(), later.benchmarks[0].cold->summary.median);
+}
+
+TEST(HistoryDb, RefusesWhatIsNotAKgateHistory) {
+  TempDir dir;
+  EXPECT_THROW(HistoryDb(dir.file("missing.sqlite"), false), HistoryError);
+  const std::string text = dir.write("text.sqlite", "not a database at all, just some text that is long enough to read");
+  EXPECT_THROW(HistoryDb(text, true), HistoryError);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command line
+
+TEST(HistoryCli, AddShowAndChangesWithTheirExitStatus) {
+  TempDir dir;
+  const std::string db = dir.file("h.sqlite");
+  std::vector<std::string> add = {"history", "add", "--db", db};
+  for (std::size_t i = 0; i < 12; ++i) {
+    const RunResults run = synthetic_run(i, 0.005, [](const std::string& name, std::size_t r) { return name == kPlanted && r >= 6 ? 1.08 : 1.0; });
+    RunResults small = run;
+    std::erase_if(small.benchmarks, [](const BenchmarkRecord& b) { return b.family != "rmsnorm"; });
+    add.push_back(dir.file("synthetic-run-" + std::to_string(i) + ".json"));
+    write_results_file(add.back(), to_json(small));
+  }
+  const auto added = cli_test::kgate_cli(add);
+  ASSERT_EQ(added.status, 0) << added.err;
+  EXPECT_NE(added.out.find("added 2026-01-01"), std::string::npos) << added.out;
+  const auto again = cli_test::kgate_cli({"history", "add", "--db", db, add.back()});
+  EXPECT_EQ(again.status, 0);
+  EXPECT_NE(again.out.find("already there"), std::string::npos);
+
+  const auto show = cli_test::kgate_cli({"history", "show", "--db", db, "vectorized/m:32768/n:8192", "--last", "5"});
+  ASSERT_EQ(show.status, 0) << show.err;
+  EXPECT_NE(show.out.find(std::string(kPlanted) + " on nvidia-h200 (cold, 5 runs)"), std::string::npos) << show.out;
+
+  const std::string json = dir.file("changes.json");
+  const auto changes = cli_test::kgate_cli({"history", "changes", "--db", db, "--json", json});
+  EXPECT_EQ(changes.status, 1) << changes.out << changes.err;
+  EXPECT_NE(changes.out.find("slower new " + std::string(kPlanted)), std::string::npos) << changes.out;
+  const nlohmann::json doc = read_json_file(json);
+  ASSERT_EQ(doc["changes"].size(), 1u);
+  EXPECT_EQ(doc["changes"][0]["first_bad"]["commit"], synthetic_commit(6));
+  // Runs up to the 11th already showed it: nothing new since then.
+  const auto since = cli_test::kgate_cli({"history", "changes", "--db", db, "--since", synthetic_commit(10).substr(0, 10)});
+  EXPECT_EQ(since.status, 0) << since.out << since.err;
+  EXPECT_EQ(cli_test::kgate_cli({"history", "changes", "--db", db, "--since", "previous"}).status, 0);
+  EXPECT_EQ(cli_test::kgate_cli({"history", "changes", "--db", db, "--since", "2026-01-05"}).status, 1);
+
+  const std::string plain = dir.write("plain.json", synthetic::read_text(KGATE_TEST_DATA_DIR "/synthetic-gbench-repetitions.json"));
+  const auto refused = cli_test::kgate_cli({"history", "add", "--db", db, plain});
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
+  EXPECT_NE(refused.err.find("not a kgate result"), std::string::npos);
+  EXPECT_EQ(cli_test::kgate_cli({"history", "show", "--db", dir.file("none.sqlite"), "x"}).status, 2);
+  EXPECT_EQ(cli_test::kgate_cli({"history", "frobnicate", "--db", db}).status, 2);
+  EXPECT_EQ(cli_test::kgate_cli({"history", "changes", "--db", db, "--since", "nonsense!"}).status, 2);
+}
+
+TEST(HistoryCli, ReportDrawsTheTrendFromTheDatabase) {
+  TempDir dir;
+  const std::string db = dir.file("h.sqlite");
+  for (std::size_t i = 0; i < 4; ++i) {
+    RunResults run = synthetic_run(i, 0.005, [](const std::string&, std::size_t r) { return r >= 2 ? 1.1 : 1.0; });
+    std::erase_if(run.benchmarks, [](const BenchmarkRecord& b) { return b.family != "rmsnorm"; });
+    write_results_file(dir.file("synthetic-run-" + std::to_string(i) + ".json"), to_json(run));
+  }
+  ASSERT_EQ(cli_test::kgate_cli({"history", "add", "--db", db, dir.file("synthetic-run-0.json"), dir.file("synthetic-run-1.json"),
+                                 dir.file("synthetic-run-2.json")})
+                .status,
+            0);
+  const auto report = cli_test::kgate_cli({"report", dir.file("synthetic-run-3.json"), "--history", db, "--out", dir.file("report")});
+  ASSERT_EQ(report.status, 0) << report.err;
+  const std::string svg = synthetic::read_text(dir.file("report/trend-rmsnorm.svg"));
+  EXPECT_NE(svg.find("2026-01-01 " + synthetic_commit(0).substr(0, 7)), std::string::npos);
+  EXPECT_NE(svg.find("2026-01-03 " + synthetic_commit(2).substr(0, 7)), std::string::npos);
+  EXPECT_EQ(cli_test::kgate_cli({"report", dir.file("synthetic-run-3.json"), "--history", dir.file("none.sqlite"), "--out", dir.file("r2")}).status, 2);
+}
+
+}  // namespace
+}  // namespace kgate

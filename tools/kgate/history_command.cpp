@@ -1,0 +1,194 @@
+// kgate history: the nightly runs in an SQLite database, their series and change points
+// (include/kgate/history.hpp, docs/history.md).
+#include <algorithm>
+#include <filesystem>
+#include <cstdio>
+#include <regex>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "kgate/history.hpp"
+#include "kgate/results_io.hpp"
+
+namespace kgate::cli {
+namespace {
+
+constexpr const char* kUsage = R"(usage: kgate history add RUN.json... [--db FILE]
+       kgate history show BENCHMARK-REGEX [--gpu SLUG] [--last N] [--db FILE]
+       kgate history changes [--since DATE|COMMIT|previous] [--json FILE] [options]
+
+Keeps every run's per-benchmark figures in an SQLite database and finds where a benchmark's
+time changed over the runs (docs/history.md).
+
+  add       one row per run (commit, date, GPU, host, driver, timer) and per benchmark and mode
+            (median and its 95% interval, repetition medians, minimum detectable change, clock);
+            adding a run that is already there changes nothing
+  show      each matching benchmark's series on each GPU: one line per run, oldest first
+  changes   change points per benchmark and GPU in the headline mode's run medians: E-divisive
+            means with a permutation test, confirmed by the runs' statistics (the step exceeds
+            the benchmark's threshold, its minimum change and the runs' minimum detectable
+            change, and its interval excludes 1); each with its last good and first bad run
+
+options:
+  --db FILE             the database (default: history.sqlite; add creates it)
+  --gpu SLUG            only this GPU (e.g. nvidia-h200); show and changes
+  --last N              show: only the newest N runs of each series
+  --filter RE           changes: only benchmarks whose name matches RE
+  --since WHEN          changes: which change points are new: a date (2026-11-20: runs from that
+                        day on), a commit (a run of it, and those before it, are old) or
+                        'previous' (all but each GPU's newest run are old). A change point is new
+                        when it entered after WHEN or the runs up to WHEN did not show it.
+                        Default: every change point is new
+  --json FILE           changes: also write them as JSON
+  --thresholds FILE     changes: per-family and per-benchmark thresholds
+                        (default: baselines/thresholds.json when it exists)
+  --alpha P             changes: significance level of the permutation test (default 0.05)
+  --permutations N      changes: shuffles per test (default 199)
+  -h, --help            this text
+
+exit status: 0 success (changes: no new slowdown), 1 changes: a new change point that is a
+slowdown, 2 bad input or usage (a file that is not a kgate result, a database that is not a
+kgate history)
+)";
+
+using Operands = std::vector<std::string>;  // the arguments after the action
+
+// printf into a std::string (g++ 12 has no std::format).
+template <typename... Values>
+std::string printed(const char* format, Values... values) {
+  std::string text(static_cast<std::size_t>(std::snprintf(nullptr, 0, format, values...)), '\0');
+  std::snprintf(text.data(), text.size() + 1, format, values...);
+  return text;
+}
+
+std::string micros(double seconds) { return printed("%.4g us", seconds * 1e6); }
+
+std::string percent(double fraction) { return printed("%+.1f%%", fraction * 100); }
+
+int run_add(const Operands& files, const std::string& db_path, Io& io) {
+  if (files.empty()) throw UsageError("history add: give one or more results files");
+  HistoryDb db(db_path, true);
+  for (const std::string& path : files) {
+    const RunResults run = read_results_file(path);
+    if (!run.has_kgate_block) throw ResultsError(path + ": not a kgate result (no kgate block: plain Google Benchmark JSON)");
+    const HistoryDb::Added added = db.add(run, path);
+    io.out << "kgate history: " << (added.added ? "added " : "already there: ") << added.run.label() << " on "
+           << added.run.gpu << " (" << added.run.host << ", timer " << added.run.timer << ")";
+    if (added.added) io.out << ", " << added.rows << " benchmark x mode rows";
+    io.out << "\n";
+  }
+  return kExitOk;
+}
+
+int run_show(const Args& args, const Operands& operands, const std::string& db_path, Io& io) {
+  if (operands.size() != 1) throw UsageError("history show: give one BENCHMARK-REGEX");
+  const HistoryDb db(db_path, false);
+  SeriesQuery query{.benchmark_regex = operands.front(), .gpu = args.value("--gpu"), .last = std::nullopt};
+  if (args.value("--last")) query.last = static_cast<std::size_t>(args.number("--last", 0, 1, 1e9));
+  const std::vector<HistorySeries> all = db.series(query);
+  if (all.empty()) {
+    io.err << "kgate history show: no benchmark matches '" << query.benchmark_regex << "'"
+           << (query.gpu ? " on " + *query.gpu : std::string()) << " in " << db_path << " (" << db.runs().size() << " runs)\n";
+    return kExitOk;
+  }
+  for (const HistorySeries& s : all) {
+    io.out << s.benchmark << " on " << s.gpu << " (" << s.mode << ", " << s.points.size() << " runs)\n";
+    io.out << printed("  %-18s %12s %27s %8s %7s %6s %9s  %s\n", "run", "median", "95% interval", "vs prev", "rsd", "mdc", "clock",
+                      "timer, host");
+    for (std::size_t i = 0; i < s.points.size(); ++i) {
+      const HistoryPoint& p = s.points[i];
+      const std::string change = i == 0 ? "" : percent(p.median_s / s.points[i - 1].median_s - 1);
+      const std::string interval = printed("[%s, %s]", micros(p.ci_low_s).c_str(), micros(p.ci_high_s).c_str());
+      const std::string mdc = p.min_detectable_change > 0 ? printed("%.1f%%", p.min_detectable_change * 100) : "-";
+      const std::string clock = p.sm_clock_mhz > 0 ? printed("%.0f MHz", p.sm_clock_mhz) : "-";
+      io.out << printed("  %-18s %12s %27s %8s %6.1f%% %6s %9s  %s, %s\n", p.run->label().c_str(), micros(p.median_s).c_str(),
+                        interval.c_str(), change.c_str(), p.rel_stddev * 100, mdc.c_str(), clock.c_str(), p.timer.c_str(),
+                        p.run->host.c_str());
+    }
+  }
+  return kExitOk;
+}
+
+// The runs at or before --since, as a predicate per run.
+std::function<bool(const HistoryRun&)> since_predicate(const std::string& since, const HistoryDb& db) {
+  if (since == "previous") {
+    std::map<std::string, const HistoryRun*> newest;  // per GPU
+    for (const HistoryRun& r : db.runs()) newest[r.gpu] = &r;
+    return [newest](const HistoryRun& r) { return newest.at(r.gpu) != &r; };
+  }
+  if (std::regex_match(since, std::regex(R"(\d{4}-\d{2}-\d{2}.*)"))) return [since](const HistoryRun& r) { return r.date < since; };
+  if (!std::regex_match(since, std::regex("[0-9a-fA-F]{4,40}")))
+    throw UsageError("--since: expected a date (2026-11-20), a commit or 'previous', got '" + since + "'");
+  const HistoryRun* last_of_commit = nullptr;
+  for (const HistoryRun& r : db.runs())
+    if (r.commit.starts_with(since)) last_of_commit = &r;
+  if (!last_of_commit) throw UsageError("--since: no run of commit " + since + " in the history");
+  std::map<const HistoryRun*, std::size_t> position;
+  for (std::size_t i = 0; i < db.runs().size(); ++i) position[&db.runs()[i]] = i;
+  const std::size_t cut = position.at(last_of_commit);
+  return [position, cut](const HistoryRun& r) { return position.at(&r) <= cut; };
+}
+
+int run_changes(const Args& args, const Operands& operands, const std::string& db_path, Io& io) {
+  if (!operands.empty()) throw UsageError("history changes: unexpected argument '" + operands.front() + "'");
+  const HistoryDb db(db_path, false);
+  ChangeOptions options;
+  options.search.alpha = args.number("--alpha", options.search.alpha, 1e-6, 0.5);
+  options.search.permutations = static_cast<int>(args.number("--permutations", options.search.permutations, 9, 100000));
+  if (const auto file = args.value("--thresholds")) options.thresholds = read_thresholds_file(*file);
+  else if (std::filesystem::exists("baselines/thresholds.json")) options.thresholds = read_thresholds_file("baselines/thresholds.json");
+  const auto since = args.value("--since");
+  const auto up_to_since = since ? since_predicate(*since, db) : nullptr;
+
+  const std::vector<HistorySeries> all = db.series({.benchmark_regex = args.value("--filter").value_or(""), .gpu = args.value("--gpu"), .last = std::nullopt});
+  std::vector<ChangePoint> changes;
+  for (const HistorySeries& s : all) {
+    std::vector<ChangePoint> found = find_change_points(s, options);
+    if (up_to_since) mark_new_changes(s, found, options, up_to_since);
+    changes.insert(changes.end(), found.begin(), found.end());
+  }
+  if (const auto json_file = args.value("--json")) write_results_file(*json_file, changes_to_json(changes));
+
+  std::size_t new_slowdowns = 0;
+  for (const ChangePoint& c : changes) {
+    new_slowdowns += c.is_new && c.slowdown();
+    io.out << (c.slowdown() ? "slower " : "faster ") << (c.is_new ? "new " : "    ") << c.benchmark << " on " << c.gpu << " (" << c.mode
+           << "): " << percent(c.ratio.ratio - 1) << " [" << percent(c.ratio.low - 1) << ", " << percent(c.ratio.high - 1) << "], "
+           << micros(c.before_median_s) << " -> " << micros(c.after_median_s) << "; last good " << c.last_good->label()
+           << ", first bad " << c.first_bad->label() << "; " << c.runs_before << " runs before, " << c.runs_after
+           << " after, p " << printed("%.3f", c.p_value) << "\n";
+  }
+  std::size_t runs_seen = 0;
+  for (const HistorySeries& s : all) runs_seen = std::max(runs_seen, s.points.size());
+  io.out << "kgate history: " << changes.size() << " change point(s) in " << all.size() << " series (up to " << runs_seen
+         << " runs each); " << new_slowdowns << " new slowdown(s)" << (since ? " since " + *since : std::string()) << "\n";
+  return new_slowdowns ? kExitGate : kExitOk;
+}
+
+}  // namespace
+
+int run_history(const Arguments& arguments, Io& io) {
+  const Args args(arguments, {.with_value = {"--db", "--gpu", "--last", "--filter", "--since", "--json", "--thresholds", "--alpha",
+                                             "--permutations"},
+                              .flags = {},
+                              .aliases = {}});
+  if (args.help() || args.positionals().empty()) {
+    (args.help() ? io.out : io.err) << kUsage;
+    return args.help() ? kExitOk : kExitUsage;
+  }
+  const std::string action = args.positionals().front();
+  const Operands operands(args.positionals().begin() + 1, args.positionals().end());
+  const std::string db_path = args.value("--db").value_or("history.sqlite");
+  try {
+    if (action == "add") return run_add(operands, db_path, io);
+    if (action == "show") return run_show(args, operands, db_path, io);
+    if (action == "changes") return run_changes(args, operands, db_path, io);
+  } catch (const HistoryError& e) {
+    throw ResultsError(e.what());  // one line, exit 2
+  } catch (const std::regex_error& e) {
+    throw UsageError(std::string("not a valid regular expression: ") + e.what());
+  }
+  throw UsageError("unknown history action '" + action + "' (add, show or changes)");
+}
+
+}  // namespace kgate::cli
