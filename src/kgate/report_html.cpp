@@ -8,9 +8,9 @@ namespace kgate::report {
 namespace {
 
 constexpr std::size_t kLongCell = 80;  // longer cells may wrap anywhere (full kernel names)
-// Longer cells (a library's error message, a skip reason) collapse to their start, the whole text
-// a click away: a row stays a row.
-constexpr std::size_t kCollapsedCell = 240, kCollapsedSummary = 100;
+// Longer cells (a library's error message, a skip reason, a long kernel name) collapse to their
+// start, the whole text a click away: a row stays a row.
+constexpr std::size_t kCollapsedCell = 120, kCollapsedSummary = 60;
 
 // The start of a text for a collapsed cell: whole words, without markup.
 std::string cell_summary(std::string_view text) {
@@ -44,6 +44,7 @@ th[aria-sort="descending"]::after { content: " ▼"; }
    the table's layout uses the names' full width whenever it fits. */
 td code { white-space: normal; overflow-wrap: anywhere; }
 td.long { min-width: 320px; }
+td.num.long { white-space: normal; text-align: left; }
 .num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 tbody tr:nth-child(even) td { background: #fafbfc; }
 td.good { color: #1a7f37; }
@@ -57,6 +58,7 @@ pre { background: #f6f8fa; padding: 12px 14px; border-radius: 6px; overflow-x: a
 pre code { background: none; padding: 0; }
 details > summary { cursor: pointer; color: #0969da; margin: 6px 0; }
 td details > summary { margin: 0; }
+td details { white-space: normal; text-align: left; min-width: 10em; max-width: 18em; }
 )";
 
 // Sorting by a click on a column's title: figures by their leading number (units within a
