@@ -47,6 +47,13 @@ function(kgate_require package)
   endif()
 endfunction()
 
+# Results files may be gzipped (.json.gz). zlib is part of every toolchain image; only its
+# headers may be missing.
+find_package(ZLIB QUIET)
+if(NOT TARGET ZLIB::ZLIB)
+  message(FATAL_ERROR "kgate: zlib not found; install it with: sudo apt-get install zlib1g-dev  (or run scripts/bootstrap.sh)")
+endif()
+
 set(JSON_BuildTests OFF CACHE INTERNAL "")
 kgate_require(nlohmann_json TARGET nlohmann_json::nlohmann_json APT nlohmann-json3-dev
   URL https://github.com/nlohmann/json/releases/download/v3.11.3/json.tar.xz

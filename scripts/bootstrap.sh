@@ -25,11 +25,14 @@ need git /usr/bin/git
 need libgtest-dev "/usr/lib/*/libgtest.a" "/usr/lib/*/cmake/GTest/GTestConfig.cmake" "/usr/local/lib*/cmake/GTest/GTestConfig.cmake"
 need libbenchmark-dev "/usr/lib/*/cmake/benchmark/benchmarkConfig.cmake" "/usr/local/lib*/cmake/benchmark/benchmarkConfig.cmake"
 need nlohmann-json3-dev /usr/include/nlohmann/json.hpp /usr/local/include/nlohmann/json.hpp
+need zlib1g-dev /usr/include/zlib.h
 # kgate history keeps the nightly runs in SQLite (docs/history.md).
 need libsqlite3-dev "/usr/lib/*/libsqlite3.so" "/usr/include/sqlite3.h"
 # Google Benchmark's compare.py and its statistics, for the interoperability test.
 need libbenchmark-tools /usr/share/benchmark/tools/compare.py "/usr/local/share/benchmark*/compare.py"
 need python3-scipy "/usr/lib/python3/dist-packages/scipy"
+# The browser test renders the report and the story in headless Chromium.
+need chromium /usr/bin/chromium
 # The workflow check parses .github/workflows/*.yml.
 need python3-yaml "/usr/lib/python3/dist-packages/yaml"
 

@@ -6,6 +6,8 @@
 #   --build DIR  the build to test (default: build)
 #   --gpus N     the first N visible GPUs (default: all)
 #   --slots N    tests per GPU at a time (default 1)
+# The results, as ctest's JUnit, go to BUILD/correctness-junit.xml: `kgate report --correctness`
+# reads them (scripts/run.sh passes them).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
@@ -25,4 +27,5 @@ spec=$build/ctest-resources.json
 "$KGATE_ROOT/scripts/ctest-resource-spec.sh" --gpus "$gpus" --slots "$slots" --out "$spec"
 parallel=$(($(grep -o '"id"' "$spec" | wc -l) * slots))
 echo "gpu-tests: $parallel test(s) at a time over the GPUs in $spec"
-exec ctest --test-dir "$build" -L gpu --resource-spec-file "$spec" -j "$parallel" --output-on-failure "$@"
+exec ctest --test-dir "$build" -L gpu --resource-spec-file "$spec" -j "$parallel" --output-on-failure \
+  --output-junit "$build/correctness-junit.xml" "$@"

@@ -13,11 +13,15 @@ kgate="$build/tools/kgate/kgate"
 runs="$KGATE_ROOT/runs"
 mkdir -p "$runs"
 
-# write_report RUN DIR: against the stored baseline of RUN's GPU when there is one.
+# write_report RUN DIR: against the stored baseline of RUN's GPU when there is one, with the
+# correctness suite's results when it ran in this job.
+suite_ran=0
 write_report() {
-  if ! "$kgate" report "$1" --baseline-dir "$KGATE_ROOT/baselines" --out "$2" 2>/dev/null; then
+  local suite=()
+  ((suite_ran)) && [[ -f $build/correctness-junit.xml ]] && suite=(--correctness "$build/correctness-junit.xml")
+  if ! "$kgate" report "$1" --baseline-dir "$KGATE_ROOT/baselines" "${suite[@]}" --out "$2" 2>/dev/null; then
     echo "kgate: no stored baseline for this run's GPU; the report has no comparison"
-    "$kgate" report "$1" --out "$2"
+    "$kgate" report "$1" "${suite[@]}" --out "$2"
   fi
   echo "kgate: report written to $2/report.html (Markdown: $2/report.md)"
 }
@@ -40,7 +44,9 @@ nvidia-smi -L
 mapfile -t gpus < <(kgate_visible_gpus)
 echo "kgate: correctness suite"
 # Four tests at a time on each GPU: most are short, and a GPU runs them side by side.
+rm -f "$build/correctness-junit.xml"
 "$KGATE_ROOT/scripts/gpu-tests.sh" --build "$build" --slots 4
+suite_ran=1
 echo "kgate: benchmark suite"
 # A benchmark that failed (exit 1) is in the run and the report; anything worse stops the job.
 if ((${#gpus[@]} > 1)); then

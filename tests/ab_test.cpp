@@ -17,7 +17,7 @@ using kgate::Verdict;
 namespace syn = kgate::synthetic;
 
 // The recorded runs' rmsnorm benchmarks at m = 4096 and 32768: 8 benchmarks from 25 us to 650 us
-// with 150 to 4200 samples each, few enough samples for a quick bootstrap.
+// with 150 to 4200 samples each, a handful of benchmarks for a quick test.
 RunResults recorded(const char* file) {
   RunResults run = kgate::read_results_file(std::string(KGATE_TEST_DATA_DIR "/") + file);
   std::erase_if(run.benchmarks, [](const BenchmarkRecord& r) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <regex>
 
 #include "kgate/repetitions.hpp"
@@ -138,7 +139,7 @@ TEST(Compare, SingleSamplePerSideIsLowConfidence) {
   auto same = compare(syn::benchmark(kName, one), syn::benchmark(kName, {.median_s = 10.1e-6, .samples = 1, .seed = 2}));
   EXPECT_EQ(same.benchmarks[0].verdict, Verdict::same);
   EXPECT_TRUE(same.benchmarks[0].low_confidence);
-  EXPECT_NE(kgate::format_table(same, false).find("same (low confidence)"), std::string::npos);
+  EXPECT_NE(kgate::format_table(same, false, true).find("same (low confidence)"), std::string::npos);
 }
 
 TEST(Compare, FailedNewMissingAndSkipped) {
@@ -167,6 +168,62 @@ TEST(Compare, FailedNewMissingAndSkipped) {
   EXPECT_EQ(report.benchmarks[4].verdict, Verdict::missing);
   EXPECT_TRUE(report.regression());
   EXPECT_EQ(report.summary_line(), "0 slower, 0 faster, 0 same, 0 noisy, 1 new, 2 missing, 2 failed; no benchmark compared");
+}
+
+TEST(Compare, SkippedInBothRunsIsNotMissing) {
+  // Skipped by design (a shape the GPU cannot run): nothing was lost between the runs.
+  BenchmarkRecord skipped = syn::benchmark("rmsnorm/c/m:1/bf16", {});
+  skipped.status = kgate::BenchmarkStatus::skipped;
+  skipped.error = "needs compute capability 100";
+  skipped.cold.reset();
+  BenchmarkRecord only_in_baseline = skipped;
+  only_in_baseline.name = "rmsnorm/d/m:1/bf16";
+  const auto run = syn::run({syn::benchmark(kName, {.seed = 1}), skipped, only_in_baseline});
+  auto current = run;
+  current.benchmarks.pop_back();
+  const auto report = kgate::compare_runs(run, current, "b.json", "n.json", {});
+  ASSERT_EQ(report.benchmarks.size(), 1u);
+  EXPECT_EQ(report.count(Verdict::missing), 0u);
+  EXPECT_NE(std::find_if(report.notices.begin(), report.notices.end(),
+                         [](const std::string& n) { return n.starts_with("1 benchmark(s) skipped in the new run"); }),
+            report.notices.end());
+}
+
+TEST(Compare, TableListsTheChangesFirstLargestFirst) {
+  std::vector<BenchmarkRecord> base, next;
+  const std::vector<std::pair<std::string, double>> new_medians = {
+      {"f/same/s", 10e-6}, {"f/faster/s", 8e-6}, {"f/slower10/s", 11e-6}, {"f/slower30/s", 13e-6}};
+  for (std::size_t i = 0; i < new_medians.size(); ++i) {
+    base.push_back(syn::benchmark(new_medians[i].first, {.rel_noise = 0.002, .seed = 1 + i}));
+    next.push_back(syn::benchmark(new_medians[i].first, {.median_s = new_medians[i].second, .rel_noise = 0.002, .seed = 11 + i}));
+  }
+  BenchmarkRecord broken = syn::benchmark("f/broken/s", {});
+  broken.status = kgate::BenchmarkStatus::failed;
+  broken.error = "illegal address";
+  base.push_back(syn::benchmark("f/broken/s", {}));
+  next.push_back(broken);
+  const auto report = kgate::compare_runs(syn::run(base), syn::run(next), "b.json", "n.json", relative_only());
+  std::vector<std::string> order;
+  for (const auto* row : kgate::rows_by_impact(report, true)) order.push_back(row->name);
+  EXPECT_EQ(order, (std::vector<std::string>{"f/slower30/s", "f/slower10/s", "f/broken/s", "f/faster/s", "f/same/s"}));
+
+  const std::string table = kgate::format_table(report, false);
+  EXPECT_LT(table.find("f/slower30/s"), table.find("f/slower10/s"));
+  EXPECT_EQ(table.find("f/same/s"), std::string::npos) << table;
+  EXPECT_NE(table.find("1 unchanged benchmark(s) not listed (--all lists them)\n" + report.summary_line() + "\n"), std::string::npos)
+      << table;
+  EXPECT_NE(kgate::format_table(report, false, true).find("f/same/s"), std::string::npos);
+}
+
+TEST(Compare, MarkdownOfTheRecordedWholeSuitePairIsShort) {
+  // Two recorded H200 runs of the whole suite (188 benchmarks, about 940,000 samples): a clean
+  // comparison whose pull-request comment must stay under 10 KB.
+  const auto a = kgate::read_results_file(KGATE_TEST_DATA_DIR "/recorded-h200-run-a.json");
+  const auto b = kgate::read_results_file(KGATE_TEST_DATA_DIR "/recorded-h200-run-b.json");
+  const auto report = kgate::compare_runs(a, b, "a.json", "b.json", {});
+  EXPECT_FALSE(report.regression());
+  EXPECT_GT(report.count(Verdict::same), 150u);
+  EXPECT_LT(kgate::report_to_markdown(report).size(), 10'000u) << kgate::report_to_markdown(report);
 }
 
 TEST(Compare, SummaryLineAndGeometricMean) {
@@ -345,9 +402,10 @@ TEST(Compare, Renderings) {
 
   const std::string md = kgate::report_to_markdown(report);
   EXPECT_EQ(md.rfind("### kgate compare: 1 slower, 0 faster, 1 same, 0 noisy, 1 failed", 0), 0u) << md;
-  EXPECT_NE(md.find("| Benchmark | Baseline | New | Speedup | 99% CI | p | Verdict | Notes |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| Benchmark | Baseline | New | Speedup | 99% CI | p | Detects | Verdict | Notes |"), std::string::npos) << md;
   EXPECT_NE(md.find("`f/broken\\|pipe/s`"), std::string::npos) << md;
-  EXPECT_NE(md.find("<details><summary>1 unchanged</summary>"), std::string::npos) << md;
+  EXPECT_EQ(md.find("`f/same/s`"), std::string::npos) << md;
+  EXPECT_NE(md.find("1 benchmark(s) unchanged, not listed"), std::string::npos) << md;
 
   EXPECT_EQ(kgate::format_table(report, false).find('\033'), std::string::npos);
   EXPECT_NE(kgate::format_table(report, true).find("\033[31mslower"), std::string::npos);

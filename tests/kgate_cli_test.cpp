@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include <cstdlib>
 #include <sstream>
 
@@ -69,7 +71,7 @@ TEST(KgateCli, ClockDropIsNotARegression) {
   const syn::TempDir dir;
   auto base = syn::run({syn::benchmark(kA, {.clock_mhz = 1980, .seed = 1})});
   auto next = syn::run({syn::benchmark(kA, {.median_s = 10e-6 * 1980 / 1600, .clock_mhz = 1600, .seed = 2})});
-  const auto r = kgate_cli({"compare", write_run(dir, "a.json", base), write_run(dir, "b.json", next)});
+  const auto r = kgate_cli({"compare", write_run(dir, "a.json", base), write_run(dir, "b.json", next), "--all"});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("clock 1980 → 1600 MHz: time +2"), std::string::npos) << r.out;  // +23.75% planted
 }
@@ -83,7 +85,7 @@ TEST(KgateCli, TimerMismatchIsRefusedUnlessAllowed) {
   EXPECT_EQ(refused.status, 2) << refused.out << refused.err;
   EXPECT_NE(refused.err.find(kA + ": its cold timing is cupti-timed in " + base + " and events-timed in " + events), std::string::npos)
       << refused.err;
-  const auto allowed = kgate_cli({"compare", base, events, "--allow-timer-mismatch"});
+  const auto allowed = kgate_cli({"compare", base, events, "--allow-timer-mismatch", "--all"});
   EXPECT_EQ(allowed.status, 0) << allowed.out << allowed.err;
   EXPECT_NE(allowed.out.find("timers differ (cupti → events)"), std::string::npos) << allowed.out;
 }
@@ -134,9 +136,13 @@ TEST(KgateCli, BadInputExitsTwoWithOneLine) {
       {{"compare", good, good, "--threshold", "five"}, "kgate compare: --threshold: expected a number in [0, 1], got 'five'"},
       {{"compare", good, good, "--threshold", "0"}, "kgate compare: --threshold must be above 0"},
       {{"compare", good, good, "--json"}, "kgate compare: --json needs a value"},
+      {{"compare", dir.file("absent.json"), good, "--json", dir.file("no/such/v.json")},
+       "kgate compare: --json " + dir.file("no/such/v.json") + ": directory " + dir.file("no/such") + " does not exist"},
+      {{"compare", good, good, "--markdown", dir.path().string()},
+       "kgate compare: --markdown " + dir.path().string() + ": is a directory, expected a file"},
       {{"compare", good, good, "--frobnicate"}, "kgate compare: unknown option --frobnicate"},
       {{"compare", "--baseline-dir", dir.file("baselines"), good}, "kgate compare: " + dir.file("baselines") + "/nvidia-h200/kgate.json: no baseline for NVIDIA H200"},
-      {{"compare", "--baseline-dir", dir.path().string(), KGATE_TEST_DATA_DIR "/synthetic-gbench-repetitions.json"},
+      {{"compare", "--baseline-dir", dir.file("baselines"), KGATE_TEST_DATA_DIR "/synthetic-gbench-repetitions.json"},
        "kgate compare: " KGATE_TEST_DATA_DIR "/synthetic-gbench-repetitions.json: $.context.kgate: required field is missing"},
       {{"frobnicate"}, "kgate: unknown command 'frobnicate'"},
       {{}, "kgate: no command given"},
@@ -171,6 +177,12 @@ TEST(KgateCli, HelpForEveryCommand) {
   }
 }
 
+TEST(KgateCli, Version) {
+  const Outcome r = kgate_cli({"--version"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(std::regex_match(r.out, std::regex("kgate [0-9]+\\.[0-9]+\\.[0-9]+ \\(results schema version 1\\)\n"))) << r.out;
+}
+
 TEST(KgateCli, PlainGoogleBenchmarkIsComparedOnTimeOnly) {
   const syn::TempDir dir;
   json slower = kgate::read_json_file(KGATE_TEST_DATA_DIR "/synthetic-gbench-repetitions.json");
@@ -179,7 +191,7 @@ TEST(KgateCli, PlainGoogleBenchmarkIsComparedOnTimeOnly) {
   const std::string plain = KGATE_TEST_DATA_DIR "/synthetic-gbench-repetitions.json";
   const auto r = kgate_cli({"compare", plain, dir.write("slower.json", slower.dump()), "--min-change-us", "0"});
   EXPECT_EQ(r.status, 1) << r.out << r.err;  // BM_Broken failed in the new file too
-  EXPECT_NE(r.out.find("time-only comparison: " + plain + " has no kgate block"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("note: time-only comparison: " + plain + " has no kgate block"), std::string::npos) << r.err;
   // Three repetitions a side: a U test cannot reach p < 0.01, so a 50% slowdown is only noisy,
   // and the unchanged benchmark's interval is too wide to call it the same.
   EXPECT_EQ(last_line(r.out).rfind("0 slower, 0 faster, 0 same, 2 noisy, 1 failed", 0), 0u) << r.out;
@@ -406,6 +418,22 @@ TEST(KgateCli, MergeShards) {
   EXPECT_EQ(r.err.rfind("kgate merge: " + f + ": $.benchmarks[0]: duplicate benchmark \"" + kA + "\", also in " + a, 0), 0u) << r.err;
   EXPECT_FALSE(fs::exists(dir.file("bad.json")));
 
+  // Skipped by design in both whole runs, or in one: no conflict; the timed record stays.
+  const auto skipping = [&](const std::string& name, std::uint64_t seed) {
+    RunResults run = syn::run({syn::benchmark(kA, {.seed = seed}), syn::benchmark(kB, {.seed = seed + 1})});
+    run.benchmarks[1].status = kgate::BenchmarkStatus::skipped;
+    run.benchmarks[1].error = "needs compute capability 100";
+    run.benchmarks[1].cold.reset();
+    return write_run(dir, name, run);
+  };
+  const std::string s1 = skipping("skip1.json", 10), s2 = skipping("skip2.json", 20);
+  r = kgate_cli({"merge", s1, s2, b, "-o", dir.file("skips.json")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const RunResults with_skips = kgate::read_results_file(dir.file("skips.json"));
+  ASSERT_EQ(with_skips.benchmarks.size(), 2u);
+  EXPECT_EQ(with_skips.benchmarks[1].status, kgate::BenchmarkStatus::ok);  // b's timing of kB, not the skips
+  EXPECT_EQ(with_skips.context.extra.at("source:" + kB), b);
+
   // Plain Google Benchmark JSON is not a shard of a kgate run.
   r = kgate_cli({"merge", a, KGATE_TEST_DATA_DIR "/synthetic-gbench-repetitions.json", "-o", dir.file("bad.json")});
   EXPECT_EQ(r.status, 2);
@@ -431,7 +459,7 @@ TEST(KgateCli, PeersAreNotGated) {
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   const json verdicts = kgate::read_json_file(dir.file("v.json"));
   EXPECT_EQ(verdicts["benchmarks"].size(), 2u);
-  EXPECT_NE(r.out.find("2 peer benchmark(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("2 peer benchmark(s)"), std::string::npos) << r.err;
 
   // A peer in the baseline (an older file) is not "missing" from a run without peers either.
   r = kgate_cli({"compare", current, base});
@@ -589,7 +617,7 @@ TEST(KgateCli, AbAlternatesRoundsAndFindsThePlantedSlowdown) {
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_EQ(last_line(r.out).rfind("1 slower, 0 faster, 1 same, 0 noisy", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("per round: 0.9"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("3 rounds, order"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("3 rounds, order"), std::string::npos) << r.err;
   EXPECT_EQ(syn::read_text(dir.file("ab.md")).rfind("### kgate ab: 1 slower", 0), 0u);
 
   const std::vector<std::string> calls = bins.calls();
@@ -636,7 +664,7 @@ TEST(KgateCli, AbRefusesDifferentBenchmarkListsUnlessCommonOnly) {
   r = kgate_cli({"ab", "--base", bins.binary("base"), "--head", bins.binary("head"), "--rounds", "2", "--common-only"});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_EQ(last_line(r.out).rfind("0 slower, 0 faster, 2 same", 0), 0u) << r.out;
-  EXPECT_NE(r.out.find("note: 1 benchmark(s) not compared, only in head (new): " + added), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("note: 1 benchmark(s) not compared, only in head (new): " + added), std::string::npos) << r.err;
   const std::vector<std::string> calls = bins.calls();
   ASSERT_EQ(calls.size(), 10u);  // 2 listings, 2 flag probes, 2 rounds of 2
   EXPECT_NE(calls.back().find("--benchmark_filter=^(fused_add_rmsnorm/vectorized/m:1/n:8192/bf16|rmsnorm/vectorized/m:4096/n:4096/bf16)$"),

@@ -56,20 +56,6 @@ const RunResults& recorded(const std::string& path) {
   return cache.at(path);
 }
 
-// The bootstrap over a recording's thousands of samples a side takes half a minute per
-// comparison; the first kSamples of each timing are still recorded data and keep the tests fast.
-constexpr std::size_t kSamples = 200;
-
-RunResults trimmed(RunResults run) {
-  for (BenchmarkRecord& r : run.benchmarks)
-    for (auto* timing : {&r.cold, &r.hot})
-      if (*timing && (*timing)->samples_s.size() > kSamples) {
-        (*timing)->samples_s.resize(kSamples);
-        (*timing)->summary = kgate::summarize((*timing)->samples_s);
-      }
-  return run;
-}
-
 void scale_time(BenchmarkRecord& r, double factor) {
   for (auto* timing : {&r.cold, &r.hot})
     if (*timing) {
@@ -243,9 +229,13 @@ kgate::ReportInputs inputs_for(kgate::NamedRun current, std::optional<kgate::Nam
   return inputs;
 }
 
+// The summary's sentences: its first paragraph after the gate line (which opens it).
 std::string summary_text(const Document& doc) {
   const Section* s = find_section(doc, "Executive summary");
-  return s ? std::get<kgate::report::Paragraph>(s->blocks.front()).text : "";
+  if (!s) return "";
+  for (const auto& block : s->blocks)
+    if (const auto* p = std::get_if<kgate::report::Paragraph>(&block); p && !p->text.starts_with("**gate: ")) return p->text;
+  return "";
 }
 
 std::vector<std::string> observation_items(const Document& doc) {
@@ -387,7 +377,7 @@ TEST(Report, RecordedRunWithoutBaseline) {
     expect_correctness_matches(doc, run);
     expect_summary_from_input(doc, run, nullptr);
     expect_charts_are_xml(doc);
-    for (const char* chart : {"roofline.svg", "roof-share.svg", "hist-memory-roof.svg"})
+    for (const char* chart : {"roofline-rmsnorm.svg", "roof-share-rmsnorm.svg", "hist-memory-roof.svg"})
       EXPECT_NE(doc.chart(chart), nullptr) << chart;
     EXPECT_EQ(doc.chart("speedup.svg"), nullptr);  // no baseline: nothing to draw
 
@@ -462,7 +452,7 @@ TEST(Report, ObservationsQuoteTheRun) {
 
 TEST(Report, ObservationsCountTheTimingsThatRested) {
   // Synthetic: the recorded run with two timings marked as having rested.
-  RunResults run = trimmed(recorded(recorded_runs().front()));
+  RunResults run = recorded(recorded_runs().front());
   int marked = 0;
   for (BenchmarkRecord& r : run.benchmarks)
     if (r.cold && marked < 2) {
@@ -484,7 +474,7 @@ TEST(Report, ObservationsCountTheTimingsThatRested) {
 
 TEST(Report, SyntheticNewRunAgainstTheRecordedBaseline) {
   const std::string path = recorded_runs().front();
-  const RunResults base = trimmed(recorded(path));
+  const RunResults base = recorded(path);
   Planted planted;
   const RunResults next = synthetic_new(base, planted);
   const kgate::ReportInputs inputs = inputs_for({"synthetic-new.json", next}, kgate::NamedRun{path, base});
@@ -502,6 +492,19 @@ TEST(Report, SyntheticNewRunAgainstTheRecordedBaseline) {
   ASSERT_NE(doc.chart("speedup.svg"), nullptr);
   EXPECT_NE(doc.chart("speedup.svg")->svg.find(planted.slower), std::string::npos);
 
+  // The report opens with the gate and a table of what changed, each row linked to its family.
+  const Section& opening = doc.sections.front();
+  EXPECT_EQ(std::get<kgate::report::Paragraph>(opening.blocks.at(0)).text, "**" + report.gate_line + "**");
+  const auto& changes = std::get<kgate::report::Table>(opening.blocks.at(1));
+  ASSERT_EQ(changes.rows.size(), 3u);  // the planted slowdown, failure and speedup
+  EXPECT_EQ(changes.rows[0][0].text, "[`" + planted.slower + "`](#family-" + planted.slower.substr(0, planted.slower.find('/')) + ")");
+  EXPECT_EQ(changes.rows[0][1].text, "slower");
+  EXPECT_EQ(changes.rows[1][1].text, "failed");
+  EXPECT_EQ(changes.rows[2][1].text, "faster");
+  const std::string html = kgate::report::render_html(doc);
+  EXPECT_NE(html.find("<h3 id=\"family-" + planted.slower.substr(0, planted.slower.find('/')) + "\">"), std::string::npos);
+  EXPECT_LT(html.find(planted.slower), html.find("<section id=\"environment\">"));
+
   // The summary names the slowdown and its cause from the counter deltas.
   const std::string summary = summary_text(doc);
   EXPECT_NE(summary.find("The largest slowdown, `" + planted.slower + "`"), std::string::npos) << summary;
@@ -516,7 +519,7 @@ TEST(Report, SyntheticNewRunAgainstTheRecordedBaseline) {
 
   // The short summary: regressions and failures, linked to the full report.
   const std::string github = kgate::report::render_markdown(report.summary);
-  EXPECT_NE(github.find("## Regressions"), std::string::npos) << github;
+  EXPECT_NE(github.find("## What changed"), std::string::npos) << github;
   EXPECT_NE(github.find("`" + planted.slower + "`"), std::string::npos);
   EXPECT_NE(github.find("## Failed"), std::string::npos);
   EXPECT_NE(github.find("`" + planted.wrong + "`"), std::string::npos);
@@ -525,7 +528,7 @@ TEST(Report, SyntheticNewRunAgainstTheRecordedBaseline) {
 
 TEST(Report, HistoryAndTrendFromEarlierRuns) {
   const std::string path = recorded_runs().front();
-  const RunResults current = trimmed(recorded(path));
+  const RunResults current = recorded(path);
   RunResults older = current;  // a synthetic earlier run: every non-reference variant 30% slower
   older.context.date = "2000-01-01T00:00:00Z";
   for (BenchmarkRecord& r : older.benchmarks)
@@ -554,7 +557,7 @@ TEST(Report, PlainGoogleBenchmarkJson) {
   const std::string path = KGATE_TEST_DATA_DIR "/synthetic-gbench-repetitions.json";
   const kgate::ReportInputs inputs = inputs_for({path, kgate::read_results_file(path)});
   const kgate::report::Report report = kgate::report::build_report(inputs);
-  EXPECT_EQ(report.full.chart("roofline.svg"), nullptr);  // no ceilings recorded
+  EXPECT_EQ(report.full.chart("roofline-rmsnorm.svg"), nullptr);  // no ceilings recorded
   const std::string markdown = kgate::report::render_markdown(report.full);
   EXPECT_NE(markdown.find("not recorded (plain Google Benchmark JSON)"), std::string::npos) << markdown;
   for (const kgate::report::Chart& chart : report.full.charts) EXPECT_EQ(xml_problem(chart.svg), "") << chart.file;
@@ -594,7 +597,7 @@ Outcome kgate_report(std::vector<std::string> args) {
 
 TEST(ReportCli, WritesEveryFormatAndDoesNotGate) {
   const syn::TempDir dir;
-  const RunResults base = trimmed(recorded(recorded_runs().front()));
+  const RunResults base = recorded(recorded_runs().front());
   Planted planted;
   const std::string base_file = dir.file("base.json"), new_file = dir.file("new.json");
   kgate::write_results_file(base_file, kgate::to_json(base));
@@ -603,7 +606,7 @@ TEST(ReportCli, WritesEveryFormatAndDoesNotGate) {
   const Outcome all = kgate_report({new_file, "--baseline", base_file, "--previous", base_file, "--out", dir.file("all")});
   EXPECT_EQ(all.status, 0) << all.err;  // a regression is reported, not gated on
   EXPECT_NE(all.out.find("gate: FAIL ("), std::string::npos) << all.out;
-  for (const char* file : {"report.md", "report.html", "summary.md", "roofline.svg", "speedup.svg", "roof-share.svg"})
+  for (const char* file : {"report.md", "report.html", "summary.md", "roofline-rmsnorm.svg", "speedup.svg", "roof-share-rmsnorm.svg"})
     EXPECT_TRUE(fs::exists(dir.file("all") + "/" + file)) << file;
 
   // Markdown links its charts by relative path; every one is there and is well-formed XML.
@@ -623,12 +626,13 @@ TEST(ReportCli, WritesEveryFormatAndDoesNotGate) {
     EXPECT_EQ(std::system(check.c_str()), 0);
   }
 
-  // The HTML stands alone: every chart inline, no script, nothing fetched.
+  // The HTML stands alone: every chart inline, one inline script (table sorting), nothing fetched.
   const std::string html = syn::read_text(dir.file("all") + "/report.html");
   std::size_t inline_svgs = 0;
   for (std::size_t at = html.find("<svg "); at != std::string::npos; at = html.find("<svg ", at + 1)) ++inline_svgs;
   EXPECT_EQ(inline_svgs, svgs.size());
-  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), html.rfind("<script"));
+  EXPECT_EQ(html.find("<script src"), std::string::npos);
   EXPECT_EQ(std::regex_search(html, std::regex(R"((src|href)=["']?(https?:)?//)")), false);
   EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
   EXPECT_TRUE(html.ends_with("</html>\n"));
@@ -666,6 +670,8 @@ TEST(ReportCli, BadInputExitsTwoWithOneLine) {
        "kgate report: give --baseline FILE or --baseline-dir DIR, not both"},
       {{good, "--previous", "--out", dir.file("o")}, "kgate report: --previous needs at least one file"},
       {{"--out", dir.file("o")}, "kgate report: expected one results file (NEW.json), got 0"},
+      {{"--out", dir.file("o"), "--previous", good, good}, "kgate report: expected NEW.json; --previous takes every file"},
+      {{dir.file("missing.json"), "--out", good + "/o"}, "kgate report: --out " + good + "/o: " + good + " is not a directory"},
       {{good, "--baseline-dir", dir.file("baselines"), "--out", dir.file("o")},
        "kgate report: " + dir.file("baselines") + "/nvidia-h200/kgate.json: no baseline for NVIDIA H200"},
   };
@@ -676,6 +682,86 @@ TEST(ReportCli, BadInputExitsTwoWithOneLine) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
   EXPECT_FALSE(fs::exists(dir.file("o")));
+}
+
+// ctest's JUnit of a correctness run, in the shape ctest 3.25 writes it: a pass, a failure, a
+// GoogleTest skip (status notrun after SKIP_REGULAR_EXPRESSION, the reason in the output).
+constexpr const char* kSyntheticJunit = R"junit(<?xml version="1.0" encoding="UTF-8"?>
+<testsuite name="(empty)" tests="3" failures="1" disabled="0" skipped="1" hostname="" time="3" timestamp="2026-11-25T21:08:16">
+	<testcase name="rmsnorm/vectorized.m=4096/n=4096/bf16" classname="rmsnorm/vectorized.m=4096/n=4096/bf16" time="0.5" status="run">
+		<system-out>[ RUN      ] rmsnorm/vectorized.m=4096/n=4096/bf16
+[       OK ] rmsnorm/vectorized.m=4096/n=4096/bf16 (12 ms)
+</system-out>
+	</testcase>
+	<testcase name="gemv/vectorized.m=1/n=4096/k=4096/bf16" classname="gemv/vectorized.m=1/n=4096/k=4096/bf16" time="0.4" status="fail">
+		<failure message="Failed"/>
+		<system-out>correctness/main.cpp:52: Failure
+Value of check.passed() is false</system-out>
+	</testcase>
+	<testcase name="prefill_attention/fa3_wgmma.b=1/s=512/bf16" classname="prefill_attention/fa3_wgmma.b=1/s=512/bf16" time="0.1" status="notrun">
+		<skipped message="SKIP_REGULAR_EXPRESSION_MATCHED"/>
+		<system-out>[ RUN      ] prefill_attention/fa3_wgmma.b=1/s=512/bf16
+correctness/main.cpp:25: Skipped
+prefill_attention/fa3_wgmma needs compute capability 90, NVIDIA A100 has 80
+
+[  SKIPPED ] prefill_attention/fa3_wgmma.b=1/s=512/bf16 (0 ms)
+</system-out>
+	</testcase>
+</testsuite>
+)junit";
+
+TEST(ReportCorrectness, TheSuiteAsCtestRanIt) {
+  const syn::TempDir dir;
+  const std::string junit = dir.write("synthetic-correctness-junit.xml", kSyntheticJunit);
+  const std::vector<kgate::SuiteCase> cases = kgate::read_ctest_junit(junit);
+  ASSERT_EQ(cases.size(), 3u);
+  EXPECT_EQ(cases[0].variant, "rmsnorm/vectorized");
+  EXPECT_EQ(cases[0].shape, "m=4096/n=4096/bf16");
+  EXPECT_EQ(cases[0].result, kgate::SuiteCase::Result::passed);
+  EXPECT_EQ(cases[1].result, kgate::SuiteCase::Result::failed);
+  EXPECT_EQ(cases[2].result, kgate::SuiteCase::Result::skipped);
+  EXPECT_EQ(cases[2].reason, "prefill_attention/fa3_wgmma needs compute capability 90, NVIDIA A100 has 80");
+  EXPECT_THROW(kgate::read_ctest_junit(dir.write("empty.xml", "<testsuite></testsuite>")), kgate::ResultsError);
+  EXPECT_THROW(kgate::read_ctest_junit(dir.file("absent.xml")), kgate::ResultsError);
+
+  // The report: the suite's counts (adding up to its cases), apart from the bench-time checks.
+  const Outcome r = kgate_report({recorded_runs().front(), "--correctness", junit, "--format", "text"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("3 cases (variant × test shape), 1 passed, 1 failed, 1 skipped"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 skipped: prefill_attention/fa3_wgmma needs compute capability 90"), std::string::npos) << r.out;
+  const std::string one_line = std::regex_replace(r.out, std::regex("\\s+"), " ");  // the terminal wraps paragraphs
+  EXPECT_NE(one_line.find("The correctness suite: 1 of 3 cases passed, 1 failed and 1 were skipped. At bench time, "),
+            std::string::npos)
+      << r.out;
+  const Outcome bad = kgate_report({recorded_runs().front(), "--correctness", dir.file("absent.xml"), "--format", "text"});
+  EXPECT_EQ(bad.status, 2);
+}
+
+TEST(ReportRender, LongCellsCollapseInsteadOfWideningTheTable) {
+  // A peer's ~1,000-character error in a cell: a footnote in the terminal, <details> in HTML.
+  std::string error;
+  for (int i = 0; i < 100; ++i) error += "frame" + std::to_string(i) + " ";
+  Document doc;
+  doc.title = "t";
+  kgate::report::Table table;
+  table.compact = true;
+  table.columns = {{"Benchmark"}, {"Median"}};
+  table.rows = {{{"`a/peer/s`"}, {"torch error: " + error}}, {{"`a/b/s`"}, {"1.00 µs"}}};
+  doc.sections.push_back({"S", {table}});
+  const std::string text = kgate::report::render_text(doc);
+  std::size_t widest = 0;
+  for (std::size_t start = 0, end; start < text.size(); start = end + 1) {
+    end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    if (text.compare(start, 4, "  [1") != 0 && text.compare(start, 6, "      ") != 0) widest = std::max(widest, end - start);
+  }
+  EXPECT_LT(widest, 100u) << text;
+  EXPECT_NE(text.find("torch error: frame0 frame1 frame2 frame3 frame4 … [1]"), std::string::npos) << text;
+  EXPECT_NE(text.find("[1] torch error: frame0"), std::string::npos) << text;
+  EXPECT_NE(text.find("frame99"), std::string::npos) << "the footnote holds the whole text";
+  const std::string html = kgate::report::render_html(doc);
+  EXPECT_NE(html.find("<td class=\"long\"><details><summary>torch error: frame0 "), std::string::npos) << html;
+  EXPECT_NE(html.find(" …</summary>torch error: frame0 "), std::string::npos) << html;
 }
 
 TEST(ReportCli, Help) {

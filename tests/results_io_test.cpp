@@ -6,7 +6,11 @@
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <functional>
+#include <iterator>
+
+#include <zlib.h>
 
 #include "tests/synthetic_results.hpp"
 
@@ -118,6 +122,27 @@ TEST(ResultsIo, RoundTripKeepsEveryField) {
   EXPECT_FALSE(back.benchmarks[1].correct.has_value());
   EXPECT_EQ(back.benchmarks[2].correct, std::optional<bool>(false));
   EXPECT_EQ(back.benchmarks[2].headline_mode, "hot");
+}
+
+TEST(ResultsIo, ReadsGzippedFiles) {
+  const syn::TempDir dir;
+  const std::string text = kgate::to_json(sample_run()).dump();
+  const std::string path = dir.file("run.json.gz");
+  gzFile out = gzopen(path.c_str(), "wb");
+  ASSERT_NE(out, nullptr);
+  ASSERT_EQ(gzwrite(out, text.data(), static_cast<unsigned>(text.size())), static_cast<int>(text.size()));
+  ASSERT_EQ(gzclose(out), Z_OK);
+  EXPECT_EQ(kgate::to_json(kgate::read_results_file(path)), kgate::to_json(sample_run()));
+  // A gzip stream cut short is an error that names the file, not a truncated document.
+  std::ifstream whole(path, std::ios::binary);
+  const std::string compressed{std::istreambuf_iterator<char>(whole), {}};
+  const std::string cut = dir.write("cut.json.gz", compressed.substr(0, compressed.size() / 2));
+  try {
+    kgate::read_results_file(cut);
+    FAIL() << "a cut gzip stream was read";
+  } catch (const ResultsError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(cut + ": ", 0), 0u) << e.what();
+  }
 }
 
 TEST(ResultsIo, ModeWithoutTimerWasEventTimed) {

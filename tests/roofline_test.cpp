@@ -30,7 +30,7 @@ TEST(Roofline, EachClass) {
   // A GEMM-like kernel at 80% of the compute ceiling.
   EXPECT_EQ(place_on_roofline(0x1.0p30, 0x1.0p40, 0x1.4p-7, kCeilings).cls, RooflineClass::compute_bound);
   // Enough work to leave the launch floor behind, but 25% of either roof: neither approached.
-  EXPECT_EQ(place_on_roofline(0x1.0p30, 0x1.0p30, 0x1.0p-8, kCeilings).cls, RooflineClass::balanced);
+  EXPECT_EQ(place_on_roofline(0x1.0p30, 0x1.0p30, 0x1.0p-8, kCeilings).cls, RooflineClass::below_roofs);
   // 64 KiB: the roofline says 2^-24 s, a launch costs 2^-20 s.
   EXPECT_EQ(place_on_roofline(0x1.0p16, 0x1.0p16, 0x1.0p-19, kCeilings).cls, RooflineClass::latency_bound);
 }
@@ -55,8 +55,8 @@ TEST(Roofline, ThresholdBoundaries) {
   EXPECT_EQ(place_on_roofline(0x1.0p30, 0, 0x1.0p-9, kCeilings).cls, RooflineClass::memory_bound);
   EXPECT_EQ(place_on_roofline(0x1.0p20, 0x1.0p37, 0x1.0p-9, kCeilings).cls, RooflineClass::compute_bound);
   // Just under it does not.
-  EXPECT_EQ(place_on_roofline(0x1.0p30 - 1, 0, 0x1.0p-9, kCeilings).cls, RooflineClass::balanced);
-  EXPECT_EQ(place_on_roofline(0x1.0p20, 0x1.0p37 - 1, 0x1.0p-9, kCeilings).cls, RooflineClass::balanced);
+  EXPECT_EQ(place_on_roofline(0x1.0p30 - 1, 0, 0x1.0p-9, kCeilings).cls, RooflineClass::below_roofs);
+  EXPECT_EQ(place_on_roofline(0x1.0p20, 0x1.0p37 - 1, 0x1.0p-9, kCeilings).cls, RooflineClass::below_roofs);
   // Both roofs at the same percentage: memory wins the tie.
   EXPECT_EQ(place_on_roofline(0x1.0p30, 0x1.0p37, 0x1.0p-9, kCeilings).cls, RooflineClass::memory_bound);
   // A lower threshold moves the line.
@@ -98,9 +98,10 @@ TEST(Roofline, ClassNamesRoundTrip) {
   EXPECT_EQ(kgate::to_string(RooflineClass::memory_bound), "memory-bound");
   EXPECT_EQ(kgate::to_string(RooflineClass::compute_bound), "compute-bound");
   EXPECT_EQ(kgate::to_string(RooflineClass::latency_bound), "latency-bound");
-  EXPECT_EQ(kgate::to_string(RooflineClass::balanced), "balanced");
+  EXPECT_EQ(kgate::to_string(RooflineClass::below_roofs), "below-roofs");
+  EXPECT_EQ(kgate::parse_roofline_class("balanced"), RooflineClass::below_roofs);  // its old name, in older files
   for (auto c : {RooflineClass::memory_bound, RooflineClass::compute_bound, RooflineClass::latency_bound,
-                 RooflineClass::balanced})
+                 RooflineClass::below_roofs})
     EXPECT_EQ(kgate::parse_roofline_class(kgate::to_string(c)), c);
   EXPECT_EQ(kgate::parse_roofline_class("memory_bound"), std::nullopt);
   EXPECT_EQ(kgate::parse_roofline_class(""), std::nullopt);

@@ -157,7 +157,8 @@ TEST(Story, DocumentHasItsSectionsAndEverySvgParses) {
     const std::string markdown = kgate::report::render_markdown(doc);
     EXPECT_NE(markdown.find("](timeline.svg)"), std::string::npos);
     const std::string html = kgate::report::render_html(doc);
-    EXPECT_EQ(html.find("<script"), std::string::npos);
+    EXPECT_EQ(html.find("<script"), html.rfind("<script"));  // the table-sorting lines, nothing else
+    EXPECT_EQ(html.find("<script src"), std::string::npos);
   }
 }
 
@@ -258,6 +259,71 @@ TEST(Story, RefusesWhatItCannotTell) {
   EXPECT_NE(problem(untraced, kDecode).find("no timeline: kernel records are off"), std::string::npos);
 }
 
+// story.trace.json against the trace event format (the "JSON Object Format" of Chrome's Trace
+// Event Format document, which Perfetto's importer reads): every event names its phase, process
+// and thread; complete events carry ts and dur in microseconds; the kernels, on their own track,
+// are the timeline's, in its order, with its durations and launch shapes.
+TEST(Story, TraceEventsAreTheTimeline) {
+  for (const auto& [path, name] : told_benchmarks()) {
+    SCOPED_TRACE(path + " " + name);
+    const Story s = kgate::story::analyze(run_of(path), name);
+    // Through text, as a viewer reads it.
+    const nlohmann::json trace = nlohmann::json::parse(kgate::story::trace_events(s).dump());
+    ASSERT_TRUE(trace.is_object());
+    ASSERT_TRUE(trace.at("traceEvents").is_array());
+    EXPECT_EQ(trace.at("displayTimeUnit"), "ns");
+    std::map<int, std::string> track_names;
+    std::vector<nlohmann::json> kernels, steps;
+    for (const nlohmann::json& e : trace["traceEvents"]) {
+      ASSERT_TRUE(e.at("name").is_string()) << e;
+      ASSERT_TRUE(e.at("ph").is_string()) << e;
+      ASSERT_TRUE(e.at("pid").is_number_integer()) << e;
+      const std::string phase = e["ph"];
+      if (phase == "M") {
+        if (e["name"] == "thread_name") track_names[e.at("tid").get<int>()] = e["args"].at("name");
+        continue;
+      }
+      ASSERT_EQ(phase, "X") << e;
+      ASSERT_TRUE(e.at("tid").is_number_integer()) << e;
+      ASSERT_TRUE(e.at("ts").is_number() && e.at("dur").is_number()) << e;
+      EXPECT_GE(e["dur"].get<double>(), 0) << e;
+      (e.at("cat") == "kernel" ? kernels : steps).push_back(e);
+    }
+    ASSERT_EQ(kernels.size(), s.timeline.kernels.size());
+    ASSERT_EQ(steps.size(), s.timeline.steps.size());
+    const int stream = kernels.front()["tid"];
+    EXPECT_EQ(track_names.at(stream), "stream: kernels");
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+      const kgate::TimelineKernel& k = *s.timeline.kernels[i].kernel;
+      const nlohmann::json& e = kernels[i];
+      EXPECT_EQ(e["tid"], stream);
+      EXPECT_EQ(e["name"], kgate::report::short_kernel_name(k.kernel)) << "kernel " << i;
+      EXPECT_NEAR(e["ts"].get<double>(), k.start_s * 1e6, 1e-9) << "kernel " << i;
+      EXPECT_NEAR(e["dur"].get<double>(), (k.end_s - k.start_s) * 1e6, 1e-9) << "kernel " << i;
+      EXPECT_EQ(e["args"]["step"], s.workload->steps.at(k.step).label);
+      EXPECT_EQ(e["args"]["grid"], nlohmann::json::array({k.kernel.grid[0], k.kernel.grid[1], k.kernel.grid[2]}));
+      EXPECT_EQ(e["args"]["block"], nlohmann::json::array({k.kernel.block[0], k.kernel.block[1], k.kernel.block[2]}));
+      EXPECT_EQ(e["args"]["registers_per_thread"], k.kernel.registers_per_thread);
+      EXPECT_EQ(e["args"].contains("counters"), !k.metrics.empty());
+      if (i > 0) {
+        EXPECT_GE(e["ts"].get<double>(), kernels[i - 1]["ts"].get<double>()) << "kernels in start order";
+      }
+    }
+    // Each step's slice spans its kernels.
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      const auto& view = s.timeline.steps[i];
+      EXPECT_EQ(steps[i]["name"], view.step->label);
+      EXPECT_NEAR(steps[i]["ts"].get<double>(), view.kernels.front()->kernel->start_s * 1e6, 1e-9);
+      EXPECT_NEAR(steps[i]["ts"].get<double>() + steps[i]["dur"].get<double>(), view.kernels.back()->kernel->end_s * 1e6, 1e-6);
+    }
+  }
+}
+
+TEST(Story, CountersAbove100PercentAreFlagged) {
+  EXPECT_EQ(kgate::report::format_counter_pct(99.5), "99.5%");
+  EXPECT_EQ(kgate::report::format_counter_pct(131), "131% ⚠");  // an L2 hit rate from the replay: not a measurement
+}
+
 TEST(Story, TimelineSurvivesTheResultsFile) {
   const NamedRun& fixture = run_of(kFixture);
   const kgate::RunResults back = kgate::parse_results(kgate::to_json(fixture.run), "round trip");
@@ -317,7 +383,8 @@ TEST(StoryCli, TellsARecordedRun) {
     EXPECT_TRUE(fs::exists(dir.file("story/") + file)) << file;
   EXPECT_NE(r.out.find("EXECUTIVE SUMMARY"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("input_norm"), std::string::npos) << "the ASCII timeline";
-  EXPECT_NE(r.out.find("kgate story: wrote 7 files"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("kgate story: wrote 8 files"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(dir.file("story/story.trace.json")));
   const std::string markdown = syn::read_text(dir.file("story/story.md"));
   EXPECT_NE(markdown.find("# Execution story: Llama-3-8B decode step, batch 1, context 4096"), std::string::npos);
 }

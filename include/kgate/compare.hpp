@@ -3,8 +3,8 @@
 // given a verdict, with the reasons a reader needs to act on it (docs/compare.md).
 //
 // Per benchmark, on the headline mode's samples: speedup = baseline median / new median (> 1 is
-// faster), a bootstrap confidence interval of that ratio at 1 - alpha, and a Mann–Whitney U
-// p-value. With T the benchmark's threshold, the band of "no material change" is
+// faster), a distribution-free confidence interval of that ratio at 1 - alpha
+// (median_ratio_interval), and a Mann–Whitney U p-value. With T the benchmark's threshold, the band of "no material change" is
 // [1 / (1 + T), 1 + T] in speedup:
 //   slower   speedup below the band, p < alpha, and the interval's upper end below 1;
 //   faster   speedup above the band, p < alpha, and the interval's lower end above 1;
@@ -28,7 +28,6 @@
 // usable baseline), missing (not in the new run, or skipped there).
 // The gate fails on any `slower` or `failed`, except a `slower` vendor variant (role "vendor").
 // Peers (role "peer") are not compared at all.
-#include <cstdint>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -69,8 +68,6 @@ struct CompareOptions {
   Thresholds thresholds;
   double alpha = 0.01;        // significance level of the U test; the interval is at 1 - alpha
   double noise_limit = 0.10;  // relative stddev above which a side is too spread for `same`
-  int resamples = 2000;       // bootstrap resamples
-  std::uint64_t seed = 0x6B67617465ull;
   bool allow_env_mismatch = false;
   bool allow_timer_mismatch = false;
 };
@@ -97,7 +94,7 @@ struct BenchmarkComparison {
   std::size_t baseline_samples = 0, new_samples = 0;
   double baseline_median_s = 0, new_median_s = 0;  // 0 when that side has none
   double speedup = 0;                              // baseline / new; 0 when not compared
-  double ci_low = 0, ci_high = 0;                  // bootstrap interval of the speedup
+  double ci_low = 0, ci_high = 0;                  // confidence interval of the speedup
   double p_value = 1;
   double baseline_clock_mhz = 0, new_clock_mhz = 0;  // 0 = unknown
   double cycle_speedup = 0;                           // 0 when a clock is unknown
@@ -133,8 +130,17 @@ struct ComparisonReport {
 ComparisonReport compare_runs(const RunResults& baseline, const RunResults& current, const std::string& baseline_source,
                               const std::string& new_source, const CompareOptions& options);
 
-// Renderings of a report. The table ends with the summary line; colour uses ANSI escapes.
-std::string format_table(const ComparisonReport& report, bool colour);
+// The rows in the order a reader acts on them: slower (gated ones first), failed, faster, noisy,
+// new, missing, then same, and within each group the largest change (|log speedup|) first;
+// `same` rows only when with_same.
+std::vector<const BenchmarkComparison*> rows_by_impact(const ComparisonReport& report, bool with_same);
+
+// Renderings of a report. The table lists rows_by_impact (same rows only when with_same) and ends
+// with the summary line; colour uses ANSI escapes. The warnings and notices, one "warning: " or
+// "note: " line each, are apart (the command line prints them on standard error). The Markdown
+// lists the changed rows only, so a pull-request comment stays short.
+std::string format_table(const ComparisonReport& report, bool colour, bool with_same = false);
+std::string format_warnings(const ComparisonReport& report, bool colour);
 nlohmann::json report_to_json(const ComparisonReport& report);
 std::string report_to_junit(const ComparisonReport& report);
 std::string report_to_markdown(const ComparisonReport& report);

@@ -7,8 +7,8 @@
 // medians of the runs on either side (up to the neighbouring change points) must leave the band
 // the gate would give it (compare.hpp: the benchmark's threshold; for CUPTI-timed runs at least
 // their minimum detectable change, for event-timed ones at least the minimum change in time),
-// and its bootstrap interval must exclude 1. A change point that fails is merged away, weakest
-// first, and the others are judged again without it.
+// and its median-ratio interval (median_ratio_interval) must exclude 1. A change point that fails
+// is merged away, weakest first, and the others are judged again without it.
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -104,7 +104,7 @@ class HistoryDb {
 struct ChangeOptions {
   EDivisiveOptions search;
   Thresholds thresholds;    // the gate's: a step must exceed the benchmark's band and minimum change
-  double confidence = 0.99;  // of the step's bootstrap interval (the gate's, 1 - its alpha)
+  double confidence = 0.99;  // of the step's median-ratio interval (the gate's, 1 - its alpha)
 };
 
 struct ChangePoint {
@@ -113,7 +113,7 @@ struct ChangePoint {
   const HistoryRun* last_good = nullptr;
   const HistoryRun* first_bad = nullptr;  // "bad" for a slowdown; the first run of the new level either way
   double before_median_s = 0, after_median_s = 0;  // medians of the run medians on either side
-  RatioInterval ratio;  // after / before (above 1: slower) with its bootstrap interval
+  RatioInterval ratio;  // after / before (above 1: slower) with its median-ratio interval
   double p_value = 1;   // of the permutation test
   double threshold = 0;
   double min_detectable_change = 0;  // the largest of the runs on either side (0 = none recorded)

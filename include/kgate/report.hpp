@@ -22,12 +22,26 @@ struct NamedRun {
   RunResults run;
 };
 
+// One case of the GPU correctness suite as ctest ran it (scripts/gpu-tests.sh writes its JUnit).
+struct SuiteCase {
+  enum class Result { passed, failed, skipped };
+  std::string variant{};  // "rmsnorm/vectorized"; a test of another kind keeps its whole name here
+  std::string shape{};    // the shape's test id; empty for tests that are not variant x shape
+  Result result = Result::passed;
+  std::string reason{};   // why it was skipped (GoogleTest's message), empty otherwise
+};
+// Reads ctest's JUnit (ctest --output-junit FILE). Throws ResultsError naming the file when it
+// cannot be read or holds no test case.
+std::vector<SuiteCase> read_ctest_junit(const std::string& path);
+
 struct ReportInputs {
   NamedRun current;
   std::optional<NamedRun> baseline;
   std::vector<NamedRun> previous{};  // earlier runs for the history and trend, in any order
   CompareOptions compare;            // the gate's options: the same verdicts as `kgate compare`
   std::string invocation{};          // the command that made the report, for the reproduction guide
+  std::string correctness_source{};  // the correctness suite's JUnit file; empty: not given
+  std::vector<SuiteCase> correctness{};  // its cases
 };
 
 namespace report {
@@ -68,6 +82,7 @@ struct Bullets {
 struct Subheading {
   std::string text{};
   bool compact = false;
+  std::string id{};  // an explicit anchor for links to it ([text](#id)); empty: none
 };
 
 struct Code {
@@ -120,7 +135,8 @@ std::string anchor(const std::string& title);
 
 // Markdown (GitHub flavour): charts linked by relative path (`![...](roofline.svg)`).
 std::string render_markdown(const Document& document);
-// One self-contained HTML file: inline CSS and SVG, no script, no network.
+// One self-contained HTML file: inline CSS and SVG, a few lines of inline script that sort a table
+// by the column clicked, no network.
 std::string render_html(const Document& document);
 // The compact terminal version: the blocks marked compact, ASCII tables and bars.
 std::string render_text(const Document& document);

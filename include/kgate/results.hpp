@@ -93,7 +93,7 @@ struct KernelRecord {
   int launches = 0;  // identical launches folded into one record
 };
 
-enum class RooflineClass { memory_bound, compute_bound, latency_bound, balanced };
+enum class RooflineClass { memory_bound, compute_bound, latency_bound, below_roofs };
 
 // One step of a workload benchmark (workload.hpp) as it ran: the variant chosen for it and the
 // family's bytes and FLOP models at its shape.
@@ -142,7 +142,7 @@ struct BenchmarkRecord {
   double bytes_per_s = 0, flops_per_s = 0, arithmetic_intensity = 0;
   double pct_of_memory_ceiling = 0, pct_of_compute_ceiling = 0;
   std::string memory_ceiling = "copy";  // which measured bandwidth ceiling applies: "copy" | "read"
-  RooflineClass roofline = RooflineClass::balanced;
+  RooflineClass roofline = RooflineClass::below_roofs;
 
   std::vector<KernelRecord> kernels;
   std::map<std::string, double> metrics;  // CUPTI range-profiler metric name -> value

@@ -40,6 +40,7 @@ void write_file_atomically(const std::string& path, const std::string& text);
 
 // Reads a JSON file the way read_results_file does, for kgate's other JSON inputs: a missing,
 // empty or malformed file is a ResultsError naming it (with the byte position of a syntax error).
+// A gzipped file (run.json.gz) is inflated first, recognised by its content, not its name.
 // Google Benchmark writes non-finite counters as bare NaN / Infinity; they are read as null.
 nlohmann::json read_json_file(const std::string& path);
 

@@ -4,8 +4,10 @@
 // latency-bound when the roofline's lower bound on the time, max(bytes / memory ceiling,
 // flops / compute ceiling), is below the launch floor (the work is smaller than the fixed cost of
 // a launch); otherwise memory-bound when % of the memory ceiling ≥ threshold and ≥ % of compute;
-// compute-bound when % of compute ≥ threshold and > % of memory; otherwise balanced (neither roof
-// approached).
+// compute-bound when % of compute ≥ threshold and > % of memory; otherwise below-roofs: it
+// reaches neither roof (under the threshold of each), so neither the memory system nor the math
+// units limit it; the kernel's own code does (too little parallelism, serial work, stalls). Files
+// that call it "balanced", its old name, are read as below-roofs.
 #include <optional>
 #include <string_view>
 
@@ -28,7 +30,7 @@ struct RooflinePoint {
   double arithmetic_intensity = 0;  // flops / bytes; 0 when there are no bytes
   double bytes_per_s = 0, flops_per_s = 0;
   double pct_of_memory = 0, pct_of_compute = 0;  // of the ceilings, in percent
-  RooflineClass cls = RooflineClass::balanced;
+  RooflineClass cls = RooflineClass::below_roofs;
 };
 
 // `bytes` and `flops` are the minimum the problem needs (not what the kernel happens to move),
@@ -38,7 +40,7 @@ struct RooflinePoint {
 RooflinePoint place_on_roofline(double bytes, double flops, double seconds, const Ceilings& ceilings,
                                 const RooflineOptions& options = {});
 
-std::string_view to_string(RooflineClass cls);  // "memory-bound", "compute-bound", "latency-bound", "balanced"
+std::string_view to_string(RooflineClass cls);  // "memory-bound", "compute-bound", "latency-bound", "below-roofs"
 std::optional<RooflineClass> parse_roofline_class(std::string_view text);
 
 // Places a benchmark record on the roofline from its headline median and the run's measured

@@ -1,7 +1,6 @@
 #pragma once
 // Sample statistics for timing distributions, and the two-sample tests the comparator uses.
 // Pure functions over std::span<const double>; no GPU.
-#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -41,14 +40,18 @@ struct UTestResult {
 };
 UTestResult mann_whitney_u(std::span<const double> a, std::span<const double> b);
 
-// Percentile-bootstrap confidence interval for median(a) / median(b), resampling each side with
-// replacement `resamples` times from a deterministic generator seeded with `seed`.
+// A deterministic, distribution-free confidence interval for median(a) / median(b) (Price and
+// Bonett's, 2002): each median's standard error is read off its order-statistic interval
+// (median_interval), the two are combined on the log scale, and the interval is
+// ratio x exp(-/+ z sqrt(se_a^2 + se_b^2)). O(n log n) per side: the thousands of resampled
+// medians a bootstrap needs for the same answer took a whole-suite comparison 75 s on 2 cores.
+// Empty sides, a confidence outside (0, 1) and medians that are not positive throw
+// std::invalid_argument.
 struct RatioInterval {
   double ratio = 0;  // median(a) / median(b) on the full samples
   double low = 0, high = 0;
   double confidence = 0.95;
 };
-RatioInterval bootstrap_median_ratio(std::span<const double> a, std::span<const double> b, double confidence = 0.95,
-                                     int resamples = 2000, std::uint64_t seed = 0x6B67617465ull);
+RatioInterval median_ratio_interval(std::span<const double> a, std::span<const double> b, double confidence = 0.95);
 
 }  // namespace kgate

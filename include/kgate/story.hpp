@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "kgate/report.hpp"
 #include "kgate/results.hpp"
 #include "kgate/roofline.hpp"
@@ -114,6 +116,12 @@ Story analyze(const NamedRun& run, const std::string& benchmark);
 // The story as a document, with its charts (timeline.svg, breakdown.svg, roofline.svg,
 // scaling-share.svg, scaling-time.svg when the data fill them).
 report::Document build_story(const StoryInputs& inputs);
+
+// The timeline in the Chrome trace event format (story.trace.json), which ui.perfetto.dev and
+// chrome://tracing open: a track of the workload's steps and one of the stream's kernels, each
+// kernel a complete event ("ph": "X", microseconds from the first kernel's start) whose args hold
+// its step, full name, grid, block, registers, shared memory and range-profiler counters.
+nlohmann::json trace_events(const Story& story);
 
 // The timeline as text, one line per kernel with its bar on a shared time axis.
 std::string ascii_timeline(const Story& story, std::size_t width = 60);

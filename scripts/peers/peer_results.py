@@ -110,7 +110,7 @@ def benchmark_entry(r, family_index, instance_index):
                          "flops_per_s": r.flops / median_s if median_s else 0.0,
                          "arithmetic_intensity": r.flops / r.min_bytes if r.min_bytes else 0.0,
                          "pct_of_memory_ceiling": 0.0, "pct_of_compute_ceiling": 0.0,
-                         "memory_ceiling": r.memory_ceiling, "roofline": "balanced"},
+                         "memory_ceiling": r.memory_ceiling, "roofline": "below-roofs"},
              "kernels": r.kernels, "metrics": {},
              "metrics_unavailable": "peers get no counter pass (docs/peers.md)",
              "correct": r.correct, "correctness_detail": r.correctness_detail}

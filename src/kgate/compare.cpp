@@ -106,7 +106,7 @@ Evidence weigh(std::span<const double> baseline, std::span<const double> current
     e.low = e.high = e.speedup;
     return e;
   }
-  const RatioInterval ci = bootstrap_median_ratio(baseline, current, 1 - options.alpha, options.resamples, options.seed);
+  const RatioInterval ci = median_ratio_interval(baseline, current, 1 - options.alpha);
   e.low = ci.low;
   e.high = ci.high;
   e.p = mann_whitney_u(baseline, current).p_value;
@@ -447,6 +447,17 @@ std::string format_ci(const BenchmarkComparison& row) {
   return printf_string("%.3f", row.ci_low) + "-" + printf_string("%.3f", row.ci_high);
 }
 
+std::string format_detectable(const BenchmarkComparison& row) {
+  return row.min_detectable_change > 0 ? "≥" + printf_string(row.min_detectable_change < 0.1 ? "%.1f%%" : "%.0f%%",
+                                                               row.min_detectable_change * 100)
+                                       : "-";
+}
+
+// Display width: the table pads by characters, not bytes (≥, →).
+std::size_t display_width(const std::string& text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
 std::string verdict_text(const BenchmarkComparison& row) {
   return std::string(to_string(row.verdict)) + (row.low_confidence ? " (low confidence)" : "");
 }
@@ -488,7 +499,7 @@ std::string describe_for_junit(const BenchmarkComparison& row) {
 
 void markdown_table(std::string& out, const std::vector<const BenchmarkComparison*>& rows, double confidence) {
   out += "| Benchmark | Baseline | New | Speedup | " + printf_string("%.0f%%", confidence * 100) +
-         " CI | p | Verdict | Notes |\n|:--|--:|--:|--:|:-:|--:|:--|:--|\n";
+         " CI | p | Detects | Verdict | Notes |\n|:--|--:|--:|--:|:-:|--:|--:|:--|:--|\n";
   for (const BenchmarkComparison* row : rows) {
     std::string notes;
     for (const std::string& note : row->notes) notes += (notes.empty() ? "" : "; ") + note;
@@ -496,7 +507,7 @@ void markdown_table(std::string& out, const std::vector<const BenchmarkCompariso
     const std::string verdict = flagged ? "**" + verdict_text(*row) + "**" : verdict_text(*row);
     out += "| `" + markdown_cell(row->name) + "` | " + format_time(row->baseline_median_s) + " | " +
            format_time(row->new_median_s) + " | " + format_ratio(row->speedup) + " | " + format_ci(*row) + " | " +
-           format_p(*row) + " | " + verdict + " | " + markdown_cell(notes) + " |\n";
+           format_p(*row) + " | " + format_detectable(*row) + " | " + verdict + " | " + markdown_cell(notes) + " |\n";
   }
 }
 
@@ -618,7 +629,7 @@ ComparisonReport compare_runs(const RunResults& baseline, const RunResults& curr
   std::set<std::string> seen;
   // Peers (PyTorch beside kgate, docs/peers.md) are measured for the report, not gated: a change
   // in another library's speed is no regression of kgate's.
-  std::size_t peers = 0;
+  std::size_t peers = 0, skipped_in_both = 0;
   for (const BenchmarkRecord& cur : current.benchmarks) {
     if (cur.role == "peer") {
       ++peers;
@@ -627,13 +638,20 @@ ComparisonReport compare_runs(const RunResults& baseline, const RunResults& curr
     }
     const auto it = base_by_name.find(cur.name);
     const BenchmarkRecord* base = it == base_by_name.end() ? nullptr : it->second;
+    // Skipped by design (a shape this GPU cannot run, a peer library absent) in both runs: nothing
+    // was lost, so it is not `missing`; it is counted in a notice instead.
+    if (cur.status == BenchmarkStatus::skipped && (!base || base->status == BenchmarkStatus::skipped)) {
+      ++skipped_in_both;
+      seen.insert(cur.name);
+      continue;
+    }
     if (base && !options.allow_timer_mismatch) require_same_timer(*base, cur, baseline_source, new_source);
     report.benchmarks.push_back(
         compare_one(base, cur, baseline.context.calibration, current.context.calibration, judged));
     seen.insert(cur.name);
   }
   for (const BenchmarkRecord& base : baseline.benchmarks) {
-    if (seen.contains(base.name) || base.role == "peer") continue;
+    if (seen.contains(base.name) || base.role == "peer" || base.status == BenchmarkStatus::skipped) continue;
     BenchmarkComparison row;
     row.name = base.name;
     row.family = base.family;
@@ -643,33 +661,62 @@ ComparisonReport compare_runs(const RunResults& baseline, const RunResults& curr
     row.notes.push_back("not in the new run");
     report.benchmarks.push_back(std::move(row));
   }
+  if (skipped_in_both)
+    report.notices.push_back(std::to_string(skipped_in_both) +
+                             " benchmark(s) skipped in the new run and not timed in the baseline either (skipped by design, "
+                             "e.g. a shape this GPU cannot run) are not compared");
   if (peers)
     report.notices.push_back(std::to_string(peers) + " peer benchmark(s) of " + new_source +
                              " (other libraries measured beside kgate) are not compared: peers are not gated");
   return report;
 }
 
-std::string format_table(const ComparisonReport& report, bool colour) {
-  std::string out;
-  for (const std::string& warning : report.warnings) out += (colour ? "\033[33mwarning:\033[0m " : "warning: ") + warning + "\n";
-  for (const std::string& notice : report.notices) out += "note: " + notice + "\n";
-  if (!report.warnings.empty() || !report.notices.empty()) out += "\n";
-
-  const std::vector<std::string> header = {"Benchmark", "Baseline", "New", "Speedup",
-                                           printf_string("%.0f%% CI", report.confidence * 100), "p", "Verdict"};
-  std::vector<std::vector<std::string>> cells;
+std::vector<const BenchmarkComparison*> rows_by_impact(const ComparisonReport& report, bool with_same) {
+  const auto group = [](Verdict v) {
+    switch (v) {
+      case Verdict::slower: return 0;
+      case Verdict::failed: return 1;
+      case Verdict::faster: return 2;
+      case Verdict::noisy: return 3;
+      case Verdict::added: return 4;
+      case Verdict::missing: return 5;
+      case Verdict::same: return 6;
+    }
+    return 6;
+  };
+  const auto impact = [](const BenchmarkComparison* row) { return row->speedup > 0 ? std::fabs(std::log(row->speedup)) : 0.0; };
+  std::vector<const BenchmarkComparison*> rows;
   for (const BenchmarkComparison& row : report.benchmarks)
-    cells.push_back({row.name, format_time(row.baseline_median_s), format_time(row.new_median_s), format_ratio(row.speedup),
-                     format_ci(row), format_p(row), verdict_text(row)});
+    if (with_same || row.verdict != Verdict::same) rows.push_back(&row);
+  // Stable: rows of equal impact (failed, new, missing) keep the run's order.
+  std::stable_sort(rows.begin(), rows.end(), [&](const BenchmarkComparison* a, const BenchmarkComparison* b) {
+    if (group(a->verdict) != group(b->verdict)) return group(a->verdict) < group(b->verdict);
+    // A vendor variant's slowdown does not fail the gate: after the ones that do.
+    if (a->fails_gate() != b->fails_gate()) return a->fails_gate();
+    return impact(a) > impact(b);
+  });
+  return rows;
+}
+
+std::string format_table(const ComparisonReport& report, bool colour, bool with_same) {
+  std::string out;
+  const std::vector<const BenchmarkComparison*> rows = rows_by_impact(report, with_same);
+  const std::size_t hidden = report.benchmarks.size() - rows.size();
+  const std::vector<std::string> header = {"Benchmark", "Baseline", "New", "Speedup",
+                                           printf_string("%.0f%% CI", report.confidence * 100), "p", "Detects", "Verdict"};
+  std::vector<std::vector<std::string>> cells;
+  for (const BenchmarkComparison* row : rows)
+    cells.push_back({row->name, format_time(row->baseline_median_s), format_time(row->new_median_s), format_ratio(row->speedup),
+                     format_ci(*row), format_p(*row), format_detectable(*row), verdict_text(*row)});
   std::vector<std::size_t> width(header.size());
   for (std::size_t i = 0; i < header.size(); ++i) {
     width[i] = header[i].size();
-    for (const auto& line : cells) width[i] = std::max(width[i], line[i].size());
+    for (const auto& line : cells) width[i] = std::max(width[i], display_width(line[i]));
   }
   const auto render = [&](const std::vector<std::string>& line, const char* verdict_start) {
     std::string text;
     for (std::size_t i = 0; i < line.size(); ++i) {
-      const std::string pad(width[i] - line[i].size(), ' ');
+      const std::string pad(width[i] - display_width(line[i]), ' ');
       if (i == 0) text += line[i] + pad;                   // names left-aligned
       else if (i + 1 < line.size()) text += "  " + pad + line[i];  // figures right-aligned
       else if (*verdict_start) text += "  " + std::string(verdict_start) + line[i] + "\033[0m";
@@ -677,16 +724,26 @@ std::string format_table(const ComparisonReport& report, bool colour) {
     }
     return text + "\n";
   };
-  out += render(header, "");
-  std::size_t rule = 0;
-  for (const std::size_t w : width) rule += w + 2;
-  out += std::string(rule - 2, '-') + "\n";
-  for (std::size_t i = 0; i < cells.size(); ++i) {
-    const BenchmarkComparison& row = report.benchmarks[i];
-    out += render(cells[i], colour ? verdict_colour(row.verdict) : "");
-    for (const std::string& note : row.notes) out += "    - " + note + "\n";
+  if (!rows.empty()) {
+    out += render(header, "");
+    std::size_t rule = 0;
+    for (const std::size_t w : width) rule += w + 2;
+    out += std::string(rule - 2, '-') + "\n";
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      out += render(cells[i], colour ? verdict_colour(rows[i]->verdict) : "");
+      for (const std::string& note : rows[i]->notes) out += "    - " + note + "\n";
+    }
+    out += "\n";
   }
-  out += "\n" + report.summary_line() + "\n";
+  if (hidden) out += std::to_string(hidden) + " unchanged benchmark(s) not listed (--all lists them)\n";
+  out += report.summary_line() + "\n";
+  return out;
+}
+
+std::string format_warnings(const ComparisonReport& report, bool colour) {
+  std::string out;
+  for (const std::string& warning : report.warnings) out += (colour ? "\033[33mwarning:\033[0m " : "warning: ") + warning + "\n";
+  for (const std::string& notice : report.notices) out += "note: " + notice + "\n";
   return out;
 }
 
@@ -770,15 +827,13 @@ std::string report_to_markdown(const ComparisonReport& report) {
   for (std::size_t i = 0; i < quoted.size(); ++i) out += (i ? ">\n> " : "> ") + quoted[i] + "\n";
   if (!quoted.empty()) out += "\n";
 
-  std::vector<const BenchmarkComparison*> attention, unchanged;
-  for (const BenchmarkComparison& row : report.benchmarks) (row.verdict == Verdict::same ? unchanged : attention).push_back(&row);
-  if (!attention.empty()) markdown_table(out, attention, report.confidence);
-  if (!unchanged.empty()) {
-    // A long list of unchanged benchmarks would bury the ones that changed: folded away.
-    out += "\n<details><summary>" + std::to_string(unchanged.size()) + " unchanged</summary>\n\n";
-    markdown_table(out, unchanged, report.confidence);
-    out += "\n</details>\n";
-  }
+  // The changes only, largest first: a pull-request comment stays short (a clean run of the whole
+  // suite is a few lines); the unchanged rows are in --json and `kgate compare --all`.
+  const std::vector<const BenchmarkComparison*> changed = rows_by_impact(report, false);
+  if (!changed.empty()) markdown_table(out, changed, report.confidence);
+  if (const std::size_t unchanged = report.count(Verdict::same))
+    out += std::string(changed.empty() ? "" : "\n") + std::to_string(unchanged) +
+           " benchmark(s) unchanged, not listed (`kgate compare --all` lists them).\n";
   return out;
 }
 

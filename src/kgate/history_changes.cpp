@@ -31,7 +31,7 @@ ChangePoint judge(const HistorySeries& series, const SplitTest& split, std::size
   c.runs_after = after.size();
   c.before_median_s = median(before);
   c.after_median_s = median(after);
-  c.ratio = bootstrap_median_ratio(after, before, options.confidence, 2000, options.search.seed);
+  c.ratio = median_ratio_interval(after, before, options.confidence);
   c.threshold = options.thresholds.for_benchmark(series.benchmark, series.family);
   c.cupti_timed = true;
   for (std::size_t i = begin; i < end; ++i) {

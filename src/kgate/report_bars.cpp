@@ -69,7 +69,7 @@ std::string roofline_class_colour(RooflineClass cls) {
     case RooflineClass::memory_bound: return "#4e79a7";
     case RooflineClass::compute_bound: return "#e15759";
     case RooflineClass::latency_bound: return "#bab0ac";
-    case RooflineClass::balanced: return "#f28e2b";
+    case RooflineClass::below_roofs: return "#f28e2b";
   }
   return "#bab0ac";
 }
@@ -144,25 +144,31 @@ std::optional<Chart> speedup_chart(const ReportModel& model) {
   return draw_bar_chart(chart);
 }
 
-std::optional<Chart> roof_share_chart(const ReportModel& model) {
-  BarChart chart;
-  chart.file = "roof-share.svg";
-  chart.title = "Share of the measured roof";
-  chart.subtitle = "achieved rate / the measured ceiling it comes closest to (copy, read or compute)";
-  chart.axis_title = "% of the roof";
-  chart.reference = 100;
-  chart.tick_label = [](double v) { return tick_number(v) + "%"; };
-  for (const RooflineClass cls :
-       {RooflineClass::memory_bound, RooflineClass::compute_bound, RooflineClass::balanced, RooflineClass::latency_bound})
-    chart.legend.push_back({std::string(to_string(cls)), roofline_class_colour(cls)});
-  for (const FamilyView& family : model.families)
+std::vector<Chart> roof_share_charts(const ReportModel& model) {
+  std::vector<Chart> charts;
+  // One chart per family: a whole suite's bars in one chart were a page eight screens tall.
+  for (const FamilyView& family : model.families) {
+    BarChart chart;
+    chart.file = "roof-share-" + file_safe(family.name) + ".svg";
+    chart.title = "Share of the measured roof: " + family.name;
+    chart.subtitle = "achieved rate / the measured ceiling it comes closest to (copy, read or compute)";
+    chart.axis_title = "% of the roof";
+    chart.reference = 100;
+    chart.tick_label = [](double v) { return tick_number(v) + "%"; };
+    for (const RooflineClass cls :
+         {RooflineClass::memory_bound, RooflineClass::compute_bound, RooflineClass::below_roofs, RooflineClass::latency_bound})
+      chart.legend.push_back({std::string(to_string(cls)), roofline_class_colour(cls)});
+    const std::string prefix = family.name + "/";
     for (const BenchmarkView* row : family.rows)
-      if (row->ran() && row->roof.pct > 0)
-        chart.bars.push_back({row->record->name, row->roof.pct, roofline_class_colour(row->record->roofline),
-                              format_pct(row->roof.pct) + " " + row->roof.ceiling,
-                              row->record->name + ": " + std::string(to_string(row->record->roofline)), 0, 0});
-  if (chart.bars.empty()) return std::nullopt;
-  return draw_bar_chart(chart);
+      if (row->ran() && row->roof.pct > 0) {
+        const std::string& name = row->record->name;
+        chart.bars.push_back({name.starts_with(prefix) ? name.substr(prefix.size()) : name, row->roof.pct,
+                              roofline_class_colour(row->record->roofline), format_pct(row->roof.pct) + " " + row->roof.ceiling,
+                              name + ": " + std::string(to_string(row->record->roofline)), 0, 0});
+      }
+    if (!chart.bars.empty()) charts.push_back(draw_bar_chart(chart));
+  }
+  return charts;
 }
 
 }  // namespace kgate::report

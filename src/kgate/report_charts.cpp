@@ -13,9 +13,8 @@ std::string file_safe(const std::string& name) {
 
 std::vector<Chart> draw_charts(const ReportModel& model) {
   std::vector<Chart> charts;
-  for (const auto& chart : {roofline_chart(model), speedup_chart(model), roof_share_chart(model)})
-    if (chart) charts.push_back(*chart);
-  for (const std::vector<Chart>& more : {histogram_charts(model), trend_charts(model)})
+  if (auto speedup = speedup_chart(model)) charts.push_back(std::move(*speedup));
+  for (const std::vector<Chart>& more : {roofline_charts(model), roof_share_charts(model), histogram_charts(model), trend_charts(model)})
     charts.insert(charts.end(), more.begin(), more.end());
   return charts;
 }

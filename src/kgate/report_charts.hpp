@@ -11,7 +11,8 @@
 
 namespace kgate::report {
 
-std::optional<Chart> roofline_chart(const ReportModel& model);
+// One roofline per family (roofline-<family>.svg): small multiples a reader can tell apart.
+std::vector<Chart> roofline_charts(const ReportModel& model);
 
 // A roofline of any points (benchmarks, a workload's steps) under a run's measured ceilings.
 struct RoofMark {
@@ -28,11 +29,16 @@ struct RooflinePlot {
   std::vector<RoofMark> marks{};
   std::string legend_title{};
   std::vector<LegendEntry> legend{};
+  bool small = false;  // a small multiple: a smaller plot area, two fit side by side on a page
+  // Thin lines through points that belong together (a shape's variants, in the family's order):
+  // each (intensity, FLOP/s) path drawn under the markers.
+  std::vector<std::vector<std::pair<double, double>>> journeys{};
 };
 // Not drawn without marks, or without the copy and GEMM ceilings.
 std::optional<Chart> draw_roofline(const RooflinePlot& plot);
 std::optional<Chart> speedup_chart(const ReportModel& model);
-std::optional<Chart> roof_share_chart(const ReportModel& model);
+// One per family (roof-share-<family>.svg), its benchmarks named without the family.
+std::vector<Chart> roof_share_charts(const ReportModel& model);
 std::vector<Chart> histogram_charts(const ReportModel& model);
 std::vector<Chart> trend_charts(const ReportModel& model);
 

@@ -66,6 +66,7 @@ std::string format_ratio(double ratio) {
 }
 
 std::string format_pct(double percent) { return sig3(percent) + "%"; }
+std::string format_counter_pct(double percent) { return format_pct(percent) + (percent > 100 ? " ⚠" : ""); }
 
 std::string format_bandwidth(double bytes_per_s) { return with_unit(bytes_per_s / 1e9, "GB/s"); }
 

@@ -33,7 +33,7 @@ constexpr MetricColumn kMetricColumns[] = {
 
 std::string format_metric(double value, Unit unit) {
   switch (unit) {
-    case Unit::percent: return format_pct(value);
+    case Unit::percent: return format_counter_pct(value);
     case Unit::bytes: return format_bytes(value);
     case Unit::nanoseconds: return format_time(value * 1e-9);
     case Unit::plain: return sig3(value);
@@ -76,7 +76,8 @@ std::string metric_legend(const Table& table) {
         legend += std::string(first ? "" : "; ") + known.title + " = " + code(known.metric);
         first = false;
       }
-  return legend + ". Sums are over the variant's kernels in one call; other metrics are duration-weighted averages.";
+  return legend + ". Sums are over the variant's kernels in one call; other metrics are duration-weighted averages. " +
+         kCounterReplayNote + ".";
 }
 
 // Per roofline class: how many benchmarks, their mean share of the roof and the mean of the
@@ -119,7 +120,7 @@ Table classification_table(const ReportModel& model) {
     return row;
   };
   for (const RooflineClass cls :
-       {RooflineClass::memory_bound, RooflineClass::compute_bound, RooflineClass::balanced, RooflineClass::latency_bound}) {
+       {RooflineClass::memory_bound, RooflineClass::compute_bound, RooflineClass::below_roofs, RooflineClass::latency_bound}) {
     std::vector<const BenchmarkView*> members;
     for (const BenchmarkView* v : classified)
       if (v->record->roofline == cls) members.push_back(v);
@@ -185,7 +186,7 @@ Section hardware_section(const ReportModel& model) {
                   "the launch floor; "
                   "else **memory-bound** or **compute-bound** when the benchmark reaches at least half of that roof, and more of "
                   "it than of the "
-                  "other; else **balanced** (neither roof approached). Means are unweighted over the benchmarks of a class."});
+                  "other; else **below-roofs** (under the threshold of both roofs: neither memory nor compute limits it, the kernel's own code does). Means are unweighted over the benchmarks of a class."});
     section.blocks.push_back(classes);
   }
   const Table metrics = metrics_table(model);

@@ -1,4 +1,5 @@
-// The report as one self-contained HTML file: inline CSS and SVG, no script, nothing fetched.
+// The report as one self-contained HTML file: inline CSS and SVG, a few lines of inline script
+// that sort tables, nothing fetched.
 #include "kgate/report.hpp"
 #include "report_inline.hpp"
 #include "report_svg.hpp"
@@ -7,6 +8,19 @@ namespace kgate::report {
 namespace {
 
 constexpr std::size_t kLongCell = 80;  // longer cells may wrap anywhere (full kernel names)
+// Longer cells (a library's error message, a skip reason, a long kernel name) collapse to their
+// start, the whole text a click away: a row stays a row.
+constexpr std::size_t kCollapsedCell = 120, kCollapsedSummary = 60;
+
+// The start of a text for a collapsed cell: whole words, without markup.
+std::string cell_summary(std::string_view text) {
+  std::string plain = plain_text(text);
+  if (plain.size() <= kCollapsedSummary) return plain;
+  std::size_t cut = plain.rfind(' ', kCollapsedSummary);
+  if (cut == std::string::npos || cut < kCollapsedSummary / 2) cut = kCollapsedSummary;
+  while (cut > 0 && (static_cast<unsigned char>(plain[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+  return plain.substr(0, cut) + " …";
+}
 
 constexpr const char* kStyle = R"(
 :root { color-scheme: light; }
@@ -14,8 +28,8 @@ body { margin: 0; background: #fff; color: #1f2328; font: 14px/1.5 -apple-system
 main { max-width: 1320px; margin: 0 auto; padding: 24px 32px 64px; }
 h1 { font-size: 26px; margin: 0 0 4px; }
 .subtitle { color: #57606a; margin: 0 0 12px; }
-nav { margin: 0 0 8px; padding: 8px 12px; background: #f6f8fa; border-radius: 6px; }
-nav a { margin-right: 14px; color: #0969da; text-decoration: none; white-space: nowrap; }
+nav { margin: 0 0 8px; padding: 8px 12px; background: #f6f8fa; border-radius: 6px; display: flex; flex-wrap: wrap; gap: 2px 14px; }
+nav a { color: #0969da; text-decoration: none; white-space: nowrap; }
 h2 { font-size: 20px; margin: 36px 0 10px; padding-bottom: 4px; border-bottom: 1px solid #d0d7de; }
 h3 { font-size: 16px; margin: 22px 0 8px; }
 p, li { max-width: 1100px; }
@@ -23,10 +37,14 @@ code { font: 12.5px/1.4 Menlo, Consolas, "DejaVu Sans Mono", monospace; backgrou
 .table-wrap { overflow-x: auto; margin: 8px 0 18px; }
 table { border-collapse: collapse; font-size: 13px; }
 th, td { border: 1px solid #d0d7de; padding: 3px 8px; vertical-align: top; text-align: left; }
-th { background: #f6f8fa; white-space: nowrap; }
-td code { white-space: nowrap; }
-td.long code { white-space: normal; overflow-wrap: anywhere; }
+th { background: #f6f8fa; cursor: pointer; }
+th[aria-sort="ascending"]::after { content: " ▲"; }
+th[aria-sort="descending"]::after { content: " ▼"; }
+/* A name may break anywhere, but only where the table would otherwise be wider than the page:
+   the table's layout uses the names' full width whenever it fits. */
+td code { white-space: normal; overflow-wrap: anywhere; }
 td.long { min-width: 320px; }
+td.num.long { white-space: normal; text-align: left; }
 .num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 tbody tr:nth-child(even) td { background: #fafbfc; }
 td.good { color: #1a7f37; }
@@ -39,13 +57,39 @@ figcaption { color: #57606a; font-size: 13px; margin-top: 6px; width: 0; min-wid
 pre { background: #f6f8fa; padding: 12px 14px; border-radius: 6px; overflow-x: auto; }
 pre code { background: none; padding: 0; }
 details > summary { cursor: pointer; color: #0969da; margin: 6px 0; }
+td details > summary { margin: 0; }
+td details { white-space: normal; text-align: left; min-width: 10em; max-width: 18em; }
+)";
+
+// Sorting by a click on a column's title: figures by their leading number (units within a
+// column are the same), text alphabetically; a second click reverses. The page stays
+// self-contained: these few lines are the only script, and nothing is fetched.
+constexpr const char* kSortScript = R"(
+document.querySelectorAll('table').forEach((table) => {
+  table.querySelectorAll('th').forEach((th, column) => th.addEventListener('click', () => {
+    const body = table.tBodies[0];
+    const up = th.getAttribute('aria-sort') !== 'ascending';
+    table.querySelectorAll('th').forEach((other) => other.removeAttribute('aria-sort'));
+    th.setAttribute('aria-sort', up ? 'ascending' : 'descending');
+    const key = (row) => { const text = row.cells[column] ? row.cells[column].textContent.trim() : '';
+                           const number = parseFloat(text.replace(/[^0-9.eE+-]/g, ' ').trim());
+                           return isNaN(number) ? text : number; };
+    const rows = Array.from(body.rows);
+    rows.sort((a, b) => { const x = key(a), y = key(b);
+                          const order = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
+                          return up ? order : -order; });
+    rows.forEach((row) => body.appendChild(row));
+  }));
+});
 )";
 
 std::string inline_html(std::string_view text) {
   std::string out;
   for (const Span& span : parse_inline(text)) {
     const std::string escaped = xml_escape(span.text);
-    if (span.kind == Span::Kind::code)
+    if (span.kind == Span::Kind::link)
+      out += "<a href=\"#" + xml_escape(span.target) + "\">" + inline_html(span.text) + "</a>";
+    else if (span.kind == Span::Kind::code)
       out += "<code>" + escaped + "</code>";
     else if (span.kind == Span::Kind::bold)
       out += "<strong>" + escaped + "</strong>";
@@ -77,7 +121,11 @@ void table(std::string& out, const Table& t) {
       std::string classes = tone_class(row[i].tone);
       if (i < t.columns.size() && t.columns[i].figure) classes += classes.empty() ? "num" : " num";
       if (row[i].text.size() > kLongCell) classes += classes.empty() ? "long" : " long";
-      out += (classes.empty() ? "<td>" : "<td class=\"" + classes + "\">") + inline_html(row[i].text) + "</td>";
+      const std::string content = row[i].text.size() > kCollapsedCell
+                                      ? "<details><summary>" + xml_escape(cell_summary(row[i].text)) + "</summary>" +
+                                            inline_html(row[i].text) + "</details>"
+                                      : inline_html(row[i].text);
+      out += (classes.empty() ? "<td>" : "<td class=\"" + classes + "\">") + content + "</td>";
     }
     out += "</tr>\n";
   }
@@ -108,7 +156,7 @@ std::string render_html(const Document& document) {
         for (const std::string& item : b->items) out += "<li>" + inline_html(item) + "</li>\n";
         out += "</ul>\n";
       } else if (const auto* h = std::get_if<Subheading>(&block)) {
-        out += "<h3>" + inline_html(h->text) + "</h3>\n";
+        out += (h->id.empty() ? "<h3>" : "<h3 id=\"" + xml_escape(h->id) + "\">") + inline_html(h->text) + "</h3>\n";
       } else if (const auto* t = std::get_if<Table>(&block)) {
         table(out, *t);
       } else if (const auto* f = std::get_if<Figure>(&block)) {
@@ -121,7 +169,7 @@ std::string render_html(const Document& document) {
     }
     out += "</section>\n";
   }
-  return out + "</main>\n</body>\n</html>\n";
+  return out + "</main>\n<script>" + kSortScript + "</script>\n</body>\n</html>\n";
 }
 
 }  // namespace kgate::report

@@ -9,6 +9,16 @@ std::vector<Span> parse_inline(std::string_view text) {
   };
   std::size_t plain_start = 0, i = 0;
   while (i < text.size()) {
+    if (text[i] == '[') {
+      const std::size_t middle = text.find("](#", i), close = middle == std::string_view::npos ? middle : text.find(')', middle);
+      if (close != std::string_view::npos && text.substr(i + 1, middle - i - 1).find('[') == std::string_view::npos) {
+        add(Span::Kind::text, text.substr(plain_start, i - plain_start));
+        spans.push_back({Span::Kind::link, std::string(text.substr(i + 1, middle - i - 1)),
+                         std::string(text.substr(middle + 3, close - middle - 3))});
+        i = plain_start = close + 1;
+        continue;
+      }
+    }
     const bool code = text[i] == '`';
     const bool bold = text.substr(i).starts_with("**");
     if (!code && !bold) {
@@ -28,7 +38,7 @@ std::vector<Span> parse_inline(std::string_view text) {
 
 std::string plain_text(std::string_view text) {
   std::string out;
-  for (const Span& span : parse_inline(text)) out += span.text;
+  for (const Span& span : parse_inline(text)) out += span.kind == Span::Kind::link ? plain_text(span.text) : span.text;
   return out;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The report's inline markup, shared by its renderers: `code` spans and **bold** runs (not
-// nested), everything else plain text.
+// nested), links within the document ([text](#anchor), the text itself inline markup), everything
+// else plain text.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -8,8 +9,9 @@
 namespace kgate::report {
 
 struct Span {
-  enum class Kind { text, code, bold } kind;
+  enum class Kind { text, code, bold, link } kind;
   std::string text;
+  std::string target{};  // a link's anchor, without the '#'
 };
 
 std::vector<Span> parse_inline(std::string_view text);

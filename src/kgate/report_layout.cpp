@@ -1,6 +1,7 @@
 // The report's document: which sections, in which order, and the short GitHub summary.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 
 #include "kgate/statistics.hpp"
@@ -50,7 +51,21 @@ std::string against_datasheet(double measured, double datasheet) {
   return s;
 }
 
-// The environment of one run as (label, value) rows; the labels are the same for every run.
+// How the run's headline samples were timed: CUPTI's activity records (the kernels' own span), or
+// CUDA events (with the launch overhead), the fallback where CUPTI could not be used.
+std::string timer_badge(const RunResults& run) {
+  std::size_t cupti = 0, events = 0;
+  for (const BenchmarkRecord& r : run.benchmarks)
+    if (const TimingRecord* t = r.status == BenchmarkStatus::ok ? r.headline() : nullptr) (t->timer == "cupti" ? cupti : events) += 1;
+  if (cupti + events == 0) return "-";
+  if (events == 0) return "CUPTI activity records (all " + std::to_string(cupti) + " benchmarks)";
+  if (cupti == 0) return "CUDA events (all " + std::to_string(events) + " benchmarks; medians include the launch overhead)";
+  return "CUPTI activity records for " + std::to_string(cupti) + " benchmarks, **CUDA events for " + std::to_string(events) +
+         "** (the fallback; their medians include the launch overhead)";
+}
+
+// The environment of one run as (label, value) rows; the labels are the same for every run. The
+// run's free-form `extra` entries are in the appendix (run_metadata_appendix), not here.
 std::vector<std::pair<std::string, std::string>> environment_rows(const NamedRun& named) {
   const RunContext& c = named.run.context;
   const Calibration& cal = c.calibration;
@@ -79,6 +94,7 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const NamedRun
                             (cal.datasheet_bytes_per_s > 0 ? format_bandwidth(cal.datasheet_bytes_per_s) : std::string("-")) +
                             ", SM clock " + format_mhz(cal.datasheet_sm_clock_mhz)},
           {"Calibration", cal.cached_from.empty() ? "measured in this run" : "reused from " + code(cal.cached_from)},
+          {"Timer", timer_badge(named.run)},
           {"Commit", c.git_commit.empty() ? "unknown" : code(c.git_commit) + (c.git_dirty ? " with uncommitted changes" : "")},
           {"Build", (c.build_type.empty() ? "-" : c.build_type) + ", CUDA architectures " +
                         (c.cuda_architectures.empty() ? "-" : c.cuda_architectures)},
@@ -86,22 +102,20 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const NamedRun
           {"Host", c.host.empty() ? "-" : c.host},
           {"Suite", c.suite},
       });
-  // kgate merge's per-benchmark "source:<name>" entries say where each benchmark came from, not
-  // what it ran on: "merged_from" names the inputs once.
-  for (const auto& [key, value] : c.extra)
-    if (!key.starts_with("source:")) rows.emplace_back(key, value);
   return rows;
 }
 
 const char* chart_caption(const std::string& file) {
-  if (file == "roofline.svg")
-    return "Every benchmark at its arithmetic intensity and achieved FLOP/s, under the copy, read and GEMM ceilings measured in "
-           "this run (marker: family, colour: variant; the HTML version names a point on hover).";
+  if (file.starts_with("roofline-"))
+    return "The family's benchmarks at their arithmetic intensity and achieved FLOP/s, under the copy, read and GEMM ceilings "
+           "measured in this run (one colour and marker per variant; a grey line joins a shape's variants, the reference "
+           "first: the family's journey; the HTML version names a point on hover).";
   if (file == "speedup.svg")
     return "Each compared benchmark's speedup against the baseline, sorted; colour is the verdict, the grey band the benchmark's "
            "threshold.";
-  if (file == "roof-share.svg")
-    return "Each benchmark's share of the roof it comes closest to, coloured by its bound class; the dashed line is 100%.";
+  if (file.starts_with("roof-share-"))
+    return "The family's benchmarks' share of the roof each comes closest to, coloured by its bound class; the dashed line is "
+           "100%.";
   if (file == "hist-memory-roof.svg")
     return "How the benchmarks spread over the share of the measured memory ceiling they reach.";
   if (file == "hist-occupancy.svg") return "How the benchmarks spread over achieved occupancy (CUPTI).";
@@ -135,21 +149,41 @@ Table history_table(const ReportModel& model) {
   return table;
 }
 
-Section regressions_section(const ReportModel& model) {
-  Section section{"Regressions", {}};
+// Every slower, failed and faster benchmark, in compare's order (rows_by_impact): what the gate
+// saw, with the notes that explain it. `link`: each name links to its family's section (the full
+// report; the short summary has no such sections).
+Table changes_table(const ComparisonReport& comparison, bool link) {
   Table table;
-  table.columns = {{"Benchmark"}, {"Baseline", true}, {"New", true}, {"Speedup", true}, {"What changed"}};
-  for (const BenchmarkComparison& row : model.comparison->benchmarks) {
-    if (row.verdict != Verdict::slower) continue;
+  table.columns = {{"Benchmark"},
+                   {"Verdict"},
+                   {"Speedup", true},
+                   {std::to_string(std::lround(comparison.confidence * 100)) + "% CI", true, false},
+                   {"Detects", true, false},
+                   {"Baseline", true, false},
+                   {"New", true, false},
+                   {"What changed"}};
+  for (const BenchmarkComparison* row : rows_by_impact(comparison, false)) {
+    if (row->verdict != Verdict::slower && row->verdict != Verdict::failed && row->verdict != Verdict::faster) continue;
     std::string notes;
-    for (const std::string& note : row.notes) notes += (notes.empty() ? "" : "; ") + note;
-    table.rows.push_back({{code(row.name)},
-                          {format_time(row.baseline_median_s)},
-                          {format_time(row.new_median_s)},
-                          {format_ratio(row.speedup), Tone::bad},
-                          {notes.empty() ? "-" : notes}});
+    for (const std::string& note : row->notes) notes += (notes.empty() ? "" : "; ") + note;
+    const Tone tone = row->verdict == Verdict::faster ? Tone::good : row->fails_gate() ? Tone::bad : Tone::warn;
+    const bool tested = row->speedup > 0 && !row->low_confidence;
+    table.rows.push_back(
+        {{link && !row->family.empty() ? "[" + code(row->name) + "](#" + family_anchor(row->family) + ")" : code(row->name)},
+         {std::string(to_string(row->verdict)) + (row->fails_gate() || row->verdict != Verdict::slower ? "" : " (vendor, not gated)"), tone},
+         {format_ratio(row->speedup), tone},
+         {tested ? sig3(row->ci_low) + "–" + sig3(row->ci_high) : "-"},
+         {row->min_detectable_change > 0 ? "≥" + format_pct(row->min_detectable_change * 100) : "-"},
+         {format_time(row->baseline_median_s)},
+         {format_time(row->new_median_s)},
+         {notes.empty() ? "-" : notes}});
   }
-  section.blocks.push_back(std::move(table));
+  return table;
+}
+
+Section regressions_section(const ReportModel& model) {
+  Section section{"What changed", {}};
+  section.blocks.push_back(changes_table(*model.comparison, false));
   return section;
 }
 
@@ -186,7 +220,7 @@ Document summary_document(const ReportModel& model, const Document& full) {
     summary.blocks.push_back(Paragraph{"Noisy (too spread to decide, not failing the gate): " + join_words(noisy) + "."});
   }
   doc.sections.push_back(std::move(summary));
-  if (model.comparison && model.comparison->count(Verdict::slower)) doc.sections.push_back(regressions_section(model));
+  if (model.comparison && !changes_table(*model.comparison, false).rows.empty()) doc.sections.push_back(regressions_section(model));
   std::vector<const BenchmarkView*> failed;
   for (const BenchmarkView& v : model.views)
     if (v.record->status == BenchmarkStatus::failed || v.record->correct == false) failed.push_back(&v);
@@ -224,11 +258,17 @@ const Chart* Document::chart(const std::string& file) const {
 
 Section summary_section(const ReportModel& model) {
   Section section{"Executive summary", {}};
+  // The verdict and what changed first: the reader came for them.
+  section.blocks.push_back(Paragraph{"**" + gate_line(model) + "**", true});
+  if (model.comparison)
+    if (Table changes = changes_table(*model.comparison, true); !changes.rows.empty()) {
+      changes.compact = true;
+      section.blocks.push_back(std::move(changes));
+    }
   std::string sentences;
   for (const std::string& s : executive_summary(model)) sentences += (sentences.empty() ? "" : " ") + s;
   section.blocks.push_back(Paragraph{sentences, true});
   if (Table peers = peer_summary_table(model); !peers.rows.empty()) section.blocks.push_back(std::move(peers));
-  section.blocks.push_back(Paragraph{"**" + gate_line(model) + "**", true});
   if (model.comparison && !(model.comparison->warnings.empty() && model.comparison->notices.empty())) {
     Bullets notes{{}, true};
     for (const std::string& w : model.comparison->warnings) notes.items.push_back("**warning:** " + w);
@@ -258,10 +298,31 @@ Section environment_section(const ReportModel& model) {
   return section;
 }
 
+// The runs' free-form `extra` entries as recorded (wall time per phase, peers' library versions,
+// shards, ...): for whoever needs them, out of the Environment's way.
+std::optional<Section> run_metadata_appendix(const ReportModel& model) {
+  Table table;
+  table.columns = {{"Run"}, {"Key"}, {"Value"}};
+  const auto add = [&](const NamedRun& named) {
+    // kgate merge's per-benchmark "source:<name>" entries say where each benchmark came from, one
+    // per benchmark; "merged_from" names the inputs once.
+    for (const auto& [key, value] : named.run.context.extra)
+      if (!key.starts_with("source:")) table.rows.push_back({{code(named.source)}, {code(key)}, {value}});
+  };
+  add(model.inputs->current);
+  if (model.inputs->baseline) add(*model.inputs->baseline);
+  if (table.rows.empty()) return std::nullopt;
+  Section section{"Appendix: run metadata", {}};
+  section.blocks.push_back(Paragraph{"The runs' free-form `extra` entries as recorded (docs/results-format.md says what each means)."});
+  table.folded = std::to_string(table.rows.size()) + " entries";
+  section.blocks.push_back(std::move(table));
+  return section;
+}
+
 Section charts_section(const ReportModel& model, const std::vector<Chart>& charts) {
   Section section{"Charts", {}};
   for (const Chart& chart : charts) {
-    const bool compact = chart.file == (model.comparison ? "speedup.svg" : "roof-share.svg");
+    const bool compact = model.comparison ? chart.file == "speedup.svg" : chart.file.starts_with("roof-share-");
     section.blocks.push_back(Figure{chart.file, chart_caption(chart.file), compact});
   }
   if (charts.empty()) section.blocks.push_back(Paragraph{"No chart: the run has no timings with measured ceilings."});
@@ -332,6 +393,7 @@ Report build_report(const ReportInputs& inputs) {
   if (!model.history.empty()) doc.sections.push_back(history_section(model));
   doc.sections.push_back(reproduction_section(model));
   doc.sections.push_back(kernel_names_appendix(model));
+  if (auto metadata = run_metadata_appendix(model)) doc.sections.push_back(std::move(*metadata));
   report.summary = summary_document(model, doc);
   report.gate_line = gate_line(model);
   report.gate_failed = model.comparison && model.comparison->regression();

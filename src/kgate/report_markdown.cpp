@@ -10,6 +10,13 @@ namespace {
 std::string inline_markdown(std::string_view text, bool in_table) {
   std::string out;
   for (const Span& span : parse_inline(text)) {
+    if (span.kind == Span::Kind::link) {
+      // Appended piece by piece: g++ 12 warns (-Wrestrict, wrongly) on "[" + a temporary string.
+      out += '[';
+      out += inline_markdown(span.text, in_table);
+      out += "](#" + span.target + ")";
+      continue;
+    }
     std::string part;
     for (const char c : span.text) {
       if (c == '\n' || c == '\r')
@@ -75,6 +82,8 @@ std::string render_markdown(const Document& document) {
         for (const std::string& item : b->items) out += "- " + inline_markdown(item, false) + "\n";
         out += "\n";
       } else if (const auto* h = std::get_if<Subheading>(&block)) {
+        // An explicit anchor: GitHub numbers repeated heading anchors, which links cannot know.
+        if (!h->id.empty()) out += "<a id=\"" + h->id + "\"></a>\n\n";
         out += "### " + inline_markdown(h->text, false) + "\n\n";
       } else if (const auto* t = std::get_if<Table>(&block)) {
         table(out, *t);

@@ -219,8 +219,10 @@ Against against(const FamilyView& family, const std::string& variant, std::size_
 }
 
 // Every variant against the family's reference and, for candidates, against vendor and peer
-// libraries; slower-than-reference shapes beyond the family's threshold are named.
-void versus(const ReportModel& model, const FamilyView& family, std::vector<std::string>& out) {
+// libraries; slower-than-reference shapes beyond the family's threshold are named, in `findings`:
+// an optimized variant losing to the naive one is what a reader must see first.
+void versus(const ReportModel& model, const FamilyView& family, std::vector<std::string>& out,
+            std::vector<std::string>& findings) {
   for (std::size_t c = 0; c < family.comparators.size(); ++c) {
     const std::string& comparator = family.comparators[c];
     const bool is_reference = family.roles.at(comparator) == "reference";
@@ -245,7 +247,7 @@ void versus(const ReportModel& model, const FamilyView& family, std::vector<std:
         if (s < 1 / (1 + model.inputs->compare.thresholds.for_benchmark(row->record->name, family.name)))
           slower.push_back(code(row->record->shape) + " (" + format_ratio(s) + ")");
       if (!slower.empty())
-        out.push_back(variant_name(family, variant) + " is slower than " + code(comparator) + " beyond the threshold at " +
+        findings.push_back(variant_name(family, variant) + " is slower than " + code(comparator) + " beyond the threshold at " +
                       std::to_string(slower.size()) + " of " + std::to_string(a.each.size()) + " shapes: " + join_words(slower) +
                       ".");
     }
@@ -340,14 +342,17 @@ void power_rest(const ReportModel& model, std::vector<std::string>& out) {
 }  // namespace
 
 std::vector<std::string> observations(const ReportModel& model) {
-  std::vector<std::string> out;
+  // Findings first (changes against the baseline, variants slower than their reference), then
+  // each family's standing.
+  std::vector<std::string> out, standing;
   regressions(model, out);
   for (const FamilyView& family : model.families) {
-    roof_share(family, out);
-    latency_bound(model, family, out);
-    versus(model, family, out);
-    few_blocks(model, family, out);
+    roof_share(family, standing);
+    latency_bound(model, family, standing);
+    versus(model, family, standing, out);
+    few_blocks(model, family, standing);
   }
+  out.insert(out.end(), standing.begin(), standing.end());
   noise(model, out);
   throttling(model, out);
   power_rest(model, out);

@@ -7,6 +7,9 @@
 
 namespace kgate::report {
 
+// The anchor of a family's section ("family-rmsnorm"): what the summary's rows link to.
+std::string family_anchor(const std::string& family);
+
 // report_layout.cpp
 Section summary_section(const ReportModel& model);
 Section environment_section(const ReportModel& model);

@@ -157,8 +157,18 @@ std::string correctness_sentence(const ReportModel& model) {
           worst = check;
         }
   }
-  std::string s =
-      "Correctness: " + std::to_string(passed) + " of " + std::to_string(model.views.size()) + " benchmarks passed their check";
+  // The correctness suite, when given, is what "correct" means; the bench-time checks follow it.
+  std::string s;
+  if (const std::vector<SuiteCase>& suite = model.inputs->correctness; !suite.empty()) {
+    const auto count = [&](SuiteCase::Result result) {
+      return std::to_string(std::count_if(suite.begin(), suite.end(), [&](const SuiteCase& c) { return c.result == result; }));
+    };
+    s = "The correctness suite: " + count(SuiteCase::Result::passed) + " of " + std::to_string(suite.size()) + " cases passed, " +
+        count(SuiteCase::Result::failed) + " failed and " + count(SuiteCase::Result::skipped) + " were skipped. At bench time, ";
+  } else {
+    s = "Correctness: ";
+  }
+  s += std::to_string(passed) + " of " + std::to_string(model.views.size()) + " benchmarks passed their check";
   if (worst_share >= 0)
     s += " (largest relative L2 error " + sig3(worst.rel_l2) + " against a limit of " + sig3(worst.limit) + ")";
   s += ", " + std::to_string(wrong) + " gave a wrong result and " + std::to_string(unchecked) + " were not checked";

@@ -152,8 +152,49 @@ Bullets peer_notes(const FamilyView& family) {
 
 }  // namespace
 
+// The correctness suite as ctest ran it: counts that add up to its cases, the failures by name,
+// the skips by reason, and every case in a folded table.
+void suite_blocks(const ReportInputs& inputs, Section& section) {
+  std::size_t passed = 0, failed = 0;
+  std::map<std::string, std::size_t> skipped;  // reason -> cases
+  std::vector<std::string> failures;
+  Table table;
+  table.columns = {{"Variant"}, {"Shape"}, {"Result"}, {"Why skipped"}};
+  for (const SuiteCase& c : inputs.correctness) {
+    const char* result = c.result == SuiteCase::Result::passed ? "pass" : c.result == SuiteCase::Result::failed ? "**FAIL**" : "skipped";
+    table.rows.push_back({{code(c.variant)},
+                          {c.shape.empty() ? "-" : code(c.shape)},
+                          {result, c.result == SuiteCase::Result::failed ? Tone::bad : c.result == SuiteCase::Result::skipped ? Tone::muted : Tone::good},
+                          {c.reason.empty() ? "-" : c.reason}});
+    if (c.result == SuiteCase::Result::passed) ++passed;
+    if (c.result == SuiteCase::Result::failed) {
+      ++failed;
+      failures.push_back(code(c.variant + (c.shape.empty() ? "" : " " + c.shape)));
+    }
+    if (c.result == SuiteCase::Result::skipped) ++skipped[c.reason];
+  }
+  std::size_t skipped_count = 0;
+  for (const auto& [reason, n] : skipped) skipped_count += n;
+  section.blocks.push_back(Subheading{"Correctness suite"});
+  section.blocks.push_back(Paragraph{
+      "The GPU correctness suite (" + code(inputs.correctness_source) + ", ctest's JUnit): " +
+          std::to_string(inputs.correctness.size()) + " cases (variant × test shape), " + std::to_string(passed) + " passed, " +
+          (failed ? "**" + std::to_string(failed) + " failed**" : std::string("0 failed")) + ", " + std::to_string(skipped_count) +
+          " skipped." + (failures.empty() ? "" : " Failed: " + join_words(failures) + "."),
+      true});
+  if (!skipped.empty()) {
+    Bullets reasons{{}, true};
+    for (const auto& [reason, n] : skipped) reasons.items.push_back(std::to_string(n) + " skipped: " + reason);
+    section.blocks.push_back(std::move(reasons));
+  }
+  table.folded = std::to_string(inputs.correctness.size()) + " cases (show each)";
+  section.blocks.push_back(std::move(table));
+  section.blocks.push_back(Subheading{"Checks at bench time"});
+}
+
 Section correctness_section(const ReportModel& model) {
   Section section{"Correctness", {}};
+  if (!model.inputs->correctness.empty()) suite_blocks(*model.inputs, section);
   std::size_t passed = 0, wrong = 0;
   std::map<std::string, std::size_t> unchecked;  // reason -> benchmarks
   for (const BenchmarkView& v : model.views) {
@@ -166,8 +207,9 @@ Section correctness_section(const ReportModel& model) {
   std::size_t not_checked = 0;
   for (const auto& [reason, n] : unchecked) not_checked += n;
   section.blocks.push_back(Paragraph{
-      "Outputs are checked against the family's fp64 CPU reference before timing: " + std::to_string(passed) + " passed, " +
-      std::to_string(wrong) + " gave a wrong result, " + std::to_string(not_checked) + " were not checked."});
+      "`kgate_bench` checks each benchmark's output against the family's fp64 CPU reference before timing it: of " +
+      std::to_string(model.views.size()) + " benchmarks, " + std::to_string(passed) + " passed, " + std::to_string(wrong) +
+      " gave a wrong result, " + std::to_string(not_checked) + " were not checked."});
   if (!unchecked.empty()) {
     Bullets reasons;
     for (const auto& [reason, n] : unchecked)
@@ -196,6 +238,8 @@ Section correctness_section(const ReportModel& model) {
   return section;
 }
 
+std::string family_anchor(const std::string& family) { return "family-" + anchor(family); }
+
 // Blocks are built in place (emplace_back): moving a temporary Block variant in made g++ 13 warn
 // that the Table alternative's vectors may be used uninitialized.
 Section families_section(const ReportModel& model) {
@@ -216,7 +260,7 @@ Section families_section(const ReportModel& model) {
            "kgate's fastest variant (its reference or a candidate).";
   section.blocks.emplace_back(Paragraph{intro});
   for (const FamilyView& family : model.families) {
-    section.blocks.emplace_back(Subheading{family.name, true});
+    section.blocks.emplace_back(Subheading{family.name, true, family_anchor(family.name)});
     if (!family.rows.empty()) section.blocks.emplace_back(family_table(model, family));
     if (!family.peer_matches.empty()) {
       section.blocks.emplace_back(Paragraph{"kgate against the fastest peer at each shape (speedup: peer median / kgate median):"});

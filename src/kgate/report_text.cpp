@@ -43,13 +43,32 @@ std::string wrapped(const std::string& text, const std::string& first, const std
   return out + line + "\n";
 }
 
+// A cell longer than this (a library's error message, a skip reason) is cut at a word and sent to a
+// numbered footnote under the table: the table stays as wide as its figures.
+constexpr std::size_t kFootnotedCell = 72, kFootnoteCut = 48;
+
 void table(std::string& out, const Table& t) {
   std::vector<std::size_t> shown, width;
   for (std::size_t i = 0; i < t.columns.size(); ++i)
     if (t.columns[i].compact) shown.push_back(i);
+  std::vector<std::string> footnotes;
+  std::vector<std::vector<std::string>> cells;
+  for (const auto& row : t.rows) {
+    std::vector<std::string> texts(row.size());
+    for (const std::size_t i : shown) {
+      texts[i] = plain_text(row[i].text);
+      if (display_width(texts[i]) <= kFootnotedCell) continue;
+      footnotes.push_back(texts[i]);
+      std::size_t cut = texts[i].rfind(' ', kFootnoteCut);
+      if (cut == std::string::npos || cut < kFootnoteCut / 2) cut = kFootnoteCut;
+      while (cut > 0 && (static_cast<unsigned char>(texts[i][cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+      texts[i] = texts[i].substr(0, cut) + " … [" + std::to_string(footnotes.size()) + "]";
+    }
+    cells.push_back(std::move(texts));
+  }
   for (const std::size_t i : shown) {
     std::size_t w = display_width(t.columns[i].title);
-    for (const auto& row : t.rows) w = std::max(w, display_width(plain_text(row[i].text)));
+    for (const auto& texts : cells) w = std::max(w, display_width(texts[i]));
     width.push_back(w);
   }
   const auto line = [&](const auto& cell_text) {
@@ -64,8 +83,16 @@ void table(std::string& out, const Table& t) {
   std::string rule = " ";
   for (const std::size_t w : width) rule.append(1, ' ').append(w, '-');
   out += rule + "\n";
-  for (const auto& row : t.rows) out += line([&](std::size_t i) { return plain_text(row[i].text); });
+  for (const auto& texts : cells) out += line([&](std::size_t i) { return texts[i]; });
   out += "\n";
+  for (std::size_t n = 0; n < footnotes.size(); ++n) {
+    std::string note = "[";  // built by appending: g++ 12 warns (-Wrestrict, wrongly) on "[" + a temporary
+    note += std::to_string(n + 1);
+    note += "] ";
+    note += footnotes[n];
+    out += wrapped(note, "  ", "      ");
+  }
+  if (!footnotes.empty()) out += "\n";
 }
 
 }  // namespace

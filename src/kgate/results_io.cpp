@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <atomic>
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -910,12 +912,21 @@ RunResults parse_results(const json& doc, const std::string& source) {
 json read_json_file(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw ResultsError(path + ": is a directory, not a file");
-  std::ifstream in(path, std::ios::binary);
+  // zlib's gz reader passes a file that is not gzip through unchanged: one reader for both.
+  const std::unique_ptr<gzFile_s, int (*)(gzFile)> in(gzopen(path.c_str(), "rb"), gzclose);
   if (!in) throw ResultsError(path + ": cannot open: " + system_error_text());
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ResultsError(path + ": cannot read: " + system_error_text());
-  return parse_json_text(text.str(), path);
+  gzbuffer(in.get(), 1 << 20);
+  std::string text;
+  std::vector<char> chunk(1 << 20);
+  for (int got; (got = gzread(in.get(), chunk.data(), static_cast<unsigned>(chunk.size()))) != 0;) {
+    if (got < 0) {
+      int code = 0;
+      const char* message = gzerror(in.get(), &code);
+      throw ResultsError(path + ": cannot read: " + (code == Z_ERRNO ? system_error_text() : std::string(message)));
+    }
+    text.append(chunk.data(), static_cast<std::size_t>(got));
+  }
+  return parse_json_text(text, path);
 }
 
 RunResults read_results_file(const std::string& path) { return parse_results(read_json_file(path), path); }

@@ -34,7 +34,7 @@ RooflineClass classify(const RooflinePoint& point, double lower_bound_s, const C
     return RooflineClass::memory_bound;
   if (point.pct_of_compute >= threshold && point.pct_of_compute > point.pct_of_memory)
     return RooflineClass::compute_bound;
-  return RooflineClass::balanced;
+  return RooflineClass::below_roofs;
 }
 
 }  // namespace
@@ -59,15 +59,18 @@ std::string_view to_string(RooflineClass cls) {
     case RooflineClass::memory_bound: return "memory-bound";
     case RooflineClass::compute_bound: return "compute-bound";
     case RooflineClass::latency_bound: return "latency-bound";
-    case RooflineClass::balanced: return "balanced";
+    case RooflineClass::below_roofs: return "below-roofs";
   }
   return "?";
 }
 
 std::optional<RooflineClass> parse_roofline_class(std::string_view text) {
   for (RooflineClass c : {RooflineClass::memory_bound, RooflineClass::compute_bound, RooflineClass::latency_bound,
-                          RooflineClass::balanced})
+                          RooflineClass::below_roofs})
     if (to_string(c) == text) return c;
+  // Files written before the class was renamed: "balanced" claimed a balance between the roofs
+  // that the rule (neither reached) never checked.
+  if (text == "balanced") return RooflineClass::below_roofs;
   return std::nullopt;
 }
 

@@ -7,8 +7,6 @@
 #include <string>
 #include <utility>
 
-#include "kgate/random.hpp"
-
 namespace kgate {
 
 namespace {
@@ -32,7 +30,7 @@ double percentile_of_sorted(std::span<const double> sorted, double q) {
   return lerp_order_statistics(sorted[lower], sorted[upper], position - static_cast<double>(lower));
 }
 
-// O(n) instead of a full sort: the bootstrap takes thousands of medians. Reorders `values`.
+// O(n) instead of a full sort. Reorders `values`.
 double percentile_in_place(std::vector<double>& values, double q) {
   const double position = q * static_cast<double>(values.size() - 1);
   const auto lower = static_cast<std::size_t>(std::floor(position));
@@ -69,12 +67,6 @@ Ranking rank_pooled(std::span<const double> a, std::span<const double> b) {
     first = last + 1;
   }
   return ranking;
-}
-
-double resampled_median(std::span<const double> samples, SplitMixStream& stream, std::vector<double>& scratch) {
-  scratch.resize(samples.size());
-  for (double& v : scratch) v = samples[stream.index_below(samples.size())];
-  return percentile_in_place(scratch, 0.5);
 }
 
 }  // namespace
@@ -160,29 +152,30 @@ UTestResult mann_whitney_u(std::span<const double> a, std::span<const double> b)
   return result;
 }
 
-RatioInterval bootstrap_median_ratio(std::span<const double> a, std::span<const double> b, double confidence,
-                                     int resamples, std::uint64_t seed) {
-  require_samples(a, "bootstrap_median_ratio (a)");
-  require_samples(b, "bootstrap_median_ratio (b)");
+RatioInterval median_ratio_interval(std::span<const double> a, std::span<const double> b, double confidence) {
+  require_samples(a, "median_ratio_interval (a)");
+  require_samples(b, "median_ratio_interval (b)");
   if (!(confidence > 0 && confidence < 1))
-    throw std::invalid_argument("bootstrap_median_ratio: confidence " + std::to_string(confidence) +
-                                " is outside (0, 1)");
-  if (resamples < 1) throw std::invalid_argument("bootstrap_median_ratio: resamples must be at least 1");
+    throw std::invalid_argument("median_ratio_interval: confidence " + std::to_string(confidence) + " is outside (0, 1)");
+  const double median_a = median(a), median_b = median(b);
+  if (!(median_a > 0 && median_b > 0))
+    throw std::invalid_argument("median_ratio_interval: the medians must be positive, got " + std::to_string(median_a) +
+                                " and " + std::to_string(median_b));
+  // Each median's standard error, relative to it, from the width of its own order-statistic
+  // interval: that interval spans about 2z standard errors. Relative errors are those of the log
+  // medians, and log(a / b) = log a - log b adds their variances.
+  const double z = normal_quantile((1 + confidence) / 2);
+  const auto relative_error = [&](std::span<const double> samples, double m) {
+    const MedianInterval interval = median_interval(samples, confidence);
+    return (interval.high - interval.low) / (2 * z * m);
+  };
+  const double error_a = relative_error(a, median_a), error_b = relative_error(b, median_b);
+  const double reach = z * std::sqrt(error_a * error_a + error_b * error_b);
   RatioInterval interval;
   interval.confidence = confidence;
-  const double median_b = median(b);
-  if (median_b == 0) throw std::invalid_argument("bootstrap_median_ratio: median(b) is 0, the ratio is undefined");
-  interval.ratio = median(a) / median_b;
-
-  SplitMixStream stream(seed);
-  std::vector<double> ratios(static_cast<std::size_t>(resamples)), scratch;
-  for (double& ratio : ratios) {
-    const double resampled_a = resampled_median(a, stream, scratch);
-    ratio = resampled_a / resampled_median(b, stream, scratch);
-  }
-  std::sort(ratios.begin(), ratios.end());
-  interval.low = percentile_of_sorted(ratios, (1 - confidence) / 2);
-  interval.high = percentile_of_sorted(ratios, (1 + confidence) / 2);
+  interval.ratio = median_a / median_b;
+  interval.low = interval.ratio * std::exp(-reach);
+  interval.high = interval.ratio * std::exp(reach);
   return interval;
 }
 

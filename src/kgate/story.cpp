@@ -64,7 +64,7 @@ std::string flop_count(double flops) {
 
 std::string metric(const TimelineKernel& k, const char* name) {
   const auto it = k.metrics.find(name);
-  return it == k.metrics.end() ? "-" : format_pct(it->second);
+  return it == k.metrics.end() ? "-" : report::format_counter_pct(it->second);
 }
 
 // Distinct full kernel names in timeline order: the ids K1, K2, ... of the appendix.
@@ -516,7 +516,7 @@ Section top_kernels_section(const Story& story) {
       "step's (the models are per step); the counters are the range profiler's, each kernel of a step run after the "
       "L2 was emptied as for a cold run (`kgate_bench`'s counter pass): DRAM % = " + code(kDramThroughputMetric) + ", SM % = " + code(kSmThroughputMetric) +
       ", Occupancy % = " + code(kOccupancyMetric) + ", L2 hit % = " + code(kL2HitMetric) + ", Tensor % = " + code(kTensorMetric) +
-      "."});
+      ". " + report::kCounterReplayNote + "."});
   if (!counters) {
     const std::string why = story.record->metrics_unavailable;
     section.blocks.push_back(Paragraph{"No per-kernel counters were recorded" + (why.empty() ? std::string(".") : ": " + why)});

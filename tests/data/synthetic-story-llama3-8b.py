@@ -118,7 +118,7 @@ def benchmark(variant, shape, workload, tokens, steps):
     ceiling = "read" if 2 * read >= min_bytes else "copy"
     bw = CAL["read_bytes_per_s"] if ceiling == "read" else CAL["copy_bytes_per_s"]
     pct_mem, pct_comp = 100 * min_bytes / median / bw, 100 * flops / median / CAL["gemm_flops_per_s"]
-    cls = "memory-bound" if pct_mem >= 50 and pct_mem >= pct_comp else "compute-bound" if pct_comp >= 50 else "balanced"
+    cls = "memory-bound" if pct_mem >= 50 and pct_mem >= pct_comp else "compute-bound" if pct_comp >= 50 else "below-roofs"
     name = f"workload/{variant}/{shape}"
     folded = []
     for k in timeline:

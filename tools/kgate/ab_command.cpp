@@ -252,7 +252,8 @@ int run_ab(const Arguments& arguments, Io& io) {
     write_results_file(work.file("head.json"), to_json(pool_rounds(head_rounds, head_sources)));
   }
   write_comparison_files(args, report);
-  io.out << format_table(report, io.colour);
+  io.err << format_warnings(report, io.colour);
+  io.out << format_table(report, io.colour, args.flag("--all"));
   return report.regression() ? kExitGate : kExitOk;
 }
 

@@ -1,8 +1,11 @@
 #include "args.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 namespace kgate::cli {
 namespace {
@@ -63,6 +66,30 @@ double Args::number(const std::string& name, double fallback, double low, double
     throw UsageError(name + ": expected a number in [" + format_bound(low) + ", " + format_bound(high) + "], got '" +
                      *text + "'");
   return parsed;
+}
+
+void require_writable(const std::string& option, const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::path file(path);
+  if (fs::is_directory(file, error)) throw UsageError(option + " " + path + ": is a directory, expected a file");
+  if (fs::exists(file, error)) {
+    if (access(path.c_str(), W_OK) != 0) throw UsageError(option + " " + path + ": not writable");
+    return;
+  }
+  const fs::path dir = file.parent_path().empty() ? fs::path(".") : file.parent_path();
+  if (!fs::is_directory(dir, error)) throw UsageError(option + " " + path + ": directory " + dir.string() + " does not exist");
+  if (access(dir.c_str(), W_OK) != 0) throw UsageError(option + " " + path + ": directory " + dir.string() + " is not writable");
+}
+
+void require_writable_directory(const std::string& option, const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  fs::path existing = fs::absolute(path, error);
+  while (!fs::exists(existing, error) && existing.has_relative_path()) existing = existing.parent_path();
+  if (!fs::is_directory(existing, error))
+    throw UsageError(option + " " + path + ": " + existing.string() + " is not a directory");
+  if (access(existing.c_str(), W_OK) != 0) throw UsageError(option + " " + path + ": " + existing.string() + " is not writable");
 }
 
 }  // namespace kgate::cli

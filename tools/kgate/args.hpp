@@ -41,4 +41,12 @@ class Args {
   std::vector<std::string> positionals_;
 };
 
+// Throws UsageError unless `path`, the value of `option`, can be written: an existing file that is
+// writable, or a new name in an existing, writable directory. Commands check their output paths
+// with it before any work, so a mistyped --json fails at once rather than after the comparison.
+void require_writable(const std::string& option, const std::string& path);
+// The same for an output directory, without creating it: an existing, writable directory, or one
+// whose nearest existing ancestor is a writable directory (the command creates it later).
+void require_writable_directory(const std::string& option, const std::string& path);
+
 }  // namespace kgate::cli

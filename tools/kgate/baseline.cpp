@@ -107,7 +107,7 @@ std::map<std::string, std::string> timers_of(const std::vector<BenchmarkRecord>&
 }
 
 // A baseline keeps at most this many samples per mode, evenly spaced in time order: the U test and
-// the bootstrap lose nothing material, and a suite's baseline stays small enough for a repository.
+// the median-ratio interval lose nothing material, and a suite's baseline stays small enough for a repository.
 constexpr std::size_t kMaxBaselineSamples = 1000;
 
 void thin_samples(std::optional<TimingRecord>& timing) {

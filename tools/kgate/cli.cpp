@@ -10,6 +10,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "kgate/compare.hpp"
+#include "kgate/results.hpp"
 #include "kgate/results_io.hpp"
 
 namespace kgate {
@@ -34,7 +35,7 @@ commands:
   bisect --good C --bad C --filter RE build and A/B the commits between to find the one that
                                       slowed RE down (docs/history.md)
 
-Run 'kgate <command> --help' for the options of a command.
+Run 'kgate <command> --help' for the options of a command; 'kgate --version' prints the version.
 
 exit status: 0 no regression / success, 1 regression or failed variant (compare, ab), a refused
 baseline update, a new slowdown change point (history changes) or no clean first bad commit
@@ -56,6 +57,10 @@ int kgate_main(int argc, char** argv, std::ostream& out, std::ostream& err) {
   try {
     if (command == "-h" || command == "--help" || command == "help") {
       out << kUsage;
+      return cli::kExitOk;
+    }
+    if (command == "--version" || command == "-V") {
+      out << "kgate " KGATE_VERSION " (results schema version " << kResultsSchemaVersion << ")\n";
       return cli::kExitOk;
     }
     if (command == "compare") return cli::run_compare(rest, io);

@@ -12,7 +12,7 @@ namespace kgate::cli {
 // Names of the options that take a value, for OptionSpec::with_value.
 const std::set<std::string>& comparator_value_options();
 
-// Names of the comparator's flags (--allow-timer-mismatch), for OptionSpec::flags.
+// Names of the comparator's flags (--allow-timer-mismatch, --all), for OptionSpec::flags.
 const std::set<std::string>& comparator_flags();
 
 // The usage lines of those options, for a command's --help.
@@ -20,7 +20,8 @@ const char* comparator_options_usage();
 
 // The comparator's settings from the command line: --thresholds FILE, else `default_thresholds`
 // when that file exists; --threshold, --min-change-us, --alpha, --noise-limit,
-// --allow-timer-mismatch.
+// --allow-timer-mismatch. Checks first that the report files (--json, --junit, --markdown) can
+// be written, so that call it before any work.
 CompareOptions comparator_options(const Args& args, const std::string& default_thresholds);
 
 // Writes --json, --junit and --markdown, each when asked for.

@@ -1,6 +1,7 @@
 // kgate compare: the thin layer between the command line and compare.hpp.
 #include <filesystem>
 #include <fstream>
+#include <future>
 
 #include "args.hpp"
 #include "baseline.hpp"
@@ -16,8 +17,10 @@ constexpr const char* kUsage = R"(usage: kgate compare [options] BASELINE.json N
        kgate compare [options] --baseline-dir DIR NEW.json
 
 Compares NEW with BASELINE benchmark by benchmark (matched by name) on the headline mode's
-samples: speedup = baseline median / new median, its bootstrap confidence interval, a Mann-Whitney
+samples: speedup = baseline median / new median, its confidence interval, a Mann-Whitney
 U test, and a verdict: slower, faster, same, noisy, new, missing or failed (docs/compare.md).
+Prints slower, failed, faster, noisy, new and missing benchmarks, largest change first, then the
+summary line; warnings and notes go to standard error.
 Either file may be plain Google Benchmark JSON: then the comparison is on time only, with the
 repetitions as samples.
 
@@ -40,6 +43,8 @@ constexpr const char* kComparatorUsage = R"(  --threshold FRACTION    the defaul
                           instead of refusing
   --alpha P               significance level of the U test (default 0.01; intervals at 1 - P)
   --noise-limit FRACTION  relative stddev above which a side is too noisy to call same (default 0.10)
+  --all                   list the unchanged (same) benchmarks too; by default the table lists
+                          what changed, largest change first, and counts the rest
   --json FILE             write the verdicts as JSON
   --junit FILE            write JUnit XML: one testcase per benchmark, regressions and failures
                           as <failure>
@@ -69,13 +74,15 @@ const std::set<std::string>& comparator_value_options() {
 }
 
 const std::set<std::string>& comparator_flags() {
-  static const std::set<std::string> names = {"--allow-timer-mismatch"};
+  static const std::set<std::string> names = {"--allow-timer-mismatch", "--all"};
   return names;
 }
 
 const char* comparator_options_usage() { return kComparatorUsage; }
 
 CompareOptions comparator_options(const Args& args, const std::string& default_thresholds) {
+  for (const char* option : {"--json", "--junit", "--markdown"})
+    if (const auto path = args.value(option)) require_writable(option, *path);
   CompareOptions options;
   if (const auto file = args.value("--thresholds")) options.thresholds = read_thresholds_file(*file);
   else if (std::filesystem::exists(default_thresholds)) options.thresholds = read_thresholds_file(default_thresholds);
@@ -110,8 +117,14 @@ int run_compare(const Arguments& arguments, Io& io) {
     throw UsageError(files.size() == 1 ? "one results file given: add the baseline, or --baseline-dir DIR"
                                        : "expected BASELINE.json NEW.json, got " + std::to_string(files.size()) + " files");
   if (args.value("--suite") && files.size() != 1) throw UsageError("--suite selects a baseline file in --baseline-dir; give NEW.json alone");
+  const std::string default_thresholds = (std::filesystem::path(baseline_dir.value_or("baselines")) / "thresholds.json").string();
+  CompareOptions options = comparator_options(args, default_thresholds);
+  options.allow_env_mismatch = args.flag("--allow-env-mismatch");
 
   const std::string new_path = files.back();
+  // Two files of hundreds of thousands of samples each: read side by side when both are named.
+  std::future<RunResults> named_baseline;
+  if (files.size() == 2) named_baseline = std::async(std::launch::async, read_results_file, files.front());
   const RunResults current = read_results_file(new_path);
   std::string baseline_path;
   if (files.size() == 2) {
@@ -122,15 +135,12 @@ int run_compare(const Arguments& arguments, Io& io) {
       throw ResultsError(baseline_path + ": no baseline for " + current.context.gpu_name + " (record one with 'kgate baseline update " +
                          new_path + "')");
   }
-  const RunResults baseline = read_results_file(baseline_path);
-
-  const std::string default_thresholds = (std::filesystem::path(baseline_dir.value_or("baselines")) / "thresholds.json").string();
-  CompareOptions options = comparator_options(args, default_thresholds);
-  options.allow_env_mismatch = args.flag("--allow-env-mismatch");
+  const RunResults baseline = files.size() == 2 ? named_baseline.get() : read_results_file(baseline_path);
 
   const ComparisonReport report = compare_runs(baseline, current, baseline_path, new_path, options);
   write_comparison_files(args, report);
-  io.out << format_table(report, io.colour);
+  io.err << format_warnings(report, io.colour);
+  io.out << format_table(report, io.colour, args.flag("--all"));
   return report.regression() ? kExitGate : kExitOk;
 }
 

@@ -153,12 +153,21 @@ int run_merge(const Arguments& arguments, Io& io) {
       const BenchmarkRecord& r = shard.benchmarks[i];
       const std::string source_key = kSourcePrefix + r.name;
       const auto it = index.find(r.name);
-      if (it == index.end()) {
-        index[r.name] = merged.benchmarks.size();
-        merged.benchmarks.push_back(r);
-        if (is_shard) record_origin(merged.benchmarks.back(), shard.context);
-        if (!own_ceilings && r.status == BenchmarkStatus::ok)
-          place_record_on_roofline(merged.benchmarks.back(), merged.context.calibration);
+      // A benchmark skipped by design (a shape this GPU cannot run) in every input but one, or in
+      // all of them, is no conflict: a skip adds nothing to another input's record.
+      const bool replaces_a_skip = it != index.end() && merged.benchmarks[it->second].status == BenchmarkStatus::skipped &&
+                                   r.status != BenchmarkStatus::skipped;
+      if (it != index.end() && r.status == BenchmarkStatus::skipped) continue;
+      if (it == index.end() || replaces_a_skip) {
+        if (it == index.end()) {
+          index[r.name] = merged.benchmarks.size();
+          merged.benchmarks.push_back(r);
+        } else {
+          merged.benchmarks[it->second] = r;
+        }
+        BenchmarkRecord& adopted = merged.benchmarks[index[r.name]];
+        if (is_shard) record_origin(adopted, shard.context);
+        if (!own_ceilings && r.status == BenchmarkStatus::ok) place_record_on_roofline(adopted, merged.context.calibration);
         merged.context.extra[source_key] = path;
         continue;
       }

@@ -1,6 +1,7 @@
 // kgate report: the thin layer between the command line and report.hpp.
 #include <algorithm>
 #include <filesystem>
+#include <future>
 #include <optional>
 
 #include "args.hpp"
@@ -15,7 +16,7 @@ namespace kgate::cli {
 namespace {
 
 constexpr const char* kUsage = R"(usage: kgate report NEW.json [--baseline FILE | --baseline-dir DIR] [--previous FILE...]
-                    --out DIR [--format all|markdown|html|text|github]
+                    [--correctness JUNIT.xml] --out DIR [--format all|markdown|html|text|github]
 
 Writes a report of NEW (docs/report.md): executive summary, environment, correctness, a table per
 kernel family, hardware behaviour (CUPTI metrics, bound classification, kernels launched),
@@ -36,6 +37,10 @@ options:
                         html: report.html, one self-contained file
                         text: a compact version on standard output
                         github: summary.md, short, for a GitHub step summary or PR comment
+  --correctness FILE    the GPU correctness suite's results as ctest wrote them (ctest
+                        --output-junit FILE; scripts/gpu-tests.sh writes BUILD/correctness-junit.xml):
+                        its passed, failed and skipped cases (with the reason) per variant and shape,
+                        reported apart from the checks kgate_bench made at bench time
   --thresholds FILE     per-family and per-benchmark thresholds
                         (default: DIR/thresholds.json when it exists, DIR being --baseline-dir or
                         baselines)
@@ -104,13 +109,16 @@ int run_report(const Arguments& all_arguments, Io& io) {
   Arguments arguments = all_arguments;
   const std::vector<std::string> previous_paths = take_previous(arguments);
   const Args args(arguments, {.with_value = {"--baseline", "--baseline-dir", "--out", "--format", "--thresholds", "--history",
-                                             "--history-last"},
+                                             "--history-last", "--correctness"},
                               .flags = {"--allow-env-mismatch", "--allow-timer-mismatch"},
                               .aliases = {}});
   if (args.help()) {
     io.out << kUsage;
     return kExitOk;
   }
+  if (args.positionals().empty() && !previous_paths.empty())
+    throw UsageError("expected NEW.json; --previous takes every file up to the next option, so name NEW.json before "
+                     "--previous (or end the list with --)");
   if (args.positionals().size() != 1)
     throw UsageError("expected one results file (NEW.json), got " + std::to_string(args.positionals().size()));
   const std::string format = args.value("--format").value_or("all");
@@ -121,19 +129,31 @@ int run_report(const Arguments& all_arguments, Io& io) {
   const auto baseline_file = args.value("--baseline"), baseline_dir = args.value("--baseline-dir");
   if (baseline_file && baseline_dir) throw UsageError("give --baseline FILE or --baseline-dir DIR, not both");
 
+  // The output directory first: a mistyped --out fails before any file is read.
+  if (out_dir) require_writable_directory("--out", *out_dir);
   ReportInputs inputs;
+  if (const auto junit = args.value("--correctness")) {
+    inputs.correctness_source = *junit;
+    inputs.correctness = read_ctest_junit(*junit);
+  }
+
+  // The runs are read side by side: each is hundreds of thousands of samples of JSON.
+  const auto read_later = [](const std::string& path) { return std::async(std::launch::async, read_results_file, path); };
+  std::optional<std::future<RunResults>> named_baseline;
+  if (baseline_file) named_baseline = read_later(*baseline_file);
+  std::vector<std::future<RunResults>> previous_runs;
+  for (const std::string& path : previous_paths) previous_runs.push_back(read_later(path));
   inputs.current = {args.positionals().front(), read_results_file(args.positionals().front())};
-  if (baseline_file || baseline_dir) {
-    std::string path = baseline_file.value_or("");
-    if (baseline_dir) {
-      path = baseline_file_for(*baseline_dir, inputs.current.run, inputs.current.source, std::nullopt);
-      if (!std::filesystem::exists(path))
-        throw ResultsError(path + ": no baseline for " + inputs.current.run.context.gpu_name +
-                           " (record one with 'kgate baseline update " + inputs.current.source + "')");
-    }
+  if (named_baseline) {
+    inputs.baseline = NamedRun{*baseline_file, named_baseline->get()};
+  } else if (baseline_dir) {
+    const std::string path = baseline_file_for(*baseline_dir, inputs.current.run, inputs.current.source, std::nullopt);
+    if (!std::filesystem::exists(path))
+      throw ResultsError(path + ": no baseline for " + inputs.current.run.context.gpu_name +
+                         " (record one with 'kgate baseline update " + inputs.current.source + "')");
     inputs.baseline = NamedRun{path, read_results_file(path)};
   }
-  for (const std::string& path : previous_paths) inputs.previous.push_back({path, read_results_file(path)});
+  for (std::size_t i = 0; i < previous_paths.size(); ++i) inputs.previous.push_back({previous_paths[i], previous_runs[i].get()});
   if (const auto history = args.value("--history")) add_history_runs(*history, args.number("--history-last", 30, 1, 1e6), inputs);
   const std::string default_thresholds = (std::filesystem::path(baseline_dir.value_or("baselines")) / "thresholds.json").string();
   if (const auto file = args.value("--thresholds"))

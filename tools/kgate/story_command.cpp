@@ -23,13 +23,13 @@ namespace kgate::cli {
 namespace {
 
 constexpr const char* kDefaultModel = "llama3-8b";
-const std::vector<std::string> kFormats = {"all", "markdown", "html", "text"};
+const std::vector<std::string> kFormats = {"all", "markdown", "html", "trace", "text"};
 
 std::string usage(const WorkloadRegistry& registry) {
   std::string text = R"(usage: kgate story WORKLOAD [--model M] [--batch B] [--context L] [--prompt P] --out DIR
                    [--variant FAMILY=VARIANT ...] [--from RUN.json | --bench PATH [--bench-args ARGS]]
                    [--sweep-batch LIST] [--sweep-context LIST] [--sweep-prompt LIST] [--no-sweep]
-                   [--format all|markdown|html|text]
+                   [--format all|markdown|html|trace|text]
 
 Tells one workload benchmark — a transformer layer's step built from the suite's kernels — as what
 happens on the GPU (docs/story.md): configuration, execution timeline (SVG Gantt chart and ASCII),
@@ -54,8 +54,10 @@ options:
   --bench-args ARGS    more kgate_bench flags, space-separated (e.g. "--kgate_max_time=2")
   --out DIR            where story.md, story.html and the charts go (created when missing); not
                        needed for --format text with --from
-  --format FORMAT      all (default): story.md, story.html, the charts (.svg); markdown: story.md
-                       and its charts; html: story.html; text: standard output only
+  --format FORMAT      all (default): story.md, story.html, the charts (.svg), story.trace.json;
+                       markdown: story.md and its charts; html: story.html; trace:
+                       story.trace.json (Chrome trace events: open it in ui.perfetto.dev or
+                       chrome://tracing); text: standard output only
   -h, --help           this text
 
 The terminal version is printed in every format.
@@ -239,7 +241,7 @@ int run_story(const Arguments& all_arguments, Io& io) {
   }
   const std::string format = args.value("--format").value_or("all");
   if (std::find(kFormats.begin(), kFormats.end(), format) == kFormats.end())
-    throw UsageError("--format: expected all, markdown, html or text, got '" + format + "'");
+    throw UsageError("--format: expected all, markdown, html, trace or text, got '" + format + "'");
   const auto from = args.value("--from");
   const auto out_dir = args.value("--out");
   if (from && (args.value("--bench") || args.value("--bench-args")))
@@ -314,6 +316,8 @@ int run_story(const Arguments& all_arguments, Io& io) {
     for (const report::Chart& chart : story.charts) write(dir, chart.file, chart.svg, written);
   }
   if (format == "all" || format == "html") write(dir, "story.html", report::render_html(story), written);
+  if (format == "all" || format == "trace")
+    write(dir, "story.trace.json", story::trace_events(story::analyze(run, told.name())).dump(1) + "\n", written);
   io.out << "kgate story: wrote " << written.size() << " files to " << dir.string() << "\n";
   return kExitOk;
 }
