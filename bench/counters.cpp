@@ -2,8 +2,8 @@
 
 #include <iostream>
 
-#include "kgate/cupti.hpp"
-#include "kgate/random.hpp"
+#include "kgate/measure/cupti.hpp"
+#include "kgate/base/random.hpp"
 
 namespace kgate::bench {
 

@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "kgate/cupti.hpp"
-#include "kgate/phase_clock.hpp"
-#include "kgate/registry.hpp"
-#include "kgate/results.hpp"
-#include "kgate/timing.hpp"
+#include "kgate/measure/cupti.hpp"
+#include "kgate/base/phase_clock.hpp"
+#include "kgate/core/registry.hpp"
+#include "kgate/results/results.hpp"
+#include "kgate/measure/timing.hpp"
 
 namespace kgate::bench {
 

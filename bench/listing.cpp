@@ -2,7 +2,7 @@
 
 #include <iostream>
 
-#include "kgate/results_io.hpp"
+#include "kgate/results/results_io.hpp"
 
 namespace kgate::bench {
 namespace {

@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kgate/registry.hpp"
-#include "kgate/timing.hpp"
+#include "kgate/core/registry.hpp"
+#include "kgate/measure/timing.hpp"
 
 namespace kgate::bench {
 

@@ -18,11 +18,11 @@
 #include <set>
 
 #include "counters.hpp"
-#include "kgate/calibration.hpp"
-#include "kgate/provenance.hpp"
-#include "kgate/repetitions.hpp"
-#include "kgate/results_io.hpp"
-#include "kgate/shard.hpp"
+#include "kgate/measure/calibration.hpp"
+#include "kgate/results/provenance.hpp"
+#include "kgate/results/repetitions.hpp"
+#include "kgate/results/results_io.hpp"
+#include "kgate/results/shard.hpp"
 #include "listing.hpp"
 #include "measure.hpp"
 #include "options.hpp"

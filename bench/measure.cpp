@@ -4,9 +4,9 @@
 #include <chrono>
 #include <cmath>
 
-#include "kgate/detectable.hpp"
-#include "kgate/random.hpp"
-#include "kgate/roofline.hpp"
+#include "kgate/results/detectable.hpp"
+#include "kgate/base/random.hpp"
+#include "kgate/results/roofline.hpp"
 
 namespace kgate::bench {
 namespace {

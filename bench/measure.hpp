@@ -5,11 +5,11 @@
 #include <optional>
 #include <string>
 
-#include "kgate/cuda_check.hpp"
-#include "kgate/phase_clock.hpp"
-#include "kgate/registry.hpp"
-#include "kgate/results.hpp"
-#include "kgate/timing.hpp"
+#include "kgate/core/cuda_check.hpp"
+#include "kgate/base/phase_clock.hpp"
+#include "kgate/core/registry.hpp"
+#include "kgate/results/results.hpp"
+#include "kgate/measure/timing.hpp"
 #include "counters.hpp"
 #include "options.hpp"
 

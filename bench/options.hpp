@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "kgate/shard.hpp"
-#include "kgate/timing.hpp"
+#include "kgate/results/shard.hpp"
+#include "kgate/measure/timing.hpp"
 
 namespace kgate::bench {
 

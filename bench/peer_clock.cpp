@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "kgate/activity_span.hpp"
-#include "kgate/cupti.hpp"
-#include "kgate/results_io.hpp"
+#include "kgate/base/activity_span.hpp"
+#include "kgate/measure/cupti.hpp"
+#include "kgate/results/results_io.hpp"
 
 namespace {
 

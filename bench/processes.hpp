@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <string>
 
-#include "kgate/results.hpp"
+#include "kgate/results/results.hpp"
 #include "options.hpp"
 
 namespace kgate::bench {

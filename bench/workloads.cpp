@@ -6,10 +6,10 @@
 #include <numeric>
 #include <set>
 
-#include "kgate/cupti.hpp"
-#include "kgate/detectable.hpp"
-#include "kgate/random.hpp"
-#include "kgate/roofline.hpp"
+#include "kgate/measure/cupti.hpp"
+#include "kgate/results/detectable.hpp"
+#include "kgate/base/random.hpp"
+#include "kgate/results/roofline.hpp"
 
 namespace kgate::bench {
 namespace {

@@ -1,5 +1,5 @@
 #pragma once
-// Workload benchmarks (include/kgate/workload.hpp): a layer's step measured as a whole. Each step
+// Workload benchmarks (include/kgate/base/workload.hpp): a layer's step measured as a whole. Each step
 // runs on a problem instance of its own — data is not chained from one kernel to the next: every
 // kernel reads inputs of its shape, not its predecessor's output, which changes what a kernel
 // finds in the L2 only for the small activations (the L2 is flushed before each step anyway).
@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "kgate/registry.hpp"
-#include "kgate/results.hpp"
-#include "kgate/timing.hpp"
-#include "kgate/workload.hpp"
+#include "kgate/core/registry.hpp"
+#include "kgate/results/results.hpp"
+#include "kgate/measure/timing.hpp"
+#include "kgate/base/workload.hpp"
 #include "measure.hpp"
 #include "options.hpp"
 

@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "kgate/ctest_gpu.hpp"
-#include "kgate/cuda_check.hpp"
-#include "kgate/cupti.hpp"
-#include "kgate/device.hpp"
-#include "kgate/device_buffer.hpp"
-#include "kgate/timing.hpp"
+#include "kgate/core/ctest_gpu.hpp"
+#include "kgate/core/cuda_check.hpp"
+#include "kgate/measure/cupti.hpp"
+#include "kgate/results/device.hpp"
+#include "kgate/core/device_buffer.hpp"
+#include "kgate/measure/timing.hpp"
 
 namespace kgate_cupti_test {
 

@@ -7,10 +7,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "kgate/ctest_gpu.hpp"
-#include "kgate/device.hpp"
-#include "kgate/random.hpp"
-#include "kgate/registry.hpp"
+#include "kgate/core/ctest_gpu.hpp"
+#include "kgate/results/device.hpp"
+#include "kgate/base/random.hpp"
+#include "kgate/core/registry.hpp"
 
 namespace {
 

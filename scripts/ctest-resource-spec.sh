@@ -3,7 +3,7 @@
 #   ctest -L gpu --resource-spec-file FILE -j N
 # runs the GPU tests (RESOURCE_GROUPS gpus:1) one per GPU in parallel. A GPU's id is its position
 # in CUDA_VISIBLE_DEVICES when that is set, else its nvidia-smi index; each test turns its id
-# back into CUDA_VISIBLE_DEVICES the same way (include/kgate/ctest_gpu.hpp). scripts/gpu-tests.sh
+# back into CUDA_VISIBLE_DEVICES the same way (include/kgate/core/ctest_gpu.hpp). scripts/gpu-tests.sh
 # writes the file and runs ctest with it.
 # Usage: scripts/ctest-resource-spec.sh [--gpus N] [--slots N] [--out FILE]
 #   --gpus N   the first N visible GPUs (default: all)

@@ -23,10 +23,11 @@ cd "$out"  # nvbench records the sample files relative to the JSON file's direct
 "$build/scale_add_slow" --jsonbin recorded-nvbench-slow.json
 "$build/scale_add_same" --json recorded-nvbench-summaries.json
 # tests/data/recorded-nvbench.tar.gz, as nvbench_results_test.cpp reads it.
-tar -czf recorded-nvbench.tar.gz recorded-nvbench-*.json recorded-nvbench-*-bin recorded-nvbench-*-freqs-bin
-# What kgate makes of them: A/A same (exit 0), the planted slowdown slower (exit 1).
-if [[ -x $KGATE_ROOT/build/tools/kgate/kgate ]]; then
-  kgate=$KGATE_ROOT/build/tools/kgate/kgate
+tar -czf recorded-nvbench.tar.gz recorded-nvbench-*.json recorded-nvbench-*.json-bin recorded-nvbench-*.json-freqs-bin
+# What kgate makes of them (KGATE_CLI, default build/tools/kgate/kgate): A/A same (exit 0), the
+# planted slowdown slower (exit 1).
+kgate=${KGATE_CLI:-$KGATE_ROOT/build/tools/kgate/kgate}
+if [[ -x $kgate ]]; then
   set +e
   "$kgate" compare recorded-nvbench-run-a.json recorded-nvbench-run-b.json; echo "A/A exit $?"
   "$kgate" compare recorded-nvbench-run-a.json recorded-nvbench-slow.json; echo "slowdown exit $?"

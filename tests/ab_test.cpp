@@ -1,12 +1,12 @@
 // kgate ab's statistics: the round schedule, list differences, pooling rounds, and verdicts on
 // recorded H200 samples (two real A/A runs of one build) and on planted changes.
-#include "kgate/ab.hpp"
+#include "kgate/gate/ab.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "kgate/results_io.hpp"
+#include "kgate/results/results_io.hpp"
 #include "tests/synthetic_results.hpp"
 
 namespace {

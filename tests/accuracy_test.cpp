@@ -4,7 +4,7 @@
 #include <cstring>
 #include <vector>
 
-#include "kgate/accuracy.hpp"
+#include "kgate/core/accuracy.hpp"
 
 using kgate::DType;
 

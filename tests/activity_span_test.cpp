@@ -1,6 +1,6 @@
 // What the CUPTI timer makes of a call's activity records (activity_span.hpp), on synthetic
 // records with known timestamps.
-#include "kgate/activity_span.hpp"
+#include "kgate/base/activity_span.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "kgate/problem.hpp"
+#include "kgate/core/problem.hpp"
 #include "listing.hpp"
 #include "options.hpp"
 

@@ -5,8 +5,8 @@
 #include <cstdlib>
 
 #include "cli_runner.hpp"
-#include "kgate/bisect.hpp"
-#include "kgate/results_io.hpp"
+#include "kgate/history/bisect.hpp"
+#include "kgate/results/results_io.hpp"
 #include "synthetic_results.hpp"
 
 namespace kgate {

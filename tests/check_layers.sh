@@ -9,12 +9,13 @@ declare -A allowed=(
   [base]=""
   [results]="base"
   [gate]="results base"
+  [history]="gate results base"
   [report]="gate results base"
   [story]="report gate results base"
   [core]="base"
   [measure]="core results base"
 )
-cuda_free="base results gate report story"
+cuda_free="base results gate history report story"
 status=0
 for module in "${!allowed[@]}"; do
   for dir in "$root/include/kgate/$module" "$root/src/kgate/$module"; do

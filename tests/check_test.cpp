@@ -6,8 +6,8 @@
 #include <cmath>
 #include <vector>
 
-#include "kgate/check.hpp"
-#include "kgate/registry.hpp"
+#include "kgate/core/check.hpp"
+#include "kgate/core/registry.hpp"
 
 namespace {
 

@@ -1,14 +1,14 @@
 // The comparator's verdicts on planted changes, its thresholds, environment checks, the counter
 // notes that explain a change, and its four renderings.
-#include "kgate/compare.hpp"
+#include "kgate/gate/compare.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <regex>
 
-#include "kgate/repetitions.hpp"
-#include "kgate/results_io.hpp"
+#include "kgate/results/repetitions.hpp"
+#include "kgate/results/results_io.hpp"
 #include "tests/synthetic_results.hpp"
 
 namespace {

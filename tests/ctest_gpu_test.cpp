@@ -1,5 +1,5 @@
 // ctest's GPU allocation (CTEST_RESOURCE_GROUP_<n>_GPUS) turned into CUDA_VISIBLE_DEVICES.
-#include "kgate/ctest_gpu.hpp"
+#include "kgate/core/ctest_gpu.hpp"
 
 #include <gtest/gtest.h>
 

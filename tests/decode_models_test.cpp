@@ -11,7 +11,7 @@
 
 #include "kernels/common/decode_attention_args.hpp"
 #include "kernels/common/decode_attention_problem.hpp"
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 
 namespace {
 

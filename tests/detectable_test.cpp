@@ -1,9 +1,9 @@
 // The minimum detectable change of a record: each of its three limits, on synthetic samples.
-#include "kgate/detectable.hpp"
+#include "kgate/results/detectable.hpp"
 
 #include <gtest/gtest.h>
 
-#include "kgate/statistics.hpp"
+#include "kgate/base/statistics.hpp"
 #include "tests/synthetic_results.hpp"
 
 namespace {

@@ -8,9 +8,9 @@
 #include <regex>
 
 #include "cli_runner.hpp"
-#include "kgate/change_points.hpp"
-#include "kgate/history.hpp"
-#include "kgate/results_io.hpp"
+#include "kgate/history/change_points.hpp"
+#include "kgate/history/history.hpp"
+#include "kgate/results/results_io.hpp"
 #include "normal_deviates.hpp"
 #include "synthetic_results.hpp"
 

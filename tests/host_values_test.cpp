@@ -3,7 +3,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "kgate/host_values.hpp"
+#include "kgate/core/host_values.hpp"
 
 using kgate::DType;
 using kgate::TensorSpec;

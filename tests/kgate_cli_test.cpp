@@ -10,9 +10,9 @@
 
 #include "args.hpp"
 #include "baseline.hpp"
-#include "kgate/ab.hpp"
-#include "kgate/provenance.hpp"
-#include "kgate/results_io.hpp"
+#include "kgate/gate/ab.hpp"
+#include "kgate/results/provenance.hpp"
+#include "kgate/results/results_io.hpp"
 #include "tests/cli_runner.hpp"
 #include "tests/synthetic_results.hpp"
 

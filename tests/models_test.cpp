@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <numbers>
 
-#include "kgate/random.hpp"
+#include "kgate/base/random.hpp"
 
 namespace kgate::synthetic {
 

@@ -1,8 +1,8 @@
-// nvbench's --json output read as a run (kgate/nvbench_results.hpp) and gated by kgate compare,
+// nvbench's --json output read as a run (kgate/results/nvbench_results.hpp) and gated by kgate compare,
 // report and baseline update. The documents are synthetic, written here in nvbench's format
 // (nvbench/json_printer.cu: meta, devices, benchmarks[].states[].summaries, --jsonbin sample files
 // of little-endian float32 beside the JSON file); recorded ones come from the GPU machine.
-#include "kgate/nvbench_results.hpp"
+#include "kgate/results/nvbench_results.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "kgate/results_io.hpp"
+#include "kgate/results/results_io.hpp"
 #include "tests/cli_runner.hpp"
 #include "tests/synthetic_results.hpp"
 

@@ -1,4 +1,4 @@
-#include "kgate/phase_clock.hpp"
+#include "kgate/base/phase_clock.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,8 +10,8 @@
 #include <set>
 
 #include "kernels/prefill_attention/split_plan.hpp"
-#include "kgate/check.hpp"
-#include "kgate/registry.hpp"
+#include "kgate/core/check.hpp"
+#include "kgate/core/registry.hpp"
 
 namespace {
 

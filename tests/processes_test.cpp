@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "kgate/repetitions.hpp"
+#include "kgate/results/repetitions.hpp"
 #include "synthetic_results.hpp"
 
 namespace {

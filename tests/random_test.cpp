@@ -4,8 +4,8 @@
 #include <cstdlib>
 #include <set>
 
-#include "kgate/accuracy.hpp"
-#include "kgate/random.hpp"
+#include "kgate/core/accuracy.hpp"
+#include "kgate/base/random.hpp"
 
 using kgate::Distribution;
 using kgate::random_value;

@@ -3,7 +3,7 @@
 #include <set>
 
 #include "kernels/common/row_plan.hpp"
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // Repetitions pooled into one record (repetitions.hpp), on synthetic records.
 #include <gtest/gtest.h>
 
-#include "kgate/repetitions.hpp"
+#include "kgate/results/repetitions.hpp"
 #include "synthetic_results.hpp"
 
 namespace {

@@ -3,7 +3,7 @@
 // the executive summary (every number in it comes from the data), the observations, the history,
 // well-formed SVG and self-contained HTML, and the command line. The assertions relate the output
 // to whatever run is recorded, so a newer recording under the same name pattern keeps them valid.
-#include "kgate/report.hpp"
+#include "kgate/report/report.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,11 +15,11 @@
 #include <regex>
 #include <set>
 
-#include "kgate/compare.hpp"
-#include "kgate/results_io.hpp"
-#include "kgate/statistics.hpp"
-#include "src/kgate/report_format.hpp"
-#include "src/kgate/report_model.hpp"
+#include "kgate/gate/compare.hpp"
+#include "kgate/results/results_io.hpp"
+#include "kgate/base/statistics.hpp"
+#include "src/kgate/report/report_format.hpp"
+#include "src/kgate/report/report_model.hpp"
 #include "tests/cli_runner.hpp"
 #include "tests/synthetic_results.hpp"
 #include "tests/xml_check.hpp"

@@ -1,6 +1,6 @@
 // The results file: its Google Benchmark shape, the round trip through it, plain Google Benchmark
 // input, attaching kgate blocks to Google Benchmark's own output, and every way a file can be bad.
-#include "kgate/results_io.hpp"
+#include "kgate/results/results_io.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "kgate/roofline.hpp"
+#include "kgate/results/roofline.hpp"
 
 using kgate::Ceilings;
 using kgate::RooflineClass;

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "kgate/shape.hpp"
+#include "kgate/base/shape.hpp"
 
 using kgate::DType;
 using kgate::Shape;

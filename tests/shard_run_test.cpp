@@ -6,7 +6,7 @@
 
 #include <cstdlib>
 
-#include "kgate/results_io.hpp"
+#include "kgate/results/results_io.hpp"
 #include "tests/synthetic_results.hpp"
 
 namespace {

@@ -1,6 +1,6 @@
 // Shard splits: every benchmark in exactly one shard, the same split whatever the order of the
 // list, balanced by recorded durations (a real H200 run) or else by count.
-#include "kgate/shard.hpp"
+#include "kgate/results/shard.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <random>
 #include <set>
 
-#include "kgate/results_io.hpp"
+#include "kgate/results/results_io.hpp"
 #include "tests/synthetic_results.hpp"
 
 namespace {

@@ -5,8 +5,8 @@
 #include <numbers>
 #include <vector>
 
-#include "kgate/random.hpp"
-#include "kgate/statistics.hpp"
+#include "kgate/base/random.hpp"
+#include "kgate/base/statistics.hpp"
 #include "tests/normal_deviates.hpp"
 
 namespace {

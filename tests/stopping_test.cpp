@@ -5,9 +5,9 @@
 #include <functional>
 #include <numbers>
 
-#include "kgate/random.hpp"
-#include "kgate/statistics.hpp"
-#include "kgate/stopping.hpp"
+#include "kgate/base/random.hpp"
+#include "kgate/base/statistics.hpp"
+#include "kgate/measure/stopping.hpp"
 #include "tests/normal_deviates.hpp"
 
 using kgate::StopReason;

@@ -3,7 +3,7 @@
 // (recorded-*-story-*.json). Checked against their input: the timeline's order, gaps and shares
 // (adding up to 100%), the tables, the sentences, well-formed SVG, the results I/O of the timeline,
 // and the command line, including how it runs kgate_bench.
-#include "kgate/story.hpp"
+#include "kgate/story/story.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -12,9 +12,9 @@
 #include <cmath>
 #include <filesystem>
 
-#include "kgate/results_io.hpp"
-#include "kgate/workload.hpp"
-#include "src/kgate/report_format.hpp"
+#include "kgate/results/results_io.hpp"
+#include "kgate/base/workload.hpp"
+#include "src/kgate/report/report_format.hpp"
 #include "tests/cli_runner.hpp"
 #include "tests/synthetic_results.hpp"
 #include "tests/xml_check.hpp"

@@ -14,8 +14,8 @@
 
 #include <unistd.h>
 
-#include "kgate/results.hpp"
-#include "kgate/statistics.hpp"
+#include "kgate/results/results.hpp"
+#include "kgate/base/statistics.hpp"
 
 namespace kgate::synthetic {
 

@@ -2,7 +2,7 @@
 // shape is one its family accepts (the same dimensions, in the family's order), every preferred
 // variant exists, the shapes follow from the model configuration, and the benchmark names parse
 // back. Needs no GPU: the families and variants are in the registry without one.
-#include "kgate/workload.hpp"
+#include "kgate/base/workload.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <set>
 
 #include "bench/workloads.hpp"
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 
 namespace {
 

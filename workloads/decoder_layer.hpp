@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "kgate/workload.hpp"
+#include "kgate/base/workload.hpp"
 
 namespace kgate::workloads {
 

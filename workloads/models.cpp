@@ -1,7 +1,7 @@
 // The model configurations workloads derive their shapes from, one registration each. Values from
 // the models' published config.json (hidden_size, num_attention_heads, num_key_value_heads,
 // head_dim, intermediate_size, num_hidden_layers, max_position_embeddings of Llama-3.1).
-#include "kgate/workload.hpp"
+#include "kgate/base/workload.hpp"
 
 KGATE_REGISTER_MODEL({.name = "llama3-8b",
                       .display_name = "Llama-3-8B",

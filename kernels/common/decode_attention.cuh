@@ -10,7 +10,7 @@
 #include "block_reduce.cuh"
 #include "decode_attention_args.hpp"
 #include "decode_attention_merge.cuh"
-#include "kgate/family.hpp"
+#include "kgate/core/family.hpp"
 #include "launch_limits.hpp"
 #include "packed.cuh"
 #include "row_vectors.cuh"
@@ -109,7 +109,7 @@ void launch_naive_attention(const AttentionArgs& a, const Kv& kv, cudaStream_t s
 // block that completes the count resets it for the next launch and merges the pieces in piece
 // order (decode_attention_merge.cuh), so the result does not depend on which block that is. One
 // launch: a second, merging kernel cost its launch gap and its own latency chain, about 3 µs of
-// 46 at batch 1 and 32K keys; the counter is zeroed scratch (kgate/tensor.hpp), so the launch
+// 46 at batch 1 and 32K keys; the counter is zeroed scratch (kgate/core/tensor.hpp), so the launch
 // needs no memset and stays capturable into a CUDA graph.
 
 inline constexpr int kSplitWarps = 4;

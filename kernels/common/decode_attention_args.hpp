@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "kgate/random.hpp"
+#include "kgate/base/random.hpp"
 
 namespace kgate::kernels {
 

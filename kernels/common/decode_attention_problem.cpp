@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "decode_attention_args.hpp"
-#include "kgate/random.hpp"
+#include "kgate/base/random.hpp"
 
 namespace kgate::kernels {
 

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "decode_attention_args.hpp"
-#include "kgate/accuracy.hpp"
-#include "kgate/shape.hpp"
-#include "kgate/tensor.hpp"
+#include "kgate/core/accuracy.hpp"
+#include "kgate/base/shape.hpp"
+#include "kgate/core/tensor.hpp"
 
 namespace kgate::kernels {
 

@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "kgate/cuda_check.hpp"
-#include "kgate/device.hpp"
+#include "kgate/core/cuda_check.hpp"
+#include "kgate/results/device.hpp"
 
 namespace kgate::kernels {
 

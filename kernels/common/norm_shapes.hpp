@@ -2,7 +2,7 @@
 // Row-normalization shapes (m rows of n elements), shared by RMSNorm and fused add + RMSNorm.
 #include <vector>
 
-#include "kgate/shape.hpp"
+#include "kgate/base/shape.hpp"
 
 namespace kgate::kernels {
 

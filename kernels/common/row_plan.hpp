@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "kgate/family.hpp"
+#include "kgate/core/family.hpp"
 
 namespace kgate::kernels {
 

@@ -5,7 +5,7 @@
 // ../common/decode_attention_problem.hpp and shared with decode_attention_paged.
 // Variants: naive.cu (reference), splitk.cu.
 #include "../common/decode_attention_args.hpp"
-#include "kgate/family.hpp"
+#include "kgate/core/family.hpp"
 
 namespace kgate::kernels {
 

@@ -2,7 +2,7 @@
 
 #include "../common/decode_attention_problem.hpp"
 #include "decode_attention.hpp"
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 
 namespace kgate::kernels {
 

@@ -3,7 +3,7 @@
 // head is read once per query head. The family's reference variant.
 #include "../common/decode_attention.cuh"
 #include "decode_attention.hpp"
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 
 namespace kgate::kernels {
 namespace {

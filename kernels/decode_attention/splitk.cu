@@ -5,7 +5,7 @@
 // launch (../common/decode_attention.cuh).
 #include "../common/decode_attention.cuh"
 #include "decode_attention.hpp"
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 
 namespace kgate::kernels {
 namespace {

@@ -5,7 +5,7 @@
 // shapes and kernels. The test inputs scatter each sequence over a random permutation of the pages.
 // Variants: naive.cu (reference), splitk.cu.
 #include "../common/decode_attention_args.hpp"
-#include "kgate/family.hpp"
+#include "kgate/core/family.hpp"
 
 namespace kgate::kernels {
 

@@ -2,8 +2,8 @@
 
 #include "../common/decode_attention_problem.hpp"
 #include "decode_attention_paged.hpp"
-#include "kgate/random.hpp"
-#include "kgate/registry.hpp"
+#include "kgate/base/random.hpp"
+#include "kgate/core/registry.hpp"
 
 namespace kgate::kernels {
 

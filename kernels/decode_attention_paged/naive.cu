@@ -2,7 +2,7 @@
 // row through the page table. The family's reference variant.
 #include "../common/decode_attention.cuh"
 #include "decode_attention_paged.hpp"
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 
 namespace kgate::kernels {
 namespace {

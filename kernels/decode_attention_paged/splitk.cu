@@ -3,7 +3,7 @@
 // beside the sequence's length.
 #include "../common/decode_attention.cuh"
 #include "decode_attention_paged.hpp"
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 
 namespace kgate::kernels {
 namespace {

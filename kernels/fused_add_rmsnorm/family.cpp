@@ -2,8 +2,8 @@
 
 #include "../common/norm_shapes.hpp"
 #include "fused_add_rmsnorm.hpp"
-#include "kgate/accuracy.hpp"
-#include "kgate/registry.hpp"
+#include "kgate/core/accuracy.hpp"
+#include "kgate/core/registry.hpp"
 
 namespace kgate::kernels {
 

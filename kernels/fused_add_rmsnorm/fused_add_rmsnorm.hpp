@@ -5,7 +5,7 @@
 // would see. Variants: naive.cu (reference), vectorized.cu.
 #include <cuda_bf16.h>
 
-#include "kgate/family.hpp"
+#include "kgate/core/family.hpp"
 
 namespace kgate::kernels {
 

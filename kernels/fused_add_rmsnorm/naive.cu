@@ -2,7 +2,7 @@
 // the residual, the second reads it back to normalize. The family's reference variant.
 #include "../common/block_reduce.cuh"
 #include "fused_add_rmsnorm.hpp"
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 
 namespace kgate::kernels {
 namespace {

@@ -4,7 +4,7 @@
 #include "../common/block_reduce.cuh"
 #include "../common/row_vectors.cuh"
 #include "fused_add_rmsnorm.hpp"
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 
 namespace kgate::kernels {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "gemv.hpp"
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 
 namespace kgate::kernels {
 namespace {

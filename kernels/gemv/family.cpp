@@ -1,7 +1,7 @@
 #include <cmath>
 
 #include "gemv.hpp"
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 
 namespace kgate::kernels {
 

@@ -7,7 +7,7 @@
 // Variants: naive.cu (reference), cublas.cu (vendor), vectorized.cu.
 #include <cuda_bf16.h>
 
-#include "kgate/family.hpp"
+#include "kgate/core/family.hpp"
 
 namespace kgate::kernels {
 

@@ -1,7 +1,7 @@
 // The straightforward GEMV: one thread per output element, a scalar dot product over its row of W
 // (consecutive threads take consecutive rows, so loads are not coalesced). The family's reference.
 #include "gemv.hpp"
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 
 namespace kgate::kernels {
 namespace {

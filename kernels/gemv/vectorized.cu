@@ -21,7 +21,7 @@
 #include "../common/launch_limits.hpp"
 #include "../common/packed.cuh"
 #include "gemv.hpp"
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 
 namespace kgate::kernels {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "../common/launch_limits.hpp"
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 #include "launch_dispatch.hpp"
 #include "prefill_attention.hpp"
 #include "split_plan.hpp"

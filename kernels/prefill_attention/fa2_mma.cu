@@ -24,8 +24,8 @@
 #include <string>
 
 #include "../common/packed.cuh"
-#include "kgate/cuda_check.hpp"
-#include "kgate/registry.hpp"
+#include "kgate/core/cuda_check.hpp"
+#include "kgate/core/registry.hpp"
 #include "launch_dispatch.hpp"
 #include "prefill_attention.hpp"
 #include "tensor_core_softmax.cuh"

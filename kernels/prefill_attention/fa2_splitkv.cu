@@ -15,7 +15,7 @@
 
 #include "../common/launch_limits.hpp"
 #include "../common/packed.cuh"
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 #include "launch_dispatch.hpp"
 #include "prefill_attention.hpp"
 #include "split_plan.hpp"

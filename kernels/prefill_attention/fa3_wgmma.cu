@@ -31,9 +31,9 @@
 #include <string>
 #include <type_traits>
 
-#include "kgate/cuda_check.hpp"
-#include "kgate/device.hpp"
-#include "kgate/registry.hpp"
+#include "kgate/core/cuda_check.hpp"
+#include "kgate/results/device.hpp"
+#include "kgate/core/registry.hpp"
 #include "launch_dispatch.hpp"
 #include "prefill_attention.hpp"
 #include "tensor_core_softmax.cuh"

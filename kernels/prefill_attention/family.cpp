@@ -2,7 +2,7 @@
 #include <cmath>
 
 #include "../common/decode_attention_problem.hpp"  // query_distribution, attention_tolerance
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 #include "prefill_attention.hpp"
 #include "split_plan.hpp"
 

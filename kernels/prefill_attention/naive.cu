@@ -8,7 +8,7 @@
 #include <string>
 
 #include "../common/block_reduce.cuh"
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 #include "prefill_attention.hpp"
 
 namespace kgate::kernels {

@@ -8,7 +8,7 @@
 // scores; the large-shape reference), fa1_seqkv.cu, fa2_splitkv.cu, fa2_mma.cu, fa3_wgmma.cu.
 #include <cuda_bf16.h>
 
-#include "kgate/family.hpp"
+#include "kgate/core/family.hpp"
 
 namespace kgate::kernels {
 

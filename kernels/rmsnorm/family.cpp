@@ -1,7 +1,7 @@
 #include <cmath>
 
 #include "../common/norm_shapes.hpp"
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 #include "rmsnorm.hpp"
 
 namespace kgate::kernels {

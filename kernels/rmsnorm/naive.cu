@@ -1,7 +1,7 @@
 // The straightforward RMSNorm: one block per row, scalar loads, the row read twice (once for the
 // sum of squares, once to scale). The family's reference variant.
 #include "../common/block_reduce.cuh"
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 #include "rmsnorm.hpp"
 
 namespace kgate::kernels {

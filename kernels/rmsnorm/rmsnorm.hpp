@@ -3,7 +3,7 @@
 // accumulation. Variants: naive.cu (reference), vectorized.cu.
 #include <cuda_bf16.h>
 
-#include "kgate/family.hpp"
+#include "kgate/core/family.hpp"
 
 namespace kgate::kernels {
 

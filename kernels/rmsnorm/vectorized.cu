@@ -3,7 +3,7 @@
 #include "../common/block_reduce.cuh"
 #include "../common/launch_limits.hpp"
 #include "../common/row_vectors.cuh"
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 #include "rmsnorm.hpp"
 
 namespace kgate::kernels {

@@ -2,7 +2,7 @@
 #include <string>
 #include <vector>
 
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 #include "rope.hpp"
 
 namespace kgate::kernels {

@@ -1,7 +1,7 @@
 // The straightforward rotary embedding: one thread per rotated pair, scalar loads, and the angle
 // computed on the spot (exp2f for the frequency, sincosf for the rotation) instead of read from
 // the cache, so this variant checks the cache-reading ones independently. The family's reference.
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 #include "rope.hpp"
 
 namespace kgate::kernels {

@@ -11,8 +11,8 @@
 
 #include <cstdint>
 
-#include "kgate/family.hpp"
-#include "kgate/random.hpp"
+#include "kgate/core/family.hpp"
+#include "kgate/base/random.hpp"
 
 namespace kgate::kernels {
 

@@ -14,7 +14,7 @@
 #include "../common/launch_limits.hpp"
 #include "../common/packed.cuh"
 #include "../common/row_vectors.cuh"
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 #include "rope.hpp"
 
 namespace kgate::kernels {

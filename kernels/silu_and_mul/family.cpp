@@ -1,6 +1,6 @@
 #include <cmath>
 
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 #include "silu_and_mul.hpp"
 
 namespace kgate::kernels {

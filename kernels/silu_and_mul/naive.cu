@@ -1,7 +1,7 @@
 // The straightforward SiLU-and-mul: one thread per output element, scalar loads. The family's
 // reference variant.
 #include "../common/activations.cuh"
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 #include "silu_and_mul.hpp"
 
 namespace kgate::kernels {

@@ -5,7 +5,7 @@
 // bf16 in and out, fp32 arithmetic, one rounding. Variants: naive.cu (reference), vectorized.cu.
 #include <cuda_bf16.h>
 
-#include "kgate/family.hpp"
+#include "kgate/core/family.hpp"
 
 namespace kgate::kernels {
 

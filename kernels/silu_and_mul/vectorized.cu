@@ -11,7 +11,7 @@
 #include "../common/activations.cuh"
 #include "../common/launch_limits.hpp"
 #include "../common/row_vectors.cuh"
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 #include "silu_and_mul.hpp"
 
 namespace kgate::kernels {

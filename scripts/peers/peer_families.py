@@ -280,7 +280,7 @@ def all_peers():
 
 
 # ------------------------------------------------------------------------------------------------
-# The check: kgate's figures (src/kgate/accuracy.cpp) of each output against the fp64 definition.
+# The check: kgate's figures (src/kgate/core/accuracy.cpp) of each output against the fp64 definition.
 
 def ulp(values, dtype):
     """Unit in the last place at |value| in `dtype`, as kgate's ulp()."""

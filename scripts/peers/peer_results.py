@@ -10,7 +10,7 @@ import re
 import struct
 from dataclasses import dataclass, field
 
-RESULTS_SCHEMA = 1  # kResultsSchemaVersion (include/kgate/results.hpp)
+RESULTS_SCHEMA = 1  # kResultsSchemaVersion (include/kgate/results/results.hpp)
 
 
 @dataclass

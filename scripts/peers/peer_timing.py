@@ -1,4 +1,4 @@
-"""Device timing of a PyTorch call by kgate's method (src/kgate/timing.cu, src/kgate/stopping.cpp), with
+"""Device timing of a PyTorch call by kgate's method (src/kgate/measure/timing.cu, src/kgate/measure/stopping.cpp), with
 kgate_bench's options as its registry listing states them:
 
 * the clock (the listing's `timer`): "cupti" takes a sample as the span of the call's CUPTI activity
@@ -98,7 +98,7 @@ class KgateClock:
 
 
 class StoppingCriterion:
-    """kgate's StoppingCriterion (include/kgate/stopping.hpp), fed one sample at a time."""
+    """kgate's StoppingCriterion (include/kgate/measure/stopping.hpp), fed one sample at a time."""
 
     def __init__(self, timing):
         self.min_samples = int(timing["min_samples"])
@@ -154,7 +154,7 @@ class StoppingCriterion:
 
 
 class ClockGovernor:
-    """kgate's ClockGovernor (include/kgate/stopping.hpp): which batches to keep, how long to idle after each."""
+    """kgate's ClockGovernor (include/kgate/measure/stopping.hpp): which batches to keep, how long to idle after each."""
 
     def __init__(self, timing, default_mhz):
         self.default_mhz = default_mhz

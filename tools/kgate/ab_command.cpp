@@ -1,6 +1,6 @@
 // kgate ab: the benchmark binaries of two builds on one GPU in alternating rounds, judged by the
 // comparator on the pooled samples. This file runs the processes; the statistics are the
-// library's (include/kgate/ab.hpp).
+// library's (include/kgate/gate/ab.hpp).
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,8 +16,8 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "comparator_options.hpp"
-#include "kgate/ab.hpp"
-#include "kgate/results_io.hpp"
+#include "kgate/gate/ab.hpp"
+#include "kgate/results/results_io.hpp"
 #include "process.hpp"
 
 namespace kgate::cli {

@@ -9,10 +9,10 @@
 
 #include "args.hpp"
 #include "commands.hpp"
-#include "kgate/compare.hpp"
-#include "kgate/detectable.hpp"
-#include "kgate/provenance.hpp"
-#include "kgate/results_io.hpp"
+#include "kgate/gate/compare.hpp"
+#include "kgate/results/detectable.hpp"
+#include "kgate/results/provenance.hpp"
+#include "kgate/results/results_io.hpp"
 
 namespace kgate::cli {
 namespace {

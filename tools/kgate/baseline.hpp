@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "kgate/results.hpp"
+#include "kgate/results/results.hpp"
 
 namespace kgate::cli {
 

@@ -1,6 +1,6 @@
 // kgate bisect: the first commit of a slowdown between a good and a bad commit, each commit
 // built once (scripts/build-at.sh) and neighbours in the search measured by kgate ab on this GPU.
-// The search is the library's (include/kgate/bisect.hpp); this file builds, measures and tells.
+// The search is the library's (include/kgate/history/bisect.hpp); this file builds, measures and tells.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -10,8 +10,8 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "comparator_options.hpp"
-#include "kgate/bisect.hpp"
-#include "kgate/results_io.hpp"
+#include "kgate/history/bisect.hpp"
+#include "kgate/results/results_io.hpp"
 #include "process.hpp"
 
 namespace kgate::cli {

@@ -9,9 +9,9 @@
 
 #include "args.hpp"
 #include "commands.hpp"
-#include "kgate/compare.hpp"
-#include "kgate/results.hpp"
-#include "kgate/results_io.hpp"
+#include "kgate/gate/compare.hpp"
+#include "kgate/results/results.hpp"
+#include "kgate/results/results_io.hpp"
 
 namespace kgate {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "args.hpp"
-#include "kgate/compare.hpp"
+#include "kgate/gate/compare.hpp"
 
 namespace kgate::cli {
 

@@ -7,8 +7,8 @@
 #include "baseline.hpp"
 #include "commands.hpp"
 #include "comparator_options.hpp"
-#include "kgate/compare.hpp"
-#include "kgate/results_io.hpp"
+#include "kgate/gate/compare.hpp"
+#include "kgate/results/results_io.hpp"
 
 namespace kgate::cli {
 namespace {

@@ -1,5 +1,5 @@
 // kgate history: the nightly runs in an SQLite database, their series and change points
-// (include/kgate/history.hpp, docs/history.md).
+// (include/kgate/history/history.hpp, docs/history.md).
 #include <algorithm>
 #include <filesystem>
 #include <cstdio>
@@ -7,8 +7,8 @@
 
 #include "args.hpp"
 #include "commands.hpp"
-#include "kgate/history.hpp"
-#include "kgate/results_io.hpp"
+#include "kgate/history/history.hpp"
+#include "kgate/results/results_io.hpp"
 
 namespace kgate::cli {
 namespace {

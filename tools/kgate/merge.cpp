@@ -4,10 +4,10 @@
 
 #include "args.hpp"
 #include "commands.hpp"
-#include "kgate/repetitions.hpp"
-#include "kgate/results_io.hpp"
-#include "kgate/roofline.hpp"
-#include "kgate/shard.hpp"
+#include "kgate/results/repetitions.hpp"
+#include "kgate/results/results_io.hpp"
+#include "kgate/results/roofline.hpp"
+#include "kgate/results/shard.hpp"
 
 namespace kgate::cli {
 namespace {

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "kgate/results_io.hpp"
+#include "kgate/results/results_io.hpp"
 
 extern char** environ;
 

@@ -7,10 +7,10 @@
 #include "args.hpp"
 #include "baseline.hpp"
 #include "commands.hpp"
-#include "kgate/history.hpp"
-#include "kgate/provenance.hpp"
-#include "kgate/report.hpp"
-#include "kgate/results_io.hpp"
+#include "kgate/history/history.hpp"
+#include "kgate/results/provenance.hpp"
+#include "kgate/report/report.hpp"
+#include "kgate/results/results_io.hpp"
 
 namespace kgate::cli {
 namespace {

@@ -12,10 +12,10 @@
 
 #include "args.hpp"
 #include "commands.hpp"
-#include "kgate/report.hpp"
-#include "kgate/results_io.hpp"
-#include "kgate/story.hpp"
-#include "kgate/workload.hpp"
+#include "kgate/report/report.hpp"
+#include "kgate/results/results_io.hpp"
+#include "kgate/story/story.hpp"
+#include "kgate/base/workload.hpp"
 
 extern char** environ;
 

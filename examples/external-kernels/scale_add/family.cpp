@@ -1,4 +1,4 @@
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 #include "scale_add.hpp"
 
 namespace external {

@@ -1,5 +1,5 @@
 // One thread per element, scalar loads: the family's reference variant.
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 #include "scale_add.hpp"
 
 namespace external {

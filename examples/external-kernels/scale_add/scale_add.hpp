@@ -2,7 +2,7 @@
 // out = alpha * x + y over n fp32 values: this repository's one family, declared once for kgate
 // (shapes, buffers, bytes and FLOP models, an fp64 reference). Variants: naive.cu (the reference),
 // vectorized.cu.
-#include "kgate/family.hpp"
+#include "kgate/core/family.hpp"
 
 namespace external {
 

@@ -2,7 +2,7 @@
 // GPU, with a scalar tail; the buffers come from cudaMalloc, so they are 16-byte aligned.
 #include <algorithm>
 
-#include "kgate/registry.hpp"
+#include "kgate/core/registry.hpp"
 #include "scale_add.hpp"
 
 namespace external {

@@ -1,0 +1,59 @@
+#pragma once
+// One family at one shape, with its device buffers. Owns `copies` independent sets of tensors so
+// that a cold benchmark can rotate among inputs that together exceed the L2 cache.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "kgate/core/check.hpp"
+#include "kgate/core/device_buffer.hpp"
+#include "kgate/core/family.hpp"
+
+namespace kgate {
+
+struct Variant;  // registry.hpp
+
+class ProblemInstance {
+ public:
+  // Allocates every copy's tensors and zero-fills its zeroed scratch (the only time the harness
+  // writes it; synchronizes the default stream).
+  ProblemInstance(const Family& family, Shape shape, int copies = 1);
+
+  const Family& family() const { return *family_; }
+  const Shape& shape() const { return shape_; }
+  const std::vector<TensorSpec>& specs() const { return specs_; }
+  int copies() const { return static_cast<int>(copies_.size()); }
+  std::size_t bytes_per_copy() const;
+
+  // Fresh random inputs in every copy (copy c draws from derive_seed(seed, c)). With
+  // `keep_host_copy`, copy 0 is generated on the host and kept for the reference; otherwise
+  // every copy is filled on the device (the values are identical either way).
+  void fill_inputs(std::uint64_t seed, bool keep_host_copy, cudaStream_t stream = nullptr);
+  void poison_outputs(cudaStream_t stream = nullptr);
+
+  const TensorViews& views(int copy) const { return views_.at(static_cast<std::size_t>(copy)); }
+
+  // Downloads copy 0's checked tensors and compares them with the expected values: the family's
+  // fp64 host reference on the inputs kept by fill_inputs(keep_host_copy=true), with its baseline
+  // widening the tolerance where it has one (Family::baseline); or, at shapes where the family
+  // names a device reference (Family::device_reference), that variant's outputs from its own
+  // instance on the same inputs (any fill_inputs suffices). Zeroed scratch must read zero.
+  InstanceCheck check() const;
+
+ private:
+  const Family* family_;
+  Shape shape_;
+  std::vector<TensorSpec> specs_;
+  std::vector<std::vector<DeviceAllocation>> copies_;  // [copy][tensor]
+  std::vector<TensorViews> views_;                     // [copy], built once: launches stay allocation-free
+  HostTensors host_inputs_;                            // copy 0, as generated
+  std::optional<std::uint64_t> seed_;                  // of the last fill_inputs
+
+  HostTensors host_inputs_with_outputs_zeroed() const;
+  HostTensors device_expected(const Variant& reference) const;
+};
+
+// Bytes needed on the device for `copies` copies of a shape's tensors.
+std::size_t instance_bytes(const Family& family, const Shape& shape, int copies = 1);
+
+}  // namespace kgate

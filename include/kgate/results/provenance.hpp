@@ -1,0 +1,26 @@
+#pragma once
+// Where a run came from: the GPU, the build and the source tree, for the results' context.
+#include "kgate/results/device.hpp"
+#include "kgate/results/results.hpp"
+
+namespace kgate {
+
+// What a suite's build says about itself: its name (which names its baseline file), the source
+// tree whose git commit a run records, and how it was built. kgate_add_suite
+// (cmake/KgateSuite.cmake) defines kThisSuite in each <suite>_bench executable.
+struct SuiteBuild {
+  std::string name, source_dir, build_type, cuda_architectures;
+};
+extern const SuiteBuild kThisSuite;
+
+// Fills everything but the calibration. The git commit is read at run time from suite.source_dir,
+// so a rebuilt-but-unconfigured tree still reports the right commit.
+RunContext make_run_context(const DeviceInfo& device, const SuiteBuild& suite, const std::string& command_line);
+
+// Now, as ISO 8601 UTC to the second: "2026-11-25T20:41:00Z" (a run's date).
+std::string utc_now_iso8601();
+
+// "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3": the folder name of a GPU's baselines.
+std::string gpu_slug(const std::string& gpu_name);
+
+}  // namespace kgate

@@ -1,0 +1,52 @@
+#pragma once
+// The JSON form of RunResults (docs/results-format.md): valid Google Benchmark JSON, so that
+// Google Benchmark's tools/compare.py reads it, with kgate's full record in a `kgate` object in the
+// context and in each benchmark. Reading also accepts plain Google Benchmark JSON from any binary,
+// and nvbench's --json output (nvbench_results.hpp).
+// Every validation error is one line naming the file and the JSON path of the offending value.
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "kgate/results/results.hpp"
+
+namespace kgate {
+
+// A results file that cannot be read or does not hold valid results. what() is one line:
+// "<file>: <JSON path>: <problem>", e.g. "run.json: $.benchmarks[3].real_time: ...".
+class ResultsError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A complete kgate results document (Google Benchmark fields + kgate blocks).
+nlohmann::json to_json(const RunResults& results);
+
+// Adds `context.kgate` and each benchmark's `kgate` block to a document Google Benchmark wrote
+// (--benchmark_out), matched by name; Google Benchmark's own fields stay as they are. A record
+// with no Google Benchmark entry (a variant that failed before it ran) is appended as a full
+// entry, flagged as Google Benchmark flags its errors (error_occurred, error_message).
+void attach_kgate_blocks(nlohmann::json& gbench_doc, const RunResults& results);
+
+// `source` names the input in error messages (normally the file's path).
+RunResults parse_results(const nlohmann::json& doc, const std::string& source);
+RunResults read_results_file(const std::string& path);
+
+// Writes to a temporary file in the same directory and renames it over `path`, so a reader never
+// sees a half-written file. Throws ResultsError when the directory cannot be written.
+void write_results_file(const std::string& path, const nlohmann::json& doc);
+void write_file_atomically(const std::string& path, const std::string& text);
+
+// Reads a JSON file the way read_results_file does, for kgate's other JSON inputs: a missing,
+// empty or malformed file is a ResultsError naming it (with the byte position of a syntax error).
+// A gzipped file (run.json.gz) is inflated first, recognised by its content, not its name.
+// Google Benchmark writes non-finite counters as bare NaN / Infinity; they are read as null.
+nlohmann::json read_json_file(const std::string& path);
+
+std::string to_string(BenchmarkStatus status);
+
+// One kernel record as the results file holds it (a benchmark's "kernels" entries).
+nlohmann::json kernel_to_json(const KernelRecord& kernel);
+
+}  // namespace kgate

@@ -1,0 +1,210 @@
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include "kgate/core/host_values.hpp"
+#include "kgate/core/problem.hpp"
+#include "kgate/core/registry.hpp"
+
+namespace kgate {
+
+std::size_t TensorSpec::bytes() const { return count * size_of(dtype); }
+
+namespace {
+
+template <class T>
+__device__ T from_float(float v);
+template <>
+__device__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+template <>
+__device__ __half from_float<__half>(float v) { return __float2half_rn(v); }
+template <>
+__device__ float from_float<float>(float v) { return v; }
+
+template <class T>
+__global__ void fill_random_kernel(T* out, std::size_t count, std::uint64_t seed, Distribution dist) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count; i += std::size_t(gridDim.x) * blockDim.x)
+    out[i] = from_float<T>(random_value(seed, i, dist));
+}
+
+template <class T>
+__global__ void fill_pattern_kernel(T* out, std::size_t count, T pattern) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count; i += std::size_t(gridDim.x) * blockDim.x)
+    out[i] = pattern;
+}
+
+constexpr int kFillThreads = 256;
+unsigned fill_blocks(std::size_t count) {
+  const std::size_t blocks = (count + kFillThreads - 1) / kFillThreads;
+  return static_cast<unsigned>(std::min<std::size_t>(blocks, 65535));
+}
+
+void fill_random_on_device(const TensorSpec& spec, void* ptr, std::uint64_t seed, cudaStream_t stream) {
+  const unsigned blocks = fill_blocks(spec.count);
+  switch (spec.dtype) {
+    case DType::bf16:
+      fill_random_kernel<<<blocks, kFillThreads, 0, stream>>>(static_cast<__nv_bfloat16*>(ptr), spec.count, seed, spec.distribution);
+      break;
+    case DType::fp16:
+      fill_random_kernel<<<blocks, kFillThreads, 0, stream>>>(static_cast<__half*>(ptr), spec.count, seed, spec.distribution);
+      break;
+    case DType::fp32:
+      fill_random_kernel<<<blocks, kFillThreads, 0, stream>>>(static_cast<float*>(ptr), spec.count, seed, spec.distribution);
+      break;
+    case DType::i32: throw std::logic_error("tensor '" + spec.name + "': i32 tensors need a custom_init");
+  }
+  KGATE_CHECK_LAUNCH();
+}
+
+std::uint64_t tensor_seed(std::uint64_t seed, int copy, const TensorSpec& spec) {
+  return derive_seed(derive_seed(seed, "copy" + std::to_string(copy)), spec.name);
+}
+
+}  // namespace
+
+std::size_t instance_bytes(const Family& family, const Shape& shape, int copies) {
+  std::size_t total = 0;
+  for (const TensorSpec& spec : family.tensors(shape)) total += spec.bytes();
+  return total * static_cast<std::size_t>(copies);
+}
+
+ProblemInstance::ProblemInstance(const Family& family, Shape shape, int copies)
+    : family_(&family), shape_(std::move(shape)), specs_(family.tensors(shape_)) {
+  if (copies < 1) throw std::invalid_argument("ProblemInstance needs at least one copy");
+  bool zeroed = false;
+  for (int c = 0; c < copies; ++c) {
+    std::vector<DeviceAllocation> buffers;
+    std::vector<void*> pointers;
+    for (const TensorSpec& spec : specs_) {
+      buffers.emplace_back(spec.bytes());
+      pointers.push_back(buffers.back().get());
+      // The only time the harness writes it: from here on, launches keep it zeroed themselves.
+      if (spec.access == Access::zeroed_scratch && spec.count > 0) {
+        KGATE_CUDA_CHECK(cudaMemsetAsync(pointers.back(), 0, spec.bytes(), nullptr));
+        zeroed = true;
+      }
+    }
+    copies_.push_back(std::move(buffers));
+    views_.emplace_back(std::move(pointers));
+  }
+  // Launches come on other streams: the zeros must be in place before any of them.
+  if (zeroed) KGATE_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+}
+
+std::size_t ProblemInstance::bytes_per_copy() const {
+  std::size_t total = 0;
+  for (const TensorSpec& spec : specs_) total += spec.bytes();
+  return total;
+}
+
+void ProblemInstance::fill_inputs(std::uint64_t seed, bool keep_host_copy, cudaStream_t stream) {
+  seed_ = seed;
+  host_inputs_.assign(specs_.size(), {});
+  for (int c = 0; c < copies(); ++c) {
+    for (std::size_t t = 0; t < specs_.size(); ++t) {
+      const TensorSpec& spec = specs_[t];
+      if (spec.access != Access::input && spec.access != Access::inout) continue;  // only what a launch reads
+      const std::uint64_t tseed = tensor_seed(seed, c, spec);
+      void* ptr = copies_[c][t].get();
+      if (!spec.shared_init_key.empty()) {
+        const auto raw = shared_encoded_values(spec);  // held by the cache beyond this copy
+        KGATE_CUDA_CHECK(cudaMemcpyAsync(ptr, raw->data(), raw->size(), cudaMemcpyHostToDevice, stream));
+        if (c == 0 && keep_host_copy) host_inputs_[t] = decode_values(spec.dtype, *raw);
+      } else if (spec.custom_init || (keep_host_copy && c == 0)) {
+        std::vector<double> values = generate_on_host(spec, tseed);
+        const std::vector<std::byte> raw = encode_values(spec.dtype, values);
+        KGATE_CUDA_CHECK(cudaMemcpyAsync(ptr, raw.data(), raw.size(), cudaMemcpyHostToDevice, stream));
+        KGATE_CUDA_CHECK(cudaStreamSynchronize(stream));  // `raw` dies at the end of this scope
+        if (c == 0 && keep_host_copy) host_inputs_[t] = std::move(values);
+      } else {
+        fill_random_on_device(spec, ptr, tseed, stream);
+      }
+    }
+  }
+  if (!keep_host_copy) host_inputs_.clear();
+  KGATE_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+void ProblemInstance::poison_outputs(cudaStream_t stream) {
+  for (auto& buffers : copies_) {
+    for (std::size_t t = 0; t < specs_.size(); ++t) {
+      const TensorSpec& spec = specs_[t];
+      // A shape may need no scratch at all (a split plan of one split): nothing to poison. Zeroed
+      // scratch keeps the zeros the launches maintain.
+      if ((spec.access != Access::output && spec.access != Access::scratch) || spec.count == 0) continue;
+      const unsigned blocks = fill_blocks(spec.count);
+      if (size_of(spec.dtype) == 2) {
+        fill_pattern_kernel<<<blocks, kFillThreads, 0, stream>>>(static_cast<std::uint16_t*>(buffers[t].get()), spec.count,
+                                                                 poison_bits_16());
+      } else {
+        fill_pattern_kernel<<<blocks, kFillThreads, 0, stream>>>(static_cast<std::uint32_t*>(buffers[t].get()), spec.count,
+                                                                 poison_bits_32());
+      }
+      KGATE_CHECK_LAUNCH();
+    }
+  }
+  KGATE_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+HostTensors ProblemInstance::host_inputs_with_outputs_zeroed() const {
+  if (host_inputs_.size() != specs_.size())
+    throw std::logic_error("ProblemInstance::check() needs fill_inputs(seed, keep_host_copy=true) first");
+  HostTensors tensors = host_inputs_;
+  for (std::size_t t = 0; t < specs_.size(); ++t)
+    if (specs_[t].access == Access::output) tensors[t].assign(specs_[t].count, 0.0);
+  return tensors;
+}
+
+HostTensors ProblemInstance::device_expected(const Variant& reference) const {
+  if (!seed_) throw std::logic_error("ProblemInstance::check() needs fill_inputs first");
+  ProblemInstance instance(*family_, shape_);
+  instance.fill_inputs(*seed_, /*keep_host_copy=*/false);
+  instance.poison_outputs();
+  reference.launch(instance, 0, nullptr);
+  KGATE_CUDA_CHECK(cudaGetLastError());
+  KGATE_CUDA_CHECK(cudaDeviceSynchronize());
+
+  HostTensors expected(specs_.size());
+  for (std::size_t t = 0; t < specs_.size(); ++t) {
+    const TensorSpec& spec = specs_[t];
+    if (!is_checked(spec.access)) continue;
+    std::vector<std::byte> raw(spec.bytes());
+    KGATE_CUDA_CHECK(cudaMemcpy(raw.data(), instance.copies_[0][t].get(), raw.size(), cudaMemcpyDeviceToHost));
+    expected[t] = decode_values(spec.dtype, raw);
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < expected[t].size(); ++i)
+      if (!std::isfinite(expected[t][i]) || (is_floating(spec.dtype) && is_poison(spec.dtype, raw.data() + i * size_of(spec.dtype))))
+        ++bad;
+    if (bad > 0)
+      throw std::runtime_error("the reference " + reference.info.full_name() + " left " + std::to_string(bad) + " of " +
+                               std::to_string(expected[t].size()) + " elements of '" + spec.name + "' unwritten or not finite at " +
+                               shape_.id());
+  }
+  return expected;
+}
+
+InstanceCheck ProblemInstance::check() const {
+  std::vector<std::vector<std::byte>> outputs(specs_.size());
+  for (std::size_t t = 0; t < specs_.size(); ++t) {
+    if (!is_checked(specs_[t].access)) continue;
+    outputs[t].resize(specs_[t].bytes());
+    KGATE_CUDA_CHECK(cudaMemcpy(outputs[t].data(), copies_[0][t].get(), outputs[t].size(), cudaMemcpyDeviceToHost));
+  }
+  if (const Variant* reference = Registry::instance().device_reference(*family_, shape_))
+    return check_outputs(*family_, shape_, specs_, device_expected(*reference), nullptr, outputs,
+                         "the outputs of " + reference->info.full_name());
+
+  HostTensors expected = host_inputs_with_outputs_zeroed();
+  family_->reference(shape_, expected);
+  HostTensors baseline = host_inputs_with_outputs_zeroed();
+  if (family_->baseline(shape_, baseline))
+    return check_outputs(*family_, shape_, specs_, expected, &baseline, outputs,
+                         "the fp64 host reference (tolerance widened by twice the error of a straightforward " +
+                             std::string(to_string(shape_.dtype())) + " implementation)");
+  return check_outputs(*family_, shape_, specs_, expected, nullptr, outputs, "the fp64 host reference");
+}
+
+}  // namespace kgate

@@ -1,0 +1,840 @@
+#include "kgate/gate/compare.hpp"
+#include "kgate/base/xml.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <set>
+#include <span>
+
+#include "kgate/results/detectable.hpp"
+#include "kgate/results/results_io.hpp"
+#include "kgate/base/statistics.hpp"
+
+namespace kgate {
+
+using nlohmann::json;
+
+std::string_view to_string(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::faster: return "faster";
+    case Verdict::slower: return "slower";
+    case Verdict::same: return "same";
+    case Verdict::noisy: return "noisy";
+    case Verdict::added: return "new";
+    case Verdict::missing: return "missing";
+    case Verdict::failed: return "failed";
+  }
+  return "same";
+}
+
+namespace {
+
+// What a note calls material: below these, a difference is measurement wobble, not an explanation.
+constexpr double kMaterialRelativeChange = 0.10;  // counts of bytes, instructions, ...: 10%
+constexpr double kMaterialPercentPoints = 5.0;    // percentages (occupancy, hit rates): 5 points
+constexpr double kMaterialCalibrationChange = 0.03;
+// A launch-floor difference below this widens the minimum change without a notice: the floor's
+// own run-to-run scatter on one host.
+constexpr double kMinNotedLaunchShift = 0.1e-6;
+constexpr double kClockNoteChange = 0.01;  // clocks this close are the same clock
+constexpr std::size_t kMaxGenericMetricNotes = 3;
+
+std::string printf_string(const char* format, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+
+// "+12%", "-7.5%", "+0.4%": one decimal below 10%.
+std::string signed_percent(double fraction) {
+  const double pct = fraction * 100;
+  return printf_string(std::fabs(pct) >= 10 ? "%+.0f%%" : "%+.1f%%", pct);
+}
+
+std::string format_time(double seconds) {
+  if (!(seconds > 0)) return "-";
+  if (seconds < 1e-6) return printf_string("%.1f ns", seconds * 1e9);
+  if (seconds < 1e-3) return printf_string("%.2f us", seconds * 1e6);
+  if (seconds < 1) return printf_string("%.3f ms", seconds * 1e3);
+  return printf_string("%.3f s", seconds);
+}
+
+std::string format_ratio(double ratio) { return ratio > 0 ? printf_string("%.3fx", ratio) : "-"; }
+std::string format_mhz(double mhz) { return printf_string("%.0f", mhz); }
+
+std::string format_cuda_version(int version) {  // cudaDriverGetVersion's 1000 * major + 10 * minor
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Thresholds
+
+[[noreturn]] void threshold_error(const std::string& source, const std::string& path, const std::string& problem) {
+  throw ResultsError(source + ": " + path + ": " + problem);
+}
+
+double threshold_value(const json& value, const std::string& source, const std::string& path) {
+  if (!value.is_number() || !(value.get<double>() > 0) || !(value.get<double>() <= 1))
+    threshold_error(source, path, "threshold must be a fraction in (0, 1] (0.05 = 5%), got " + value.dump());
+  return value.get<double>();
+}
+
+std::map<std::string, double> threshold_map(const json& doc, const char* key, const std::string& source) {
+  std::map<std::string, double> out;
+  if (!doc.contains(key)) return out;
+  const std::string path = std::string("$.") + key;
+  if (!doc[key].is_object()) threshold_error(source, path, "expected an object of name -> threshold, got " + doc[key].dump());
+  for (const auto& [name, value] : doc[key].items()) out[name] = threshold_value(value, source, path + "[" + json(name).dump() + "]");
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Verdicts
+
+struct Evidence {
+  double speedup = 0, low = 0, high = 0, p = 1;
+  bool testable = false;  // both sides have >= 2 samples
+};
+
+Evidence weigh(std::span<const double> baseline, std::span<const double> current, const CompareOptions& options) {
+  Evidence e;
+  e.speedup = median(baseline) / median(current);
+  e.testable = baseline.size() >= 2 && current.size() >= 2;
+  if (!e.testable) {
+    e.low = e.high = e.speedup;
+    return e;
+  }
+  const RatioInterval ci = median_ratio_interval(baseline, current, 1 - options.alpha);
+  e.low = ci.low;
+  e.high = ci.high;
+  e.p = mann_whitney_u(baseline, current).p_value;
+  return e;
+}
+
+Verdict judge(const Evidence& e, double threshold, double alpha, bool too_spread) {
+  const double band_low = 1 / (1 + threshold), band_high = 1 + threshold;
+  const bool significant = e.testable && e.p < alpha;
+  if (e.speedup < band_low) return significant && e.high < 1 ? Verdict::slower : Verdict::noisy;
+  if (e.speedup > band_high) return significant && e.low > 1 ? Verdict::faster : Verdict::noisy;
+  if (!e.testable) return Verdict::same;
+  return e.low >= band_low && e.high <= band_high && !too_spread ? Verdict::same : Verdict::noisy;
+}
+
+std::vector<double> scaled(std::span<const double> samples, double factor) {
+  std::vector<double> out(samples.begin(), samples.end());
+  for (double& v : out) v *= factor;
+  return out;
+}
+
+const TimingRecord* mode_record(const BenchmarkRecord& r, const std::string& mode) {
+  const std::optional<TimingRecord>& t = mode == "hot" ? r.hot : r.cold;
+  return t && !t->samples_s.empty() ? &*t : nullptr;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Counter deltas that explain a change
+
+std::string kernel_display_name(const KernelRecord& k) {
+  std::string name = k.demangled.empty() ? k.name : k.demangled;
+  if (name.starts_with("void ")) name.erase(0, 5);
+  if (const auto paren = name.find('('); paren != std::string::npos && paren > 0) name.erase(paren);
+  if (name.size() > 80) name = name.substr(0, 77) + "...";
+  return name;
+}
+
+double total_time(const KernelRecord& k) { return k.duration_s * std::max(k.launches, 1); }
+
+const KernelRecord& dominant_kernel(const std::vector<KernelRecord>& kernels) {
+  return *std::max_element(kernels.begin(), kernels.end(),
+                           [](const KernelRecord& a, const KernelRecord& b) { return total_time(a) < total_time(b); });
+}
+
+std::string dims(const int (&d)[3]) {
+  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+}
+
+std::string kib(long long bytes) {
+  return bytes % 1024 == 0 ? std::to_string(bytes / 1024) + " KiB" : std::to_string(bytes) + " B";
+}
+
+void explain_kernels(const std::vector<KernelRecord>& before, const std::vector<KernelRecord>& after,
+                     std::vector<std::string>& notes) {
+  if (before.empty() || after.empty()) return;
+  const KernelRecord& b = dominant_kernel(before);
+  const KernelRecord& a = dominant_kernel(after);
+  const std::string b_name = kernel_display_name(b), a_name = kernel_display_name(a);
+  if (b_name != a_name) {
+    notes.push_back("a different kernel ran: " + a_name + " instead of " + b_name);
+  } else {
+    if (a.registers_per_thread != b.registers_per_thread && a.registers_per_thread > 0 && b.registers_per_thread > 0)
+      notes.push_back("registers " + std::to_string(b.registers_per_thread) + " → " + std::to_string(a.registers_per_thread));
+    const long long b_shared = b.static_shared_bytes + b.dynamic_shared_bytes;
+    const long long a_shared = a.static_shared_bytes + a.dynamic_shared_bytes;
+    if (a_shared != b_shared) notes.push_back("shared memory per block " + kib(b_shared) + " → " + kib(a_shared));
+    if (!std::equal(std::begin(a.grid), std::end(a.grid), std::begin(b.grid)))
+      notes.push_back("grid " + dims(b.grid) + " → " + dims(a.grid));
+    if (!std::equal(std::begin(a.block), std::end(a.block), std::begin(b.block)))
+      notes.push_back("block " + dims(b.block) + " → " + dims(a.block));
+  }
+  const auto launches = [](const std::vector<KernelRecord>& ks) {
+    int n = 0;
+    for (const KernelRecord& k : ks) n += k.launches;
+    return n;
+  };
+  if (launches(before) != launches(after))
+    notes.push_back("kernel launches per call " + std::to_string(launches(before)) + " → " + std::to_string(launches(after)));
+}
+
+struct KnownMetric {
+  const char* name;
+  const char* label;
+};
+// Percentages kgate's default metric set collects (cupti.hpp), with the words a reader knows.
+constexpr KnownMetric kKnownPercentMetrics[] = {
+    {"sm__warps_active.avg.pct_of_peak_sustained_active", "achieved occupancy"},
+    {"dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM throughput"},
+    {"sm__throughput.avg.pct_of_peak_sustained_elapsed", "SM throughput"},
+    {"lts__t_sector_hit_rate.pct", "L2 hit rate"},
+    {"l1tex__t_sector_hit_rate.pct", "L1 hit rate"},
+    {"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", "tensor-core activity"},
+};
+constexpr const char* kDramParts[] = {"dram__bytes_read.sum", "dram__bytes_write.sum"};
+constexpr const char* kDramTotal = "dram__bytes.sum";
+constexpr const char* kDuration = "gpu__time_duration.sum";  // the time itself, not an explanation
+
+bool is_percent_metric(const std::string& name) {
+  return name.ends_with(".pct") || name.find("pct_of_peak") != std::string::npos;
+}
+
+std::optional<double> dram_bytes(const std::map<std::string, double>& m) {
+  if (const auto it = m.find(kDramTotal); it != m.end()) return it->second;
+  if (!m.contains(kDramParts[0]) || !m.contains(kDramParts[1])) return std::nullopt;
+  return m.at(kDramParts[0]) + m.at(kDramParts[1]);
+}
+
+void explain_metrics(const std::map<std::string, double>& before, const std::map<std::string, double>& after,
+                     std::vector<std::string>& notes) {
+  if (before.empty() || after.empty()) return;
+  const auto b_dram = dram_bytes(before), a_dram = dram_bytes(after);
+  if (b_dram && a_dram && *b_dram > 0 && std::fabs(*a_dram / *b_dram - 1) >= kMaterialRelativeChange)
+    notes.push_back("dram bytes " + signed_percent(*a_dram / *b_dram - 1) +
+                    (*a_dram > *b_dram ? " (more memory traffic)" : " (less memory traffic)"));
+
+  std::set<std::string> handled = {kDramTotal, kDramParts[0], kDramParts[1], kDuration};
+  for (const KnownMetric& known : kKnownPercentMetrics) {
+    handled.insert(known.name);
+    const auto b = before.find(known.name), a = after.find(known.name);
+    if (b == before.end() || a == after.end() || std::fabs(a->second - b->second) < kMaterialPercentPoints) continue;
+    notes.push_back(std::string(known.label) + " " + printf_string("%.0f%%", b->second) + " → " + printf_string("%.0f%%", a->second));
+  }
+  // Any other metric (asked for with --kgate_metrics): by its own name, the largest changes first.
+  std::vector<std::pair<double, std::string>> generic;
+  for (const auto& [name, b_value] : before) {
+    const auto a = after.find(name);
+    if (handled.contains(name) || a == after.end()) continue;
+    const double a_value = a->second;
+    if (is_percent_metric(name)) {
+      const double points = std::fabs(a_value - b_value);
+      if (points >= kMaterialPercentPoints)
+        generic.emplace_back(points / 100, name + " " + printf_string("%.0f%%", b_value) + " → " + printf_string("%.0f%%", a_value));
+    } else if (b_value > 0 && std::fabs(a_value / b_value - 1) >= kMaterialRelativeChange) {
+      generic.emplace_back(std::fabs(a_value / b_value - 1), name + " " + signed_percent(a_value / b_value - 1));
+    }
+  }
+  std::stable_sort(generic.begin(), generic.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  for (std::size_t i = 0; i < generic.size() && i < kMaxGenericMetricNotes; ++i) notes.push_back(generic[i].second);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Environment
+
+void check_environment(const RunResults& baseline, const RunResults& current, const ComparisonReport& report,
+                       const CompareOptions& options, std::vector<std::string>& warnings) {
+  const RunContext& b = baseline.context;
+  const RunContext& c = current.context;
+  if (b.gpu_name != c.gpu_name) {
+    const std::string both = "baseline " + report.baseline_source + " ran on " + b.gpu_name + ", new " + report.new_source +
+                             " on " + c.gpu_name;
+    if (!options.allow_env_mismatch)
+      throw EnvironmentMismatch("different GPU models: " + both + "; pass --allow-env-mismatch to compare anyway");
+    warnings.push_back("different GPU models (compared anyway): " + both);
+  }
+  if (b.driver_version != c.driver_version && b.driver_version > 0 && c.driver_version > 0)
+    warnings.push_back("CUDA driver " + format_cuda_version(b.driver_version) + " → " + format_cuda_version(c.driver_version));
+  if (b.runtime_version != c.runtime_version && b.runtime_version > 0 && c.runtime_version > 0)
+    warnings.push_back("CUDA runtime " + format_cuda_version(b.runtime_version) + " → " + format_cuda_version(c.runtime_version));
+  const auto clock = [&](const char* what, double before, double after) {
+    if (before > 0 && after > 0 && std::fabs(after - before) >= 1)
+      warnings.push_back(std::string("default ") + what + " clock " + format_mhz(before) + " → " + format_mhz(after) + " MHz");
+  };
+  clock("SM", b.sm_clock_mhz_default, c.sm_clock_mhz_default);
+  clock("memory", b.memory_clock_mhz, c.memory_clock_mhz);
+  const auto ceiling = [&](const char* what, double before, double after, double scale, const char* unit) {
+    if (before > 0 && after > 0 && std::fabs(after / before - 1) > kMaterialCalibrationChange)
+      warnings.push_back(std::string("calibration: ") + what + " " + printf_string("%.4g", before * scale) + " → " +
+                         printf_string("%.4g", after * scale) + " " + unit + " (" + signed_percent(after / before - 1) + ")");
+  };
+  const Calibration& bc = b.calibration;
+  const Calibration& cc = c.calibration;
+  ceiling("copy bandwidth", bc.copy_bytes_per_s, cc.copy_bytes_per_s, 1e-9, "GB/s");
+  ceiling("read bandwidth", bc.read_bytes_per_s, cc.read_bytes_per_s, 1e-9, "GB/s");
+  ceiling("GEMM throughput", bc.gemm_flops_per_s, cc.gemm_flops_per_s, 1e-12, "TFLOP/s");
+  ceiling("launch floor", bc.launch_floor_s, cc.launch_floor_s, 1e6, "us");
+  ceiling("graph launch floor", bc.graph_floor_s, cc.graph_floor_s, 1e6, "us");
+}
+
+// ---------------------------------------------------------------------------------------------
+// One benchmark
+
+// Time the same thing twice before believing a difference: when the new run pooled several
+// repetitions (the processes of --kgate_processes, the rounds of `kgate ab`), a slower or faster
+// verdict stands only if every repetition's own median is beyond the band on that side of the
+// baseline's median. A process that ran in another mode (cuBLAS's second speed at one GEMV shape,
+// docs/timing.md) then cannot carry the pooled median, and the verdict becomes noisy.
+void require_every_repetition(const TimingRecord& current, BenchmarkComparison& row) {
+  const std::vector<double>& medians = current.repetition_medians_s;
+  if (medians.size() < 2 || (row.verdict != Verdict::slower && row.verdict != Verdict::faster)) return;
+  const bool slower = row.verdict == Verdict::slower;
+  const auto beyond = static_cast<std::size_t>(std::count_if(medians.begin(), medians.end(), [&](double m) {
+    const double speedup = row.baseline_median_s / m;
+    return slower ? speedup < 1 / (1 + row.threshold) : speedup > 1 + row.threshold;
+  }));
+  if (beyond == medians.size()) return;
+  std::string listed;
+  for (const double m : medians) listed += (listed.empty() ? "" : ", ") + format_time(m);
+  row.notes.push_back(std::to_string(beyond) + " of " + std::to_string(medians.size()) + " repetitions " +
+                      (slower ? "slower" : "faster") + " by more than " + printf_string("%.1f%%", row.threshold * 100) +
+                      " (medians " + listed + "): the change is not in every one");
+  row.verdict = Verdict::noisy;
+}
+
+// Widens the row's band to what the two sides can resolve: for CUPTI-timed sides their minimum
+// detectable change (the larger of the two), for event-timed ones the fixed minimum change in time.
+void widen_to_detectable(const TimingRecord& b, const TimingRecord& c, const Calibration& b_cal, const Calibration& c_cal,
+                         const CompareOptions& options, BenchmarkComparison& row) {
+  row.timer = b.timer == c.timer ? b.timer : "events";
+  if (row.timer == "cupti") {
+    const DetectableChange before = detectable_change(b, b_cal.timer_resolution_s, 1 - options.alpha);
+    const DetectableChange after = detectable_change(c, c_cal.timer_resolution_s, 1 - options.alpha);
+    const DetectableChange& wider = before.fraction() >= after.fraction() ? before : after;
+    row.min_detectable_change = wider.fraction();
+    if (row.min_detectable_change <= row.threshold) return;
+    const char* limit = wider.fraction() == wider.between ? "the spread between its repetitions' medians"
+                        : wider.fraction() == wider.within ? "the sampling error of its medians"
+                                                           : "the timer's resolution";
+    row.notes.push_back("band widened to ±" + printf_string("%.1f%%", row.min_detectable_change * 100) +
+                        ": the minimum detectable change, set by " + limit);
+    row.threshold = row.min_detectable_change;
+    return;
+  }
+  if (b.timer != c.timer) row.notes.push_back("timers differ (" + b.timer + " → " + c.timer + "): judged as event-timed");
+  if (const double floor = options.thresholds.min_change_s / row.baseline_median_s; floor > row.threshold) {
+    row.notes.push_back("band widened to ±" + printf_string("%.1f%%", floor * 100) + " by the " +
+                        printf_string("%.2g", options.thresholds.min_change_s * 1e6) + " us minimum change");
+    row.threshold = floor;
+  }
+}
+
+void compare_timings(const BenchmarkRecord& base, const BenchmarkRecord& cur, const Calibration& base_cal,
+                     const Calibration& cur_cal, const CompareOptions& options, BenchmarkComparison& row) {
+  const TimingRecord* b = mode_record(base, cur.headline_mode);
+  const TimingRecord* c = mode_record(cur, cur.headline_mode);
+  if (!b) {
+    row.verdict = Verdict::noisy;
+    row.notes.push_back("cannot compare: the baseline has no " + cur.headline_mode + " timing (the new run's headline mode)");
+    return;
+  }
+  row.baseline_samples = b->samples_s.size();
+  row.baseline_median_s = median(b->samples_s);
+  widen_to_detectable(*b, *c, base_cal, cur_cal, options, row);
+  row.baseline_clock_mhz = b->sm_clock_mhz;
+  row.new_clock_mhz = c->sm_clock_mhz;
+
+  const Evidence time = weigh(b->samples_s, c->samples_s, options);
+  row.speedup = time.speedup;
+  row.ci_low = time.low;
+  row.ci_high = time.high;
+  row.p_value = time.p;
+  row.low_confidence = !time.testable;
+  const bool too_spread = std::max(b->summary.rel_stddev(), c->summary.rel_stddev()) > options.noise_limit;
+  const Verdict time_verdict = judge(time, row.threshold, options.alpha, too_spread);
+  row.verdict = time_verdict;
+  if (!time.testable)
+    row.notes.push_back(std::to_string(std::min(row.baseline_samples, row.new_samples)) +
+                        " sample(s) on a side: no significance test, judged on the threshold alone");
+  else if (too_spread && time_verdict == Verdict::noisy)
+    row.notes.push_back("relative stddev " + printf_string("%.1f%%", b->summary.rel_stddev() * 100) + " → " +
+                        printf_string("%.1f%%", c->summary.rel_stddev() * 100) + " (limit " +
+                        printf_string("%.0f%%", options.noise_limit * 100) + ")");
+
+  if (row.baseline_clock_mhz > 0 && row.new_clock_mhz > 0) {
+    // Cycles = time x clock; the clock is one figure per side, so the cycle samples are the time
+    // samples scaled, and the interval scales with them.
+    const std::vector<double> b_cycles = scaled(b->samples_s, row.baseline_clock_mhz);
+    const std::vector<double> c_cycles = scaled(c->samples_s, row.new_clock_mhz);
+    const Evidence cycles = weigh(b_cycles, c_cycles, options);
+    row.cycle_speedup = cycles.speedup;
+    const Verdict cycle_verdict = judge(cycles, row.threshold, options.alpha, too_spread);
+    const bool clocks_differ = std::fabs(row.new_clock_mhz / row.baseline_clock_mhz - 1) > kClockNoteChange;
+    if ((time_verdict == Verdict::slower || time_verdict == Verdict::faster) && cycle_verdict != time_verdict)
+      row.verdict = cycle_verdict == Verdict::noisy ? Verdict::noisy : Verdict::same;
+    if (clocks_differ || row.verdict != time_verdict)
+      row.notes.insert(row.notes.begin(), "clock " + format_mhz(row.baseline_clock_mhz) + " → " + format_mhz(row.new_clock_mhz) +
+                                              " MHz: time " + signed_percent(1 / time.speedup - 1) + ", cycles " +
+                                              signed_percent(1 / cycles.speedup - 1));
+  } else if (row.baseline_clock_mhz > 0 || row.new_clock_mhz > 0) {
+    row.notes.push_back("SM clock known on one side only: judged on time alone");
+  }
+  require_every_repetition(*c, row);
+}
+
+BenchmarkComparison compare_one(const BenchmarkRecord* base, const BenchmarkRecord& cur, const Calibration& base_cal,
+                                const Calibration& cur_cal, const CompareOptions& options) {
+  BenchmarkComparison row;
+  row.name = cur.name;
+  row.family = cur.family;
+  row.threshold = options.thresholds.for_benchmark(cur.name, cur.family);
+  if (const TimingRecord* c = mode_record(cur, cur.headline_mode)) {
+    row.new_samples = c->samples_s.size();
+    row.new_median_s = median(c->samples_s);
+  }
+  if (base)
+    if (const TimingRecord* b = mode_record(*base, cur.headline_mode)) row.baseline_median_s = median(b->samples_s);
+
+  if (cur.status == BenchmarkStatus::failed || cur.correct == false) {
+    row.verdict = Verdict::failed;
+    if (cur.status == BenchmarkStatus::failed) row.notes.push_back("error: " + (cur.error.empty() ? "(no message)" : cur.error));
+    if (cur.correct == false)
+      row.notes.push_back("wrong result" + (cur.correctness_detail.empty() ? "" : ": " + cur.correctness_detail));
+    return row;
+  }
+  if (cur.status == BenchmarkStatus::skipped) {
+    row.verdict = Verdict::missing;
+    row.notes.push_back("skipped in the new run: " + cur.error);
+    return row;
+  }
+  if (row.new_samples == 0) {
+    row.verdict = Verdict::failed;
+    row.notes.push_back("no " + cur.headline_mode + " timing recorded (the headline mode)");
+    return row;
+  }
+  if (!base || base->status != BenchmarkStatus::ok) {
+    row.verdict = Verdict::added;
+    if (base) row.notes.push_back("the baseline has no timing (" + to_string(base->status) + ": " + base->error + ")");
+    return row;
+  }
+  compare_timings(*base, cur, base_cal, cur_cal, options, row);
+  row.gated = cur.role != "vendor";
+  if (row.verdict == Verdict::slower && !row.gated)
+    row.notes.insert(row.notes.begin(), "vendor variant: another library's slowdown is shown, not gated");
+  explain_kernels(base->kernels, cur.kernels, row.notes);
+  explain_metrics(base->metrics, cur.metrics, row.notes);
+  return row;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Renderings
+
+std::string format_p(const BenchmarkComparison& row) {
+  if (row.speedup == 0 || row.low_confidence) return "-";
+  return row.p_value < 0.001 ? "<0.001" : printf_string("%.3f", row.p_value);
+}
+
+std::string format_ci(const BenchmarkComparison& row) {
+  if (row.speedup == 0 || row.low_confidence) return "-";
+  return printf_string("%.3f", row.ci_low) + "-" + printf_string("%.3f", row.ci_high);
+}
+
+std::string format_detectable(const BenchmarkComparison& row) {
+  return row.min_detectable_change > 0 ? "≥" + printf_string(row.min_detectable_change < 0.1 ? "%.1f%%" : "%.0f%%",
+                                                               row.min_detectable_change * 100)
+                                       : "-";
+}
+
+// Display width: the table pads by characters, not bytes (≥, →).
+std::size_t display_width(const std::string& text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+std::string verdict_text(const BenchmarkComparison& row) {
+  return std::string(to_string(row.verdict)) + (row.low_confidence ? " (low confidence)" : "");
+}
+
+const char* verdict_colour(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::slower:
+    case Verdict::failed: return "\033[31m";
+    case Verdict::faster: return "\033[32m";
+    case Verdict::noisy: return "\033[33m";
+    case Verdict::added:
+    case Verdict::missing: return "\033[36m";
+    case Verdict::same: return "";
+  }
+  return "";
+}
+
+
+std::string markdown_cell(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+json number_or_null(double value) { return value > 0 ? json(value) : json(nullptr); }
+
+std::string describe_for_junit(const BenchmarkComparison& row) {
+  std::string text = verdict_text(row);
+  if (row.speedup > 0)
+    text += ": " + format_time(row.baseline_median_s) + " → " + format_time(row.new_median_s) + " (speedup " +
+            format_ratio(row.speedup) + ", p " + format_p(row) + ", threshold " + printf_string("%.0f%%", row.threshold * 100) + ")";
+  for (const std::string& note : row.notes) text += "; " + note;
+  return text;
+}
+
+void markdown_table(std::string& out, const std::vector<const BenchmarkComparison*>& rows, double confidence) {
+  out += "| Benchmark | Baseline | New | Speedup | " + printf_string("%.0f%%", confidence * 100) +
+         " CI | p | Detects | Verdict | Notes |\n|:--|--:|--:|--:|:-:|--:|--:|:--|:--|\n";
+  for (const BenchmarkComparison* row : rows) {
+    std::string notes;
+    for (const std::string& note : row->notes) notes += (notes.empty() ? "" : "; ") + note;
+    const bool flagged = row->fails_gate();
+    const std::string verdict = flagged ? "**" + verdict_text(*row) + "**" : verdict_text(*row);
+    out += "| `" + markdown_cell(row->name) + "` | " + format_time(row->baseline_median_s) + " | " +
+           format_time(row->new_median_s) + " | " + format_ratio(row->speedup) + " | " + format_ci(*row) + " | " +
+           format_p(*row) + " | " + format_detectable(*row) + " | " + verdict + " | " + markdown_cell(notes) + " |\n";
+  }
+}
+
+void require_same_timer(const BenchmarkRecord& base, const BenchmarkRecord& cur, const std::string& base_source,
+                        const std::string& cur_source) {
+  const TimingRecord* b = mode_record(base, cur.headline_mode);
+  const TimingRecord* c = mode_record(cur, cur.headline_mode);
+  if (!b || !c || b->timer == c->timer) return;
+  throw TimerMismatch(cur.name + ": its " + cur.headline_mode + " timing is " + b->timer + "-timed in " + base_source + " and " +
+                      c->timer + "-timed in " + cur_source +
+                      "; an event-timed median holds microseconds of launch overhead that a CUPTI span does not. Record both "
+                      "with the same --kgate_timer, or pass --allow-timer-mismatch to compare them as event-timed");
+}
+
+}  // namespace
+
+double Thresholds::for_benchmark(const std::string& name, const std::string& family) const {
+  if (const auto it = benchmarks.find(name); it != benchmarks.end()) return it->second;
+  if (const auto it = families.find(family); it != families.end()) return it->second;
+  return default_fraction;
+}
+
+Thresholds parse_thresholds(const json& doc, const std::string& source) {
+  if (!doc.is_object()) threshold_error(source, "$", "expected an object, got " + std::string(doc.type_name()));
+  for (const auto& [key, value] : doc.items())
+    if (key != "schema_version" && key != "default" && key != "min_change_us" && key != "families" && key != "benchmarks")
+      threshold_error(source, "$." + key, "unknown field (expected schema_version, default, min_change_us, families, benchmarks)");
+  if (doc.contains("schema_version") && doc["schema_version"] != 1)
+    threshold_error(source, "$.schema_version", "unsupported thresholds schema version " + doc["schema_version"].dump() + " (this kgate reads 1)");
+  Thresholds t;
+  if (doc.contains("default")) t.default_fraction = threshold_value(doc["default"], source, "$.default");
+  if (doc.contains("min_change_us")) {
+    const json& v = doc["min_change_us"];
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+      threshold_error(source, "$.min_change_us", "expected a number of microseconds >= 0, got " + v.dump());
+    t.min_change_s = v.get<double>() * 1e-6;
+  }
+  t.families = threshold_map(doc, "families", source);
+  t.benchmarks = threshold_map(doc, "benchmarks", source);
+  return t;
+}
+
+Thresholds read_thresholds_file(const std::string& path) { return parse_thresholds(read_json_file(path), path); }
+
+std::size_t ComparisonReport::count(Verdict verdict) const {
+  return static_cast<std::size_t>(std::count_if(benchmarks.begin(), benchmarks.end(),
+                                                [&](const BenchmarkComparison& row) { return row.verdict == verdict; }));
+}
+
+std::size_t ComparisonReport::gate_failures() const {
+  return static_cast<std::size_t>(
+      std::count_if(benchmarks.begin(), benchmarks.end(), [](const BenchmarkComparison& row) { return row.fails_gate(); }));
+}
+
+bool ComparisonReport::regression() const { return gate_failures() > 0; }
+
+double ComparisonReport::geomean_speedup() const {
+  double log_sum = 0;
+  std::size_t n = 0;
+  for (const BenchmarkComparison& row : benchmarks) {
+    if (row.speedup <= 0) continue;
+    log_sum += std::log(row.speedup);
+    ++n;
+  }
+  return n ? std::exp(log_sum / static_cast<double>(n)) : 0;
+}
+
+std::string ComparisonReport::summary_line() const {
+  const auto ungated = static_cast<std::size_t>(std::count_if(benchmarks.begin(), benchmarks.end(), [](const BenchmarkComparison& row) {
+    return row.verdict == Verdict::slower && !row.gated;
+  }));
+  std::string line = std::to_string(count(Verdict::slower)) + " slower" +
+                     (ungated ? " (" + std::to_string(ungated) + " vendor, not gated)" : "") + ", " +
+                     std::to_string(count(Verdict::faster)) + " faster, " + std::to_string(count(Verdict::same)) +
+                     " same, " + std::to_string(count(Verdict::noisy)) + " noisy";
+  for (const Verdict extra : {Verdict::added, Verdict::missing, Verdict::failed})
+    if (const std::size_t n = count(extra)) line += ", " + std::to_string(n) + " " + std::string(to_string(extra));
+  const double geomean = geomean_speedup();
+  line += geomean > 0 ? "; geomean speedup " + format_ratio(geomean) : "; no benchmark compared";
+  return line;
+}
+
+ComparisonReport compare_runs(const RunResults& baseline, const RunResults& current, const std::string& baseline_source,
+                              const std::string& new_source, const CompareOptions& options) {
+  ComparisonReport report;
+  report.baseline_source = baseline_source;
+  report.new_source = new_source;
+  report.confidence = 1 - options.alpha;
+  if (baseline.has_kgate_block && current.has_kgate_block) check_environment(baseline, current, report, options, report.warnings);
+  // An event-timed median carries the launch overhead of the host it ran on (the calibrated launch
+  // floor: 3.1 us on one H200 host, 4.2 us on another, for the same GPU and driver), so a change
+  // of host shifts every median by the difference; the minimum change grows by it.
+  CompareOptions judged = options;
+  const double floor_before = baseline.context.calibration.launch_floor_s, floor_after = current.context.calibration.launch_floor_s;
+  const bool any_event_timed = std::any_of(current.benchmarks.begin(), current.benchmarks.end(), [](const BenchmarkRecord& r) {
+    const TimingRecord* t = r.headline();
+    return t && t->timer == "events" && r.role != "peer";
+  });
+  if (baseline.has_kgate_block && current.has_kgate_block && floor_before > 0 && floor_after > 0 && any_event_timed) {
+    const double shift = std::fabs(floor_after - floor_before);
+    judged.thresholds.min_change_s += shift;
+    if (shift >= kMinNotedLaunchShift)
+      report.notices.push_back("minimum change " + printf_string("%.2g", judged.thresholds.min_change_s * 1e6) +
+                               " us: the thresholds' " + printf_string("%.2g", options.thresholds.min_change_s * 1e6) +
+                               " us plus the runs' launch-floor difference (" + printf_string("%.2f", floor_before * 1e6) +
+                               " -> " + printf_string("%.2f", floor_after * 1e6) +
+                               " us), which every event-timed median carries");
+  }
+  for (const auto& [results, source] : {std::pair{&baseline, &baseline_source}, std::pair{&current, &new_source}})
+    if (!results->source_note.empty())
+      report.notices.push_back(*source + ": " + results->source_note);
+    else if (!results->has_kgate_block)
+      report.notices.push_back("time-only comparison: " + *source +
+                               " has no kgate block (plain Google Benchmark JSON: repetitions are the samples; no clocks, "
+                               "counters or environment check)");
+
+  std::map<std::string, const BenchmarkRecord*> base_by_name;
+  for (const BenchmarkRecord& r : baseline.benchmarks) base_by_name[r.name] = &r;
+  std::set<std::string> seen;
+  // Peers (PyTorch beside kgate, docs/peers.md) are measured for the report, not gated: a change
+  // in another library's speed is no regression of kgate's.
+  std::size_t peers = 0, skipped_in_both = 0;
+  for (const BenchmarkRecord& cur : current.benchmarks) {
+    if (cur.role == "peer") {
+      ++peers;
+      seen.insert(cur.name);
+      continue;
+    }
+    const auto it = base_by_name.find(cur.name);
+    const BenchmarkRecord* base = it == base_by_name.end() ? nullptr : it->second;
+    // Skipped by design (a shape this GPU cannot run, a peer library absent) in both runs: nothing
+    // was lost, so it is not `missing`; it is counted in a notice instead.
+    if (cur.status == BenchmarkStatus::skipped && (!base || base->status == BenchmarkStatus::skipped)) {
+      ++skipped_in_both;
+      seen.insert(cur.name);
+      continue;
+    }
+    if (base && !options.allow_timer_mismatch) require_same_timer(*base, cur, baseline_source, new_source);
+    report.benchmarks.push_back(
+        compare_one(base, cur, baseline.context.calibration, current.context.calibration, judged));
+    seen.insert(cur.name);
+  }
+  for (const BenchmarkRecord& base : baseline.benchmarks) {
+    if (seen.contains(base.name) || base.role == "peer" || base.status == BenchmarkStatus::skipped) continue;
+    BenchmarkComparison row;
+    row.name = base.name;
+    row.family = base.family;
+    row.verdict = Verdict::missing;
+    row.threshold = options.thresholds.for_benchmark(base.name, base.family);
+    row.baseline_median_s = base.headline_median_s();
+    row.notes.push_back("not in the new run");
+    report.benchmarks.push_back(std::move(row));
+  }
+  if (skipped_in_both)
+    report.notices.push_back(std::to_string(skipped_in_both) +
+                             " benchmark(s) skipped in the new run and not timed in the baseline either (skipped by design, "
+                             "e.g. a shape this GPU cannot run) are not compared");
+  if (peers)
+    report.notices.push_back(std::to_string(peers) + " peer benchmark(s) of " + new_source +
+                             " (other libraries measured beside kgate) are not compared: peers are not gated");
+  return report;
+}
+
+std::vector<const BenchmarkComparison*> rows_by_impact(const ComparisonReport& report, bool with_same) {
+  const auto group = [](Verdict v) {
+    switch (v) {
+      case Verdict::slower: return 0;
+      case Verdict::failed: return 1;
+      case Verdict::faster: return 2;
+      case Verdict::noisy: return 3;
+      case Verdict::added: return 4;
+      case Verdict::missing: return 5;
+      case Verdict::same: return 6;
+    }
+    return 6;
+  };
+  const auto impact = [](const BenchmarkComparison* row) { return row->speedup > 0 ? std::fabs(std::log(row->speedup)) : 0.0; };
+  std::vector<const BenchmarkComparison*> rows;
+  for (const BenchmarkComparison& row : report.benchmarks)
+    if (with_same || row.verdict != Verdict::same) rows.push_back(&row);
+  // Stable: rows of equal impact (failed, new, missing) keep the run's order.
+  std::stable_sort(rows.begin(), rows.end(), [&](const BenchmarkComparison* a, const BenchmarkComparison* b) {
+    if (group(a->verdict) != group(b->verdict)) return group(a->verdict) < group(b->verdict);
+    // A vendor variant's slowdown does not fail the gate: after the ones that do.
+    if (a->fails_gate() != b->fails_gate()) return a->fails_gate();
+    return impact(a) > impact(b);
+  });
+  return rows;
+}
+
+std::string format_table(const ComparisonReport& report, bool colour, bool with_same) {
+  std::string out;
+  const std::vector<const BenchmarkComparison*> rows = rows_by_impact(report, with_same);
+  const std::size_t hidden = report.benchmarks.size() - rows.size();
+  const std::vector<std::string> header = {"Benchmark", "Baseline", "New", "Speedup",
+                                           printf_string("%.0f%% CI", report.confidence * 100), "p", "Detects", "Verdict"};
+  std::vector<std::vector<std::string>> cells;
+  for (const BenchmarkComparison* row : rows)
+    cells.push_back({row->name, format_time(row->baseline_median_s), format_time(row->new_median_s), format_ratio(row->speedup),
+                     format_ci(*row), format_p(*row), format_detectable(*row), verdict_text(*row)});
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    width[i] = header[i].size();
+    for (const auto& line : cells) width[i] = std::max(width[i], display_width(line[i]));
+  }
+  const auto render = [&](const std::vector<std::string>& line, const char* verdict_start) {
+    std::string text;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      const std::string pad(width[i] - display_width(line[i]), ' ');
+      if (i == 0) text += line[i] + pad;                   // names left-aligned
+      else if (i + 1 < line.size()) text += "  " + pad + line[i];  // figures right-aligned
+      else if (*verdict_start) text += "  " + std::string(verdict_start) + line[i] + "\033[0m";
+      else text += "  " + line[i];
+    }
+    return text + "\n";
+  };
+  if (!rows.empty()) {
+    out += render(header, "");
+    std::size_t rule = 0;
+    for (const std::size_t w : width) rule += w + 2;
+    out += std::string(rule - 2, '-') + "\n";
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      out += render(cells[i], colour ? verdict_colour(rows[i]->verdict) : "");
+      for (const std::string& note : rows[i]->notes) out += "    - " + note + "\n";
+    }
+    out += "\n";
+  }
+  if (hidden) out += std::to_string(hidden) + " unchanged benchmark(s) not listed (--all lists them)\n";
+  out += report.summary_line() + "\n";
+  return out;
+}
+
+std::string format_warnings(const ComparisonReport& report, bool colour) {
+  std::string out;
+  for (const std::string& warning : report.warnings) out += (colour ? "\033[33mwarning:\033[0m " : "warning: ") + warning + "\n";
+  for (const std::string& notice : report.notices) out += "note: " + notice + "\n";
+  return out;
+}
+
+json report_to_json(const ComparisonReport& report) {
+  json doc = {{"schema_version", 1},
+              {"baseline", report.baseline_source},
+              {"new", report.new_source},
+              {"confidence", report.confidence},
+              {"warnings", report.warnings},
+              {"notices", report.notices},
+              {"regression", report.regression()},
+              {"summary", {{"line", report.summary_line()}, {"geomean_speedup", number_or_null(report.geomean_speedup())}}},
+              {"benchmarks", json::array()}};
+  for (const Verdict v : {Verdict::slower, Verdict::faster, Verdict::same, Verdict::noisy, Verdict::added, Verdict::missing,
+                          Verdict::failed})
+    doc["summary"][std::string(to_string(v))] = report.count(v);
+  for (const BenchmarkComparison& row : report.benchmarks) {
+    const bool tested = row.speedup > 0 && !row.low_confidence;
+    doc["benchmarks"].push_back({{"name", row.name},
+                                 {"family", row.family},
+                                 {"verdict", std::string(to_string(row.verdict))},
+                                 {"low_confidence", row.low_confidence},
+                                 {"threshold", row.threshold},
+                                 {"baseline_samples", row.baseline_samples},
+                                 {"new_samples", row.new_samples},
+                                 {"baseline_median_s", number_or_null(row.baseline_median_s)},
+                                 {"new_median_s", number_or_null(row.new_median_s)},
+                                 {"speedup", number_or_null(row.speedup)},
+                                 {"ci_low", tested ? json(row.ci_low) : json(nullptr)},
+                                 {"ci_high", tested ? json(row.ci_high) : json(nullptr)},
+                                 {"p_value", tested ? json(row.p_value) : json(nullptr)},
+                                 {"baseline_sm_clock_mhz", number_or_null(row.baseline_clock_mhz)},
+                                 {"new_sm_clock_mhz", number_or_null(row.new_clock_mhz)},
+                                 {"cycle_speedup", number_or_null(row.cycle_speedup)},
+                                 {"timer", row.timer.empty() ? json(nullptr) : json(row.timer)},
+                                 {"min_detectable_change", number_or_null(row.min_detectable_change)},
+                                 {"gated", row.gated},
+                                 {"notes", row.notes}});
+  }
+  return doc;
+}
+
+std::string report_to_junit(const ComparisonReport& report) {
+  const std::size_t tests = report.benchmarks.size();
+  const std::size_t failures = report.gate_failures();
+  const std::size_t skipped = report.count(Verdict::missing);
+  const std::string counts = "tests=\"" + std::to_string(tests) + "\" failures=\"" + std::to_string(failures) +
+                             "\" errors=\"0\" skipped=\"" + std::to_string(skipped) + "\"";
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += "<testsuites name=\"" + xml_escape(report.title) + "\" " + counts + ">\n";
+  out += "  <testsuite name=\"" + xml_escape(report.title) + "\" " + counts + ">\n";
+  out += "    <properties>\n      <property name=\"baseline\" value=\"" + xml_escape(report.baseline_source) +
+         "\"/>\n      <property name=\"new\" value=\"" + xml_escape(report.new_source) + "\"/>\n";
+  for (const std::string& warning : report.warnings)
+    out += "      <property name=\"warning\" value=\"" + xml_escape(warning) + "\"/>\n";
+  out += "    </properties>\n";
+  for (const BenchmarkComparison& row : report.benchmarks) {
+    out += "    <testcase classname=\"" + xml_escape(row.family.empty() ? "kgate" : row.family) + "\" name=\"" +
+           xml_escape(row.name) + "\" time=\"" + printf_string("%.9f", row.new_median_s) + "\"";
+    const std::string description = xml_escape(describe_for_junit(row));
+    if (row.fails_gate()) {
+      const char* type = row.verdict == Verdict::slower ? "regression" : "failed";
+      out += ">\n      <failure type=\"" + std::string(type) + "\" message=\"" + description + "\">" + description +
+             "</failure>\n    </testcase>\n";
+    } else if (row.verdict == Verdict::missing) {
+      out += ">\n      <skipped message=\"" + description + "\"/>\n    </testcase>\n";
+    } else {
+      out += ">\n      <system-out>" + description + "</system-out>\n    </testcase>\n";
+    }
+  }
+  out += "  </testsuite>\n</testsuites>\n";
+  return out;
+}
+
+std::string report_to_markdown(const ComparisonReport& report) {
+  std::string out = "### " + markdown_cell(report.title) + ": " + markdown_cell(report.summary_line()) + "\n\n";
+  out += "Baseline `" + markdown_cell(report.baseline_source) + "`, new `" + markdown_cell(report.new_source) + "`.\n\n";
+  std::vector<std::string> quoted;
+  for (const std::string& warning : report.warnings) quoted.push_back("**warning:** " + markdown_cell(warning));
+  for (const std::string& notice : report.notices) quoted.push_back(markdown_cell(notice));
+  for (std::size_t i = 0; i < quoted.size(); ++i) out += (i ? ">\n> " : "> ") + quoted[i] + "\n";
+  if (!quoted.empty()) out += "\n";
+
+  // The changes only, largest first: a pull-request comment stays short (a clean run of the whole
+  // suite is a few lines); the unchanged rows are in --json and `kgate compare --all`.
+  const std::vector<const BenchmarkComparison*> changed = rows_by_impact(report, false);
+  if (!changed.empty()) markdown_table(out, changed, report.confidence);
+  if (const std::size_t unchanged = report.count(Verdict::same))
+    out += std::string(changed.empty() ? "" : "\n") + std::to_string(unchanged) +
+           " benchmark(s) unchanged, not listed (`kgate compare --all` lists them).\n";
+  return out;
+}
+
+}  // namespace kgate

@@ -1,0 +1,403 @@
+// The report's document: which sections, in which order, and the short GitHub summary.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+
+#include "kgate/base/statistics.hpp"
+#include "report_format.hpp"
+#include "report_sections.hpp"
+
+namespace kgate::report {
+namespace {
+
+constexpr std::size_t kMaxNoisyNamed = 10;
+
+std::string short_commit(const RunContext& c) {
+  if (c.git_commit.empty()) return "unknown";
+  std::string commit = c.git_commit.size() > 12 && c.git_commit != "unknown" ? c.git_commit.substr(0, 12) : c.git_commit;
+  return commit + (c.git_dirty ? " (dirty)" : "");
+}
+
+// What a results file without kgate blocks is: nvbench's reader names itself in the context.
+std::string foreign_format(const RunResults& run) {
+  const auto format = run.context.extra.find("format");
+  return format == run.context.extra.end() ? "plain Google Benchmark JSON" : format->second + " JSON";
+}
+
+std::string subtitle(const ReportModel& model) {
+  const ReportInputs& in = *model.inputs;
+  std::string s = "Run " + code(in.current.source);
+  if (in.current.run.has_kgate_block) s += ", commit " + short_commit(model.context()) + ", " + model.context().date;
+  if (in.baseline) s += "; baseline " + code(in.baseline->source);
+  return s;
+}
+
+std::string clocks_seen(const RunResults& run) {
+  std::vector<double> clocks;
+  for (const BenchmarkRecord& r : run.benchmarks)
+    if (const TimingRecord* t = r.status == BenchmarkStatus::ok ? r.headline() : nullptr; t && t->sm_clock_mhz > 0)
+      clocks.push_back(t->sm_clock_mhz);
+  if (clocks.empty()) return "-";
+  const auto [low, high] = std::minmax_element(clocks.begin(), clocks.end());
+  return "median " + format_mhz(median(clocks)) + " (" + sig3(*low) + "–" + format_mhz(*high) + ") over " +
+         std::to_string(clocks.size()) + " benchmarks";
+}
+
+std::string against_datasheet(double measured, double datasheet) {
+  if (!(measured > 0)) return "-";
+  std::string s = format_bandwidth(measured) + " measured";
+  if (datasheet > 0) s += ", " + format_pct(100 * measured / datasheet) + " of the datasheet " + format_bandwidth(datasheet);
+  return s;
+}
+
+// How the run's headline samples were timed: CUPTI's activity records (the kernels' own span), or
+// CUDA events (with the launch overhead), the fallback where CUPTI could not be used.
+std::string timer_badge(const RunResults& run) {
+  std::size_t cupti = 0, events = 0;
+  for (const BenchmarkRecord& r : run.benchmarks)
+    if (const TimingRecord* t = r.status == BenchmarkStatus::ok ? r.headline() : nullptr) (t->timer == "cupti" ? cupti : events) += 1;
+  if (cupti + events == 0) return "-";
+  if (events == 0) return "CUPTI activity records (all " + std::to_string(cupti) + " benchmarks)";
+  if (cupti == 0) return "CUDA events (all " + std::to_string(events) + " benchmarks; medians include the launch overhead)";
+  return "CUPTI activity records for " + std::to_string(cupti) + " benchmarks, **CUDA events for " + std::to_string(events) +
+         "** (the fallback; their medians include the launch overhead)";
+}
+
+// The environment of one run as (label, value) rows; the labels are the same for every run. The
+// run's free-form `extra` entries are in the appendix (run_metadata_appendix), not here.
+std::vector<std::pair<std::string, std::string>> environment_rows(const NamedRun& named) {
+  const RunContext& c = named.run.context;
+  const Calibration& cal = c.calibration;
+  std::vector<std::pair<std::string, std::string>> rows = {{"Results file", code(named.source)}};
+  if (!named.run.has_kgate_block) {
+    rows.emplace_back("Environment", "not recorded (" + foreign_format(named.run) + ")");
+    return rows;
+  }
+  std::string gpu = c.gpu_name + " (compute capability " + std::to_string(c.compute_capability / 10) + "." +
+                    std::to_string(c.compute_capability % 10) + ", " + std::to_string(c.sm_count) + " SMs, " +
+                    format_bytes(static_cast<double>(c.memory_bytes)) + ", L2 " + format_bytes(static_cast<double>(c.l2_bytes)) +
+                    ")";
+  rows.insert(
+      rows.end(),
+      {
+          {"GPU", gpu},
+          {"CUDA driver / runtime", format_cuda_version(c.driver_version) + " / " + format_cuda_version(c.runtime_version)},
+          {"Default clocks", "SM " + format_mhz(c.sm_clock_mhz_default) + ", memory " + format_mhz(c.memory_clock_mhz)},
+          {"SM clock while timing", clocks_seen(named.run)},
+          {"Copy bandwidth", against_datasheet(cal.copy_bytes_per_s, cal.datasheet_bytes_per_s)},
+          {"Read bandwidth", against_datasheet(cal.read_bytes_per_s, cal.datasheet_bytes_per_s)},
+          {"bf16 GEMM rate", cal.gemm_flops_per_s > 0 ? format_flops(cal.gemm_flops_per_s) + " measured (cuBLAS)" : "-"},
+          {"Launch floor",
+           format_time(cal.launch_floor_s) + " per launch, " + format_time(cal.graph_floor_s) + " from a CUDA graph"},
+          {"Datasheet", "memory " +
+                            (cal.datasheet_bytes_per_s > 0 ? format_bandwidth(cal.datasheet_bytes_per_s) : std::string("-")) +
+                            ", SM clock " + format_mhz(cal.datasheet_sm_clock_mhz)},
+          {"Calibration", cal.cached_from.empty() ? "measured in this run" : "reused from " + code(cal.cached_from)},
+          {"Timer", timer_badge(named.run)},
+          {"Commit", c.git_commit.empty() ? "unknown" : code(c.git_commit) + (c.git_dirty ? " with uncommitted changes" : "")},
+          {"Build", (c.build_type.empty() ? "-" : c.build_type) + ", CUDA architectures " +
+                        (c.cuda_architectures.empty() ? "-" : c.cuda_architectures)},
+          {"Date", c.date.empty() ? "-" : c.date},
+          {"Host", c.host.empty() ? "-" : c.host},
+          {"Suite", c.suite},
+      });
+  return rows;
+}
+
+const char* chart_caption(const std::string& file) {
+  if (file.starts_with("roofline-"))
+    return "The family's benchmarks at their arithmetic intensity and achieved FLOP/s, under the copy, read and GEMM ceilings "
+           "measured in this run (one colour and marker per variant; a grey line joins a shape's variants, the reference "
+           "first: the family's journey; the HTML version names a point on hover).";
+  if (file == "speedup.svg")
+    return "Each compared benchmark's speedup against the baseline, sorted; colour is the verdict, the grey band the benchmark's "
+           "threshold.";
+  if (file.starts_with("roof-share-"))
+    return "The family's benchmarks' share of the roof each comes closest to, coloured by its bound class; the dashed line is "
+           "100%.";
+  if (file == "hist-memory-roof.svg")
+    return "How the benchmarks spread over the share of the measured memory ceiling they reach.";
+  if (file == "hist-occupancy.svg") return "How the benchmarks spread over achieved occupancy (CUPTI).";
+  if (file == "hist-dram-throughput.svg") return "How the benchmarks spread over DRAM throughput (CUPTI).";
+  return "Each variant's geometric-mean speedup over its shapes against the first run of the history.";
+}
+
+Table history_table(const ReportModel& model) {
+  Table table;
+  table.columns = {{"Run"},          {"Commit"},       {"Date"},    {"Compared with"}, {"Geomean speedup", true},
+                   {"Slower", true}, {"Failed", true}, {"Verdicts"}};
+  for (const HistoryRow& row : model.history) {
+    const RunContext& c = row.run->run.context;
+    std::vector<Cell> cells = {{code(row.run->source)},
+                               {short_commit(c)},
+                               {c.date.empty() ? "-" : c.date},
+                               {row.against ? code(row.against->source) : "-"}};
+    if (row.comparison) {
+      const std::size_t slower = row.comparison->count(Verdict::slower), failed = row.comparison->count(Verdict::failed);
+      cells.push_back({format_ratio(row.comparison->geomean_speedup())});
+      cells.push_back({std::to_string(slower), slower ? Tone::bad : Tone::plain});
+      cells.push_back({std::to_string(failed), failed ? Tone::bad : Tone::plain});
+      cells.push_back({row.comparison->summary_line()});
+    } else {
+      const bool is_baseline = model.inputs->baseline && row.run->source == model.inputs->baseline->source;
+      cells.insert(cells.end(),
+                   {{"-"}, {"-"}, {"-"}, {is_baseline ? "the baseline" : "first run: nothing to compare with", Tone::muted}});
+    }
+    table.rows.push_back(std::move(cells));
+  }
+  return table;
+}
+
+// Every slower, failed and faster benchmark, in compare's order (rows_by_impact): what the gate
+// saw, with the notes that explain it. `link`: each name links to its family's section (the full
+// report; the short summary has no such sections).
+Table changes_table(const ComparisonReport& comparison, bool link) {
+  Table table;
+  table.columns = {{"Benchmark"},
+                   {"Verdict"},
+                   {"Speedup", true},
+                   {std::to_string(std::lround(comparison.confidence * 100)) + "% CI", true, false},
+                   {"Detects", true, false},
+                   {"Baseline", true, false},
+                   {"New", true, false},
+                   {"What changed"}};
+  for (const BenchmarkComparison* row : rows_by_impact(comparison, false)) {
+    if (row->verdict != Verdict::slower && row->verdict != Verdict::failed && row->verdict != Verdict::faster) continue;
+    std::string notes;
+    for (const std::string& note : row->notes) notes += (notes.empty() ? "" : "; ") + note;
+    const Tone tone = row->verdict == Verdict::faster ? Tone::good : row->fails_gate() ? Tone::bad : Tone::warn;
+    const bool tested = row->speedup > 0 && !row->low_confidence;
+    table.rows.push_back(
+        {{link && !row->family.empty() ? "[" + code(row->name) + "](#" + family_anchor(row->family) + ")" : code(row->name)},
+         {std::string(to_string(row->verdict)) + (row->fails_gate() || row->verdict != Verdict::slower ? "" : " (vendor, not gated)"), tone},
+         {format_ratio(row->speedup), tone},
+         {tested ? sig3(row->ci_low) + "–" + sig3(row->ci_high) : "-"},
+         {row->min_detectable_change > 0 ? "≥" + format_pct(row->min_detectable_change * 100) : "-"},
+         {format_time(row->baseline_median_s)},
+         {format_time(row->new_median_s)},
+         {notes.empty() ? "-" : notes}});
+  }
+  return table;
+}
+
+Section regressions_section(const ReportModel& model) {
+  Section section{"What changed", {}};
+  section.blocks.push_back(changes_table(*model.comparison, false));
+  return section;
+}
+
+Section failed_section(const std::vector<const BenchmarkView*>& failed) {
+  Section section{"Failed", {}};
+  Table table;
+  table.columns = {{"Benchmark"}, {"Why"}};
+  for (const BenchmarkView* v : failed) {
+    const BenchmarkRecord& r = *v->record;
+    std::string why = r.status == BenchmarkStatus::failed ? "error: " + r.error : "wrong result: " + r.correctness_detail;
+    std::replace(why.begin(), why.end(), '\n', ' ');
+    table.rows.push_back({{code(r.name)}, {why, Tone::bad}});
+  }
+  section.blocks.push_back(std::move(table));
+  return section;
+}
+
+Document summary_document(const ReportModel& model, const Document& full) {
+  Document doc;
+  doc.title = full.title;
+  doc.subtitle = full.subtitle;
+  Section summary{"Summary", {}};
+  std::string sentences;
+  for (const std::string& s : executive_summary(model)) sentences += (sentences.empty() ? "" : " ") + s;
+  summary.blocks.push_back(Paragraph{sentences});
+  if (Table peers = peer_summary_table(model); !peers.rows.empty()) summary.blocks.push_back(std::move(peers));
+  summary.blocks.push_back(Paragraph{"**" + gate_line(model) + "**"});
+  if (model.comparison && model.comparison->count(Verdict::noisy)) {
+    std::vector<std::string> noisy;
+    for (const BenchmarkComparison& row : model.comparison->benchmarks)
+      if (row.verdict == Verdict::noisy && noisy.size() < kMaxNoisyNamed) noisy.push_back(code(row.name));
+    const std::size_t n = model.comparison->count(Verdict::noisy);
+    if (n > noisy.size()) noisy.push_back(std::to_string(n - noisy.size()) + " more");
+    summary.blocks.push_back(Paragraph{"Noisy (too spread to decide, not failing the gate): " + join_words(noisy) + "."});
+  }
+  doc.sections.push_back(std::move(summary));
+  if (model.comparison && !changes_table(*model.comparison, false).rows.empty()) doc.sections.push_back(regressions_section(model));
+  std::vector<const BenchmarkView*> failed;
+  for (const BenchmarkView& v : model.views)
+    if (v.record->status == BenchmarkStatus::failed || v.record->correct == false) failed.push_back(&v);
+  if (!failed.empty()) doc.sections.push_back(failed_section(failed));
+  Section links{"Full report", {}};
+  std::string charts;
+  for (const Chart& chart : full.charts) charts += (charts.empty() ? "" : ", ") + ("[" + chart.title + "](" + chart.file + ")");
+  links.blocks.push_back(
+      Paragraph{"[report.md](report.md), [report.html](report.html) (self-contained); charts: " + charts + "."});
+  doc.sections.push_back(std::move(links));
+  return doc;
+}
+
+}  // namespace
+
+std::string anchor(const std::string& title) {
+  std::string out;
+  for (const char c : title) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || c == '-' || c == '_')
+      out += static_cast<char>(std::tolower(u));
+    else if (c == ' ')
+      out += '-';
+    else if (u >= 0x80)
+      out += c;  // GitHub keeps letters outside ASCII
+  }
+  return out;
+}
+
+const Chart* Document::chart(const std::string& file) const {
+  for (const Chart& c : charts)
+    if (c.file == file) return &c;
+  return nullptr;
+}
+
+Section summary_section(const ReportModel& model) {
+  Section section{"Executive summary", {}};
+  // The verdict and what changed first: the reader came for them.
+  section.blocks.push_back(Paragraph{"**" + gate_line(model) + "**", true});
+  if (model.comparison)
+    if (Table changes = changes_table(*model.comparison, true); !changes.rows.empty()) {
+      changes.compact = true;
+      section.blocks.push_back(std::move(changes));
+    }
+  std::string sentences;
+  for (const std::string& s : executive_summary(model)) sentences += (sentences.empty() ? "" : " ") + s;
+  section.blocks.push_back(Paragraph{sentences, true});
+  if (Table peers = peer_summary_table(model); !peers.rows.empty()) section.blocks.push_back(std::move(peers));
+  if (model.comparison && !(model.comparison->warnings.empty() && model.comparison->notices.empty())) {
+    Bullets notes{{}, true};
+    for (const std::string& w : model.comparison->warnings) notes.items.push_back("**warning:** " + w);
+    for (const std::string& n : model.comparison->notices) notes.items.push_back(n);
+    section.blocks.push_back(notes);
+  }
+  return section;
+}
+
+Section environment_section(const ReportModel& model) {
+  Section section{"Environment", {}};
+  const auto current = environment_rows(model.inputs->current);
+  const auto baseline = model.inputs->baseline ? environment_rows(*model.inputs->baseline) : decltype(current){};
+  Table table;
+  table.columns = {{""}, {"This run"}};
+  if (!baseline.empty()) table.columns.push_back({"Baseline"});
+  for (const auto& [label, value] : current) {
+    std::vector<Cell> row = {{"**" + label + "**"}, {value}};
+    if (!baseline.empty()) {
+      const auto it = std::find_if(baseline.begin(), baseline.end(), [&](const auto& b) { return b.first == label; });
+      const bool differs = it != baseline.end() && it->second != value && label != "Results file";
+      row.push_back({it == baseline.end() ? "-" : it->second, differs ? Tone::warn : Tone::plain});
+    }
+    table.rows.push_back(std::move(row));
+  }
+  section.blocks.push_back(std::move(table));
+  return section;
+}
+
+// The runs' free-form `extra` entries as recorded (wall time per phase, peers' library versions,
+// shards, ...): for whoever needs them, out of the Environment's way.
+std::optional<Section> run_metadata_appendix(const ReportModel& model) {
+  Table table;
+  table.columns = {{"Run"}, {"Key"}, {"Value"}};
+  const auto add = [&](const NamedRun& named) {
+    // kgate merge's per-benchmark "source:<name>" entries say where each benchmark came from, one
+    // per benchmark; "merged_from" names the inputs once.
+    for (const auto& [key, value] : named.run.context.extra)
+      if (!key.starts_with("source:")) table.rows.push_back({{code(named.source)}, {code(key)}, {value}});
+  };
+  add(model.inputs->current);
+  if (model.inputs->baseline) add(*model.inputs->baseline);
+  if (table.rows.empty()) return std::nullopt;
+  Section section{"Appendix: run metadata", {}};
+  section.blocks.push_back(Paragraph{"The runs' free-form `extra` entries as recorded (docs/results-format.md says what each means)."});
+  table.folded = std::to_string(table.rows.size()) + " entries";
+  section.blocks.push_back(std::move(table));
+  return section;
+}
+
+Section charts_section(const ReportModel& model, const std::vector<Chart>& charts) {
+  Section section{"Charts", {}};
+  for (const Chart& chart : charts) {
+    const bool compact = model.comparison ? chart.file == "speedup.svg" : chart.file.starts_with("roof-share-");
+    section.blocks.push_back(Figure{chart.file, chart_caption(chart.file), compact});
+  }
+  if (charts.empty()) section.blocks.push_back(Paragraph{"No chart: the run has no timings with measured ceilings."});
+  return section;
+}
+
+Section observations_section(const ReportModel& model) {
+  Section section{"Observations", {}};
+  Bullets bullets{observations(model), true};
+  if (bullets.items.empty())
+    section.blocks.push_back(Paragraph{"Nothing stands out in the measured data.", true});
+  else
+    section.blocks.push_back(std::move(bullets));
+  return section;
+}
+
+Section history_section(const ReportModel& model) {
+  Section section{"History", {}};
+  section.blocks.push_back(Paragraph{model.inputs->baseline
+                                         ? "Each run compared with the baseline by `kgate compare`'s rules, oldest first."
+                                         : "Each run compared with the one before it by `kgate compare`'s rules, oldest first."});
+  section.blocks.push_back(history_table(model));
+  return section;
+}
+
+Section reproduction_section(const ReportModel& model) {
+  Section section{"Reproduction", {}};
+  const RunContext& c = model.context();
+  const ReportInputs& in = *model.inputs;
+  if (!in.current.run.has_kgate_block) {
+    section.blocks.push_back(Paragraph{"The run is " + foreign_format(in.current.run) + ": it records no commit" +
+                                       (in.current.run.context.command_line.empty() ? " and no command." : "; it ran `" + in.current.run.context.command_line + "`.")});
+    return section;
+  }
+  std::string where = "Measured on " + c.gpu_name + " with CUDA driver " + format_cuda_version(c.driver_version) +
+                      " and runtime " + format_cuda_version(c.runtime_version) + ", default SM clock " +
+                      format_mhz(c.sm_clock_mhz_default) + ".";
+  if (c.git_commit.empty() || c.git_commit == "unknown")
+    where += " The run recorded no commit: the source tree cannot be pinned from this file.";
+  else if (c.git_dirty)
+    where += " The tree had uncommitted changes: checking out the commit does not reproduce them.";
+  section.blocks.push_back(Paragraph{where});
+  std::string commands;
+  if (!c.git_commit.empty() && c.git_commit != "unknown") commands += "git checkout " + c.git_commit + "\n";
+  commands +=
+      "cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=" + (c.build_type.empty() ? std::string("Release") : c.build_type) +
+      " -DCMAKE_CUDA_ARCHITECTURES=" + (c.cuda_architectures.empty() ? std::string("native") : c.cuda_architectures) + "\n";
+  commands += "ninja -C build kgate_bench kgate\n";
+  commands += (c.command_line.empty() ? std::string("./build/bench/kgate_bench --kgate_out=run.json") : c.command_line) + "\n";
+  if (in.baseline) commands += "kgate compare " + in.baseline->source + " " + in.current.source + "\n";
+  if (!in.invocation.empty()) commands += in.invocation + "\n";
+  section.blocks.push_back(Code{commands});
+  section.blocks.push_back(
+      Paragraph{"`kgate` is `./build/tools/kgate/kgate`. kgate_bench is a Google Benchmark binary: add "
+                "`--benchmark_filter='^<family>/<variant>/'` to measure one variant again."});
+  return section;
+}
+
+Report build_report(const ReportInputs& inputs) {
+  const ReportModel model = build_model(inputs);
+  Report report;
+  Document& doc = report.full;
+  doc.title = "kgate report" + (model.context().gpu_name.empty() ? std::string() : ": " + model.context().gpu_name);
+  doc.subtitle = subtitle(model);
+  doc.charts = draw_charts(model);
+  doc.sections = {summary_section(model),  environment_section(model),        correctness_section(model), families_section(model),
+                  hardware_section(model), charts_section(model, doc.charts), observations_section(model)};
+  if (!model.history.empty()) doc.sections.push_back(history_section(model));
+  doc.sections.push_back(reproduction_section(model));
+  doc.sections.push_back(kernel_names_appendix(model));
+  if (auto metadata = run_metadata_appendix(model)) doc.sections.push_back(std::move(*metadata));
+  report.summary = summary_document(model, doc);
+  report.gate_line = gate_line(model);
+  report.gate_failed = model.comparison && model.comparison->regression();
+  return report;
+}
+
+}  // namespace kgate::report

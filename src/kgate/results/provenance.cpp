@@ -1,0 +1,79 @@
+#include "kgate/results/provenance.hpp"
+
+#include <unistd.h>
+
+#include <array>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+
+namespace kgate {
+namespace {
+
+std::string run_command(const std::string& command) {
+  std::string out;
+  if (FILE* pipe = popen(command.c_str(), "r")) {
+    std::array<char, 256> buffer;
+    while (fgets(buffer.data(), buffer.size(), pipe)) out += buffer.data();
+    if (pclose(pipe) != 0) return {};
+  }
+  while (!out.empty() && std::isspace(static_cast<unsigned char>(out.back()))) out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+std::string utc_now_iso8601() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+std::string gpu_slug(const std::string& gpu_name) {
+  std::string slug;
+  for (char c : gpu_name) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      slug += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!slug.empty() && slug.back() != '-') {
+      slug += '-';
+    }
+  }
+  while (!slug.empty() && slug.back() == '-') slug.pop_back();
+  return slug.empty() ? "unknown-gpu" : slug;
+}
+
+RunContext make_run_context(const DeviceInfo& device, const SuiteBuild& suite, const std::string& command_line) {
+  RunContext c;
+  c.suite = suite.name;
+  c.gpu_name = device.name;
+  c.gpu_uuid = device.uuid;
+  c.compute_capability = device.compute_capability;
+  c.sm_count = device.sm_count;
+  c.l2_bytes = static_cast<long long>(device.l2_bytes);
+  c.memory_bytes = static_cast<long long>(device.global_memory_bytes);
+  c.driver_version = device.driver_version;
+  c.runtime_version = device.runtime_version;
+  c.sm_clock_mhz_default = device.sm_clock_khz / 1e3;
+  c.memory_clock_mhz = device.memory_clock_khz / 1e3;
+  // KGATE_GIT_COMMIT names the commit where the tree has no .git (a CI artifact, a copied tree).
+  const char* given = std::getenv("KGATE_GIT_COMMIT");
+  const std::string git = "git -C '" + suite.source_dir + "' ";
+  c.git_commit = given && *given ? given : run_command(git + "rev-parse HEAD 2>/dev/null");
+  if (c.git_commit.empty()) c.git_commit = "unknown";
+  c.git_dirty = !(given && *given) && !run_command(git + "status --porcelain --untracked-files=no 2>/dev/null").empty();
+  c.build_type = suite.build_type;
+  c.cuda_architectures = suite.cuda_architectures;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  c.host = host;
+  c.date = utc_now_iso8601();
+  c.command_line = command_line;
+  return c;
+}
+
+}  // namespace kgate
