@@ -34,7 +34,7 @@ if ! kgate_has_gpu; then
   echo "kgate: on a GPU machine this job runs $cases correctness cases, then $benchmarks benchmarks"
   echo "       (ctest -L gpu; build/bench/kgate_bench), compares them with baselines/ and writes a report."
   latest=$(ls -t "$runs"/*.json 2>/dev/null | head -n 1 || true)
-  [[ -n $latest ]] || latest="$KGATE_ROOT/tests/data/recorded-h200-run-b.json"
+  [[ -n $latest ]] || latest="$KGATE_ROOT/tests/data/recorded-h200-run-b.json.gz"
   echo "kgate: rendering the report of the most recent recorded run instead: $latest"
   write_report "$latest" "$runs/report-$(basename "$latest" .json)"
   exit 0

@@ -27,11 +27,11 @@ RunResults recorded(const char* file) {
 }
 
 const RunResults& run_a() {
-  static const RunResults run = recorded("recorded-h200-run-a.json");
+  static const RunResults run = recorded("recorded-h200-run-a.json.gz");
   return run;
 }
 const RunResults& run_b() {
-  static const RunResults run = recorded("recorded-h200-run-b.json");
+  static const RunResults run = recorded("recorded-h200-run-b.json.gz");
   return run;
 }
 

@@ -157,8 +157,8 @@ def main():
     report_dir, story_dir = os.path.join(out, "report"), os.path.join(out, "story")
     h100_dir = os.path.join(out, "report-h100")
     slowed = os.path.join(out, "synthetic-h200-run-b-4-gemv-slower.json")
-    slowed_copy(os.path.join(data, "recorded-h200-run-b.json"), SLOWED, 1.2, slowed)
-    subprocess.run([kgate, "report", slowed, "--baseline", os.path.join(data, "recorded-h200-run-a.json"), "--out", report_dir],
+    slowed_copy(os.path.join(data, "recorded-h200-run-b.json.gz"), SLOWED, 1.2, slowed)
+    subprocess.run([kgate, "report", slowed, "--baseline", os.path.join(data, "recorded-h200-run-a.json.gz"), "--out", report_dir],
                    check=True)
     # The H100 run with its PyTorch peers (skipped peers carry long error messages) against run A.
     slowed_h100 = os.path.join(out, "synthetic-h100-main-4-gemv-slower.json")

@@ -218,8 +218,8 @@ TEST(Compare, TableListsTheChangesFirstLargestFirst) {
 TEST(Compare, MarkdownOfTheRecordedWholeSuitePairIsShort) {
   // Two recorded H200 runs of the whole suite (188 benchmarks, about 940,000 samples): a clean
   // comparison whose pull-request comment must stay under 10 KB.
-  const auto a = kgate::read_results_file(KGATE_TEST_DATA_DIR "/recorded-h200-run-a.json");
-  const auto b = kgate::read_results_file(KGATE_TEST_DATA_DIR "/recorded-h200-run-b.json");
+  const auto a = kgate::read_results_file(KGATE_TEST_DATA_DIR "/recorded-h200-run-a.json.gz");
+  const auto b = kgate::read_results_file(KGATE_TEST_DATA_DIR "/recorded-h200-run-b.json.gz");
   const auto report = kgate::compare_runs(a, b, "a.json", "b.json", {});
   EXPECT_FALSE(report.regression());
   EXPECT_GT(report.count(Verdict::same), 150u);

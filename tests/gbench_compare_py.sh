@@ -15,6 +15,15 @@ if [[ -z $script || -z $python ]]; then
   echo "skipped: Google Benchmark's compare.py (libbenchmark-tools) or SciPy (python3-scipy) is not installed"
   exit 77
 fi
+# compare.py reads plain JSON: recorded runs are kept gzipped.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+for side in baseline contender; do
+  if [[ ${!side} == *.gz ]]; then
+    gunzip -c "${!side}" >"$work/$side.json"
+    printf -v "$side" '%s' "$work/$side.json"
+  fi
+done
 output=$("$python" "$script" benchmarks "$baseline" "$contender")
 echo "$output"
 # A row for a known benchmark, with the time-difference column compare.py computes.

@@ -1,5 +1,5 @@
 // kgate history: E-divisive means, the SQLite database and the change points, on series built
-// from the two recorded H200 runs (tests/data/recorded-h200-run-a.json, run-b) with synthetic
+// from the two recorded H200 runs (tests/data/recorded-h200-run-a.json.gz, run-b) with synthetic
 // run-to-run noise and planted steps (every generated series is named synthetic below).
 #include <gtest/gtest.h>
 
@@ -65,8 +65,8 @@ TEST(EDivisive, FindsTwoStepsAndRespectsTheMinimumSegment) {
 // Series of whole runs built from the recorded H200 runs
 
 const RunResults& recorded(char which) {
-  static const RunResults a = read_results_file(KGATE_TEST_DATA_DIR "/recorded-h200-run-a.json");
-  static const RunResults b = read_results_file(KGATE_TEST_DATA_DIR "/recorded-h200-run-b.json");
+  static const RunResults a = read_results_file(KGATE_TEST_DATA_DIR "/recorded-h200-run-a.json.gz");
+  static const RunResults b = read_results_file(KGATE_TEST_DATA_DIR "/recorded-h200-run-b.json.gz");
   return which == 'a' ? a : b;
 }
 

@@ -777,7 +777,7 @@ TEST(ReportCli, Help) {
 // The peers file the tests read: scripts/peers/torch_peers.py run on an H200 (PyTorch 2.11,
 // CUDA 13.0, cuDNN 9.19), every family's bench shapes, with a short sample budget.
 const std::string kPeersFile = KGATE_TEST_DATA_DIR "/recorded-h200-torch-peers.json";
-const std::string kPeersKgateRun = KGATE_TEST_DATA_DIR "/recorded-h200-run-a.json";
+const std::string kPeersKgateRun = KGATE_TEST_DATA_DIR "/recorded-h200-run-a.json.gz";
 
 struct ExpectedMatch {
   std::string peer, kgate;  // the fastest of each side; empty when none ran

@@ -23,7 +23,7 @@ std::vector<std::string> names_of(const kgate::RunResults& run) {
 }
 
 const kgate::RunResults& recorded_run() {
-  static const kgate::RunResults run = kgate::read_results_file(KGATE_TEST_DATA_DIR "/recorded-h200-run-a.json");
+  static const kgate::RunResults run = kgate::read_results_file(KGATE_TEST_DATA_DIR "/recorded-h200-run-a.json.gz");
   return run;
 }
 
