@@ -38,12 +38,13 @@ using kgate::testing::xml_problem;
 // ---------------------------------------------------------------------------------------------
 // Inputs
 
-// Every recorded RMSNorm run: recorded-<gpu>-rmsnorm-<run>.json.
+// Every recorded RMSNorm run: recorded-<gpu>-rmsnorm-<run>.json, gzipped or not.
 std::vector<std::string> recorded_runs() {
   std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator(KGATE_TEST_DATA_DIR)) {
     const std::string name = entry.path().filename().string();
-    if (name.starts_with("recorded-") && name.find("-rmsnorm-") != std::string::npos && name.ends_with(".json"))
+    if (name.starts_with("recorded-") && name.find("-rmsnorm-") != std::string::npos &&
+        (name.ends_with(".json") || name.ends_with(".json.gz")))
       files.push_back(entry.path().string());
   }
   std::sort(files.begin(), files.end());
