@@ -124,7 +124,7 @@ BenchOptions parse_bench_options(int& argc, char** argv) {
   BenchOptions o;
   o.timing.stopping.min_gpu_time_s = 0.05;
   o.timing.stopping.max_wall_time_s = 5.0;
-  // A baseline keeps 1000 samples per mode and the comparator's U test and bootstrap settle well
+  // A baseline keeps 1000 samples per mode and the comparator's U test and median-ratio interval settle well
   // before that; without the cap a 5 us kernel takes 20000 cold samples to reach the minimum GPU
   // time. On an H200 samples past 1000 were a third of the suite's sampling time.
   o.timing.stopping.max_samples = 1000;
