@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "kgate/base/activity_span.hpp"
 #include "kgate/measure/cupti.hpp"
 #include "kgate/results/results_io.hpp"
 
@@ -73,13 +72,11 @@ int kgate_peer_call_end() {
 // A call without records is an error.
 int kgate_peer_calls_stop(unsigned long long count, int calls_per_sample, double* span_s, double* busy_s) {
   return guarded([&] {
-    const std::vector<std::vector<kgate::ActivityInterval>> by_call = calls.value().stop(count);
+    const std::vector<kgate::SampleTimes> times = kgate::sample_times(calls.value().stop(count), calls_per_sample);
     calls.reset();
-    for (unsigned long long c = 0; c < count; ++c) {
-      if (by_call[c].empty())
-        throw kgate::ProfilerError("CUPTI recorded no kernel, memcpy or memset for timed call " + std::to_string(c + 1));
-      span_s[c] = kgate::mean_call_span_s(by_call[c], calls_per_sample) * calls_per_sample;
-      busy_s[c] = kgate::busy_s(by_call[c]);
+    for (std::size_t c = 0; c < times.size(); ++c) {
+      span_s[c] = times[c].span_s;
+      busy_s[c] = times[c].busy_s;
     }
   });
 }

@@ -100,6 +100,15 @@ class CallActivity {
   bool active_ = false;
 };
 
+// What the timer takes from each timed call's records (CallActivity::stop()'s result): its span
+// (a sample that replays `calls_per_sample` calls from a graph: the sum of those calls' own spans)
+// and its busy time. Throws ProfilerError for a call that left no records (its external
+// correlation was lost), since a sample without records has no time.
+struct SampleTimes {
+  double span_s = 0, busy_s = 0;
+};
+std::vector<SampleTimes> sample_times(const std::vector<std::vector<ActivityInterval>>& calls, int calls_per_sample);
+
 // Launches folded as KernelTrace::stop() folds them.
 std::vector<KernelRecord> fold_launches(std::vector<KernelLaunch> launches);
 

@@ -685,6 +685,18 @@ CUptiResult end_call_activity(KernelActivity kernels) {
 
 }  // namespace
 
+std::vector<SampleTimes> sample_times(const std::vector<std::vector<ActivityInterval>>& calls, int calls_per_sample) {
+  std::vector<SampleTimes> times;
+  times.reserve(calls.size());
+  for (std::size_t c = 0; c < calls.size(); ++c) {
+    if (calls[c].empty())
+      throw ProfilerError("CUPTI recorded no kernel, memcpy or memset for timed call " + std::to_string(c + 1) + " of " +
+                          std::to_string(calls.size()) + " (external correlation lost?)");
+    times.push_back({mean_call_span_s(calls[c], calls_per_sample) * calls_per_sample, busy_s(calls[c])});
+  }
+  return times;
+}
+
 std::string_view to_string(KernelActivity kind) { return kind == KernelActivity::serial ? "serial" : "concurrent"; }
 
 KernelActivity parse_kernel_activity(std::string_view text) {

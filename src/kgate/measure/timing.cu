@@ -6,7 +6,6 @@
 #include <stdexcept>
 #include <thread>
 
-#include "kgate/base/activity_span.hpp"
 #include "kgate/base/statistics.hpp"
 #include "kgate/measure/timing.hpp"
 
@@ -197,13 +196,9 @@ GpuTimer::BatchTimes GpuTimer::run_batch(int count, const std::function<void(int
     times.event_s[s] = static_cast<double>(ms) * 1e-3;
   }
   if (!activity) return times;
-  const std::vector<std::vector<ActivityInterval>> calls = activity->stop(static_cast<std::uint64_t>(count));
-  for (int s = 0; s < count; ++s) {
-    if (calls[s].empty())
-      throw ProfilerError("CUPTI recorded no kernel, memcpy or memset for timed call " + std::to_string(s + 1) + " of " +
-                          std::to_string(count) + " (external correlation lost?)");
-    times.span_s.push_back(mean_call_span_s(calls[s], calls_per_sample) * calls_per_sample);
-    times.busy_s.push_back(busy_s(calls[s]));
+  for (const SampleTimes& call : sample_times(activity->stop(static_cast<std::uint64_t>(count)), calls_per_sample)) {
+    times.span_s.push_back(call.span_s);
+    times.busy_s.push_back(call.busy_s);
   }
   return times;
 }
@@ -226,7 +221,7 @@ TimingRecord GpuTimer::sample_until_done(std::optional<double> expected_sample_s
 TimingRecord GpuTimer::sample_with(bool cupti, std::optional<double> expected_sample_s,
                                    const std::function<void(int)>& enqueue_one, int launches_per_sample) {
   StoppingCriterion criterion(options_.stopping);
-  std::vector<double> event_s, busy_s;  // beside the samples, with CUPTI
+  std::vector<double> event_samples, busy_samples;  // beside the samples, with CUPTI
   ClockGovernor governor(device_.sm_clock_khz / 1e3, options_.throttle);
   std::vector<double> clocks;
   const auto start = Clock::now();
@@ -252,8 +247,8 @@ TimingRecord GpuTimer::sample_with(bool cupti, std::optional<double> expected_sa
     if (verdict.keep) {
       // The criterion sees whole samples, so its minimum GPU time counts every launch of a replay.
       for (double s : samples) criterion.add_sample(s);
-      event_s.insert(event_s.end(), times.event_s.begin(), times.event_s.end());
-      busy_s.insert(busy_s.end(), times.busy_s.begin(), times.busy_s.end());
+      event_samples.insert(event_samples.end(), times.event_s.begin(), times.event_s.end());
+      busy_samples.insert(busy_samples.end(), times.busy_s.begin(), times.busy_s.end());
       clocks.push_back(mhz);
     }
     if (verdict.idle_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(verdict.idle_s));
@@ -279,8 +274,8 @@ TimingRecord GpuTimer::sample_with(bool cupti, std::optional<double> expected_sa
   record.launches_per_sample = launches_per_sample;
   record.timer = std::string(to_string(cupti ? Timer::cupti : Timer::events));
   if (cupti) {
-    record.event_median_s = median(event_s) / launches_per_sample;
-    record.busy_median_s = median(busy_s) / launches_per_sample;
+    record.event_median_s = median(event_samples) / launches_per_sample;
+    record.busy_median_s = median(busy_samples) / launches_per_sample;
   }
   return record;
 }
