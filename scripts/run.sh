@@ -60,7 +60,7 @@ fi
 # Peers (docs/peers.md): PyTorch's implementations of the same problems, timed the same way and
 # merged into the run for the report. They are never gated.
 if python3 -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then
-  echo "kgate: peers (PyTorch)"
+  echo "kgate: peers (PyTorch eager and torch.compile, Liger-Kernel when installed, cuBLAS, SDPA)"
   mkdir -p "$runs/peers"
   peers="$runs/peers/$(basename "$run")"
   python3 "$KGATE_ROOT/scripts/peers/torch_peers.py" --list "$build/bench/kgate_bench" --out "$peers" >/dev/null ||

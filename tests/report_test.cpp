@@ -27,6 +27,7 @@
 namespace {
 
 using kgate::BenchmarkRecord;
+using kgate::KernelRecord;
 using kgate::RunResults;
 using kgate::report::Document;
 using kgate::report::Section;
@@ -935,6 +936,30 @@ TEST(ReportPeers, MergedPeersAppearWithTheirSpeedups) {
   const std::string markdown = kgate::report::render_markdown(wrong_doc);
   EXPECT_NE(markdown.find("`" + checked->variant + "` (peer)"), std::string::npos);
   EXPECT_NE(markdown.find("Left out of the comparison: its output failed the check"), std::string::npos);
+
+  // Where a peer wins, the note names the kernel it ran (synthetic kernel records here: this
+  // recorded peers file has none); a compiled peer's one-time compile is given as its range.
+  EXPECT_EQ(kgate::report::render_markdown(doc).find("Where a peer is faster"), std::string::npos);
+  RunResults annotated = run;
+  std::size_t compiled_shapes = 0;
+  std::string compiled_peer;
+  for (BenchmarkRecord& r : annotated.benchmarks) {
+    if (r.role != "peer") continue;
+    KernelRecord k;
+    k.name = "synthetic_peer_kernel";
+    k.grid[0] = 132, k.block[0] = 256, k.grid[1] = k.grid[2] = k.block[1] = k.block[2] = 1;
+    k.duration_s = 1e-6, k.launches = 1;
+    r.kernels = {k};
+    if (!compiled_peer.empty() && r.family + "/" + r.variant != compiled_peer) continue;
+    compiled_peer = r.family + "/" + r.variant;
+    r.provenance["compile_s"] = compiled_shapes++ ? "7.25" : "2.5";
+  }
+  ASSERT_GT(compiled_shapes, 1u);
+  const std::string annotated_markdown =
+      kgate::report::render_markdown(kgate::report::build_report(inputs_for({merged_file, annotated})).full);
+  EXPECT_EQ(annotated_markdown.find("ran `synthetic_peer_kernel` (grid 132×1×1, block 256×1×1)") != std::string::npos,
+            kgate_slower > 0);
+  EXPECT_NE(annotated_markdown.find("compiled in 2.50–7.25 s per shape (before timing, not in its time)"), std::string::npos);
 }
 
 }  // namespace

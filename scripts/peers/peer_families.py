@@ -1,12 +1,15 @@
-"""What a user would run instead of each kgate family, in PyTorch, and kgate's definition of the
-problem in fp64 for checking it (docs/peers.md).
+"""What a user would run instead of each kgate family -- PyTorch eager, torch.compile (Inductor),
+Liger-Kernel -- and kgate's definition of the problem in fp64 for checking it (docs/peers.md).
 
 A peer takes its dimensions from the registry listing's shape and its input distributions from the
 listing's tensors (by kgate's tensor names), so it solves the problem kgate's family declares; the
 constants a family keeps in code (eps, RoPE base) are named here with the header they come from.
-Each peer returns its outputs under kgate's tensor names, for the check."""
+Each peer returns its outputs under kgate's tensor names, for the check. Another library is one
+`Peer(...)` entry in all_peers() with `requires` naming its module (docs/peers.md, "Adding a peer")."""
 
 import contextlib
+import importlib
+import importlib.metadata
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -28,7 +31,7 @@ class Unsupported(Exception):
 @dataclass
 class Peer:
     family: str
-    variant: str  # in the benchmark name's variant position: "torch", "torch-flash", ...
+    variant: str  # in the benchmark name's variant position: "torch", "torch-cudnn", "liger", ...
     call: str  # the code a user writes, for the record
     make_inputs: Callable  # (shape, generator) -> dict of tensors: one copy of the inputs
     run: Callable  # (inputs) -> dict of outputs under kgate's tensor names: the timed call
@@ -36,10 +39,35 @@ class Peer:
     backend: object = None  # torch.nn.attention.SDPBackend the call is restricted to
     note: str = ""  # what differs from kgate's problem, stated in every record
     unsupported: Callable = field(default=lambda shape: None)  # shape -> reason it cannot run, or None
+    requires: str = ""  # the Python module the peer needs beyond torch ("liger_kernel"); absent: the peer is left out
+    install: str = ""  # how a user gets that module, said when it is absent ("pip install liger-kernel")
+    distributions: tuple = ()  # packages beside torch whose versions every record names ("liger-kernel", "triton")
+    # (inputs) -> the callable to time, built for the inputs' shape (torch.compile, a JIT library's
+    # first call): timed apart and recorded as compile_s, never sampled. None: `run` is timed as it is.
+    compile: Callable = None
 
     @property
     def name(self):
         return f"{self.family}/{self.variant}"
+
+    def missing(self):
+        """Why the peer cannot run in this Python (its module is not installed), or None."""
+        if not self.requires:
+            return None
+        try:
+            importlib.import_module(self.requires)
+        except ImportError as e:
+            return f"{self.requires} is not importable ({e}); {self.install or 'install it'}"
+        return None
+
+    def library(self, torch_version):
+        """The libraries and versions the records name: "torch 2.11.0, liger-kernel 0.8.5, triton 3.6.0"."""
+        return ", ".join([f"torch {torch_version}"] +
+                         [f"{name} {importlib.metadata.version(name)}" for name in self.distributions])
+
+    def runner(self, inputs):
+        """What to time for inputs of this shape: `run`, or what `compile` built for it."""
+        return self.compile(inputs) if self.compile else self.run
 
     def context(self):
         """The scope every call of the peer runs in (timed or not): its SDPA backend, if any."""
@@ -254,6 +282,74 @@ PAGED_NOTE = ("PyTorch has no paged-KV attention in F.scaled_dot_product_attenti
 PREFILL_NOTE = "SDPA's forward returns no log-sum-exp; kgate's prefill kernels also write lse [B, H, S] in fp32"
 
 
+# ------------------------------------------------------------------------------------------------
+# torch.compile: the same PyTorch formulas through Inductor, as a serving engineer compiles a model.
+
+INDUCTOR_MODE = "max-autotune-no-cudagraphs"  # Inductor's own kernel tuning; no graphs, as the eager call
+
+
+def inductor(run):
+    """`run` for torch.compile: a fresh static-shape compile per shape (dynamo's caches reset, so no
+    recompile limit falls back to eager), its first call compiling and autotuning the kernels."""
+    def compile_for_shape(inputs):
+        import torch
+        torch._dynamo.reset()
+        compiled = torch.compile(run, mode=INDUCTOR_MODE, dynamic=False, fullgraph=True)
+        compiled(inputs)
+        return compiled
+    return compile_for_shape
+
+
+# ------------------------------------------------------------------------------------------------
+# Liger-Kernel (pip install liger-kernel): hand-written Triton kernels for these exact problems.
+# Its RMSNorm computes in fp32 and rounds once in casting mode "gemma" (offset 0), kgate's formula;
+# "llama" mode rounds x/rms to bf16 before the weight, a different problem. It implements no GEMV
+# and no attention forward of these shapes, so those families have no Liger peer.
+
+LIGER_CASTING = "gemma"
+
+
+def liger_rmsnorm_run(t):
+    from liger_kernel.ops.rms_norm import LigerRMSNormFunction
+    return {"y": LigerRMSNormFunction.apply(t["x"], t["weight"], RMSNORM_EPS, 0.0, LIGER_CASTING, False)}
+
+
+def liger_fused_add_run(t):
+    from liger_kernel.ops.fused_add_rms_norm import LigerFusedAddRMSNormFunction
+    y, residual = LigerFusedAddRMSNormFunction.apply(t["x"], t["residual"], t["weight"], RMSNORM_EPS, 0.0,
+                                                     LIGER_CASTING, False)
+    return {"x": y, "residual": residual}
+
+
+def liger_rope_inputs(shape, g):
+    """kgate's inputs plus each token's cos/sin rows [1, t, d/2] fp32, gathered from the cache as a
+    model's rotary embedding does once per forward for all its layers (so not in the timed call)."""
+    t = rope_inputs(shape, g)
+    t["cos_rows"] = t["cos"].index_select(0, t["positions"]).unsqueeze(0)
+    t["sin_rows"] = t["sin"].index_select(0, t["positions"]).unsqueeze(0)
+    return t
+
+
+def liger_rope_run(t):
+    """Rotates q and k in place, as kgate's kernels do: q [t, hq, d] is Liger's [1, hq, t, d] layout
+    transposed; cos/sin are the half-width rows, so the rotary width is passed."""
+    from liger_kernel.ops.rope import LigerRopeFunction
+    q, k = t["q"], t["k"]
+    q_out, k_out = LigerRopeFunction.apply(q.unsqueeze(0).transpose(1, 2), k.unsqueeze(0).transpose(1, 2),
+                                           t["cos_rows"], t["sin_rows"], None, 1, q.shape[-1])
+    return {"q": q_out.transpose(1, 2).squeeze(0), "k": k_out.transpose(1, 2).squeeze(0)}
+
+
+def liger_silu_run(t):
+    from liger_kernel.ops.swiglu import LigerFusedGateUpSiLUMulFunction
+    return {"out": LigerFusedGateUpSiLUMulFunction.apply(t["x"])}
+
+
+LIGER = dict(requires="liger_kernel", install="pip install liger-kernel", distributions=("liger-kernel", "triton"))
+LIGER_ROPE_NOTE = ("cos/sin rows gathered per token before the call (a model's rotary embedding does it once per "
+                   "forward for every layer); kgate's kernels gather them from the cache by position inside the call")
+
+
 def all_peers():
     peers = [
         Peer("rmsnorm", "torch", "F.rms_norm(x, (n,), weight, eps=1e-05)", rmsnorm_inputs, rmsnorm_run,
@@ -265,6 +361,21 @@ def all_peers():
         Peer("silu_and_mul", "torch", "F.silu(x[:, :i]) * x[:, i:]", silu_inputs, silu_run, silu_reference),
         Peer("gemv", "torch", "F.linear(x, w) (cuBLAS)", gemv_inputs, lambda t: {"y": F.linear(t["x"], t["w"])},
              lambda t: {"y": t["x"].double() @ t["w"].double().T}),
+    ]
+    memory_bound = [p for p in peers if p.family != "gemv"]
+    peers += [Peer(p.family, "torch-compile", f"torch.compile(lambda: {p.call}, mode='{INDUCTOR_MODE}', dynamic=False)",
+                   p.make_inputs, p.run, p.reference, compile=inductor(p.run), distributions=("triton",))
+              for p in memory_bound]
+    peers += [
+        Peer("rmsnorm", "liger", f"LigerRMSNormFunction.apply(x, weight, 1e-05, 0.0, '{LIGER_CASTING}')",
+             rmsnorm_inputs, liger_rmsnorm_run, lambda t: {"y": rms_reference(t["x"], t["weight"])}, **LIGER),
+        Peer("fused_add_rmsnorm", "liger",
+             f"LigerFusedAddRMSNormFunction.apply(x, residual, weight, 1e-05, 0.0, '{LIGER_CASTING}')",
+             fused_add_inputs, liger_fused_add_run, fused_add_reference, **LIGER),
+        Peer("rope", "liger", "LigerRopeFunction.apply(q, k, cos[positions], sin[positions], rotary_dim=d) (in place)",
+             liger_rope_inputs, liger_rope_run, rope_reference, note=LIGER_ROPE_NOTE, **LIGER),
+        Peer("silu_and_mul", "liger", "LigerFusedGateUpSiLUMulFunction.apply(x)", silu_inputs, liger_silu_run,
+             silu_reference, **LIGER),
     ]
     for suffix, backend, title in sdpa_backends():
         call = f"F.scaled_dot_product_attention(q, k, v, enable_gqa=True) under sdpa_kernel({title})"

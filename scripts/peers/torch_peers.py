@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Times what a user would run instead of each kgate family -- F.rms_norm, add + F.rms_norm, RoPE as
-model code writes it, F.silu(a) * b, F.linear (cuBLAS), F.scaled_dot_product_attention per backend --
-on exactly the benchmark shapes kgate's registry defines, by kgate's timing method, and writes kgate
-results JSON with the peer in the variant position (rmsnorm/torch/m:4096/n:4096/bf16,
-prefill_attention/torch-cudnn/...), ready for `kgate merge` and `kgate report`. docs/peers.md."""
+model code writes it, F.silu(a) * b (eager and through torch.compile), Liger-Kernel's Triton kernels,
+F.linear (cuBLAS), F.scaled_dot_product_attention per backend -- on exactly the benchmark shapes
+kgate's registry defines, by kgate's timing method, and writes kgate results JSON with the peer in
+the variant position (rmsnorm/torch-compile/m:4096/n:4096/bf16, prefill_attention/torch-cudnn/...),
+ready for `kgate merge` and `kgate report`. A peer whose library is not installed is left out and
+said so. docs/peers.md."""
 
 import argparse
 import datetime
@@ -111,6 +113,7 @@ class Session:
         self.timer = TorchTimer(timing, self.gpu, clock_library(args))
         self.records = []
         self.checks = {}  # peer name -> (shape id, passed, detail)
+        self.not_installed = {}  # module -> why the peers that need it were left out
         self.started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
     def generator(self, label):
@@ -121,7 +124,7 @@ class Session:
     def run_once(self, peer, inputs):
         self.torch.cuda.synchronize()  # the inputs were made on the default stream
         with peer.context(), self.torch.cuda.stream(self.timer.stream):
-            outputs = peer.run(inputs)
+            outputs = peer.runner(inputs)(inputs)
         self.timer.stream.synchronize()
         return outputs
 
@@ -133,8 +136,8 @@ class Session:
                 continue
             try:
                 inputs = peer.make_inputs(shape, self.generator(f"check/{peer.name}/{shape.id}"))
-                outputs = self.run_once(peer, inputs)
-                passed, detail = check_outputs(outputs, peer.reference(inputs), shape)
+                expected = peer.reference(inputs)  # before the call: a peer may rotate its inputs in place
+                passed, detail = check_outputs(self.run_once(peer, inputs), expected, shape)
             except Unsupported:
                 continue
             except Exception as e:  # a peer that cannot even run is recorded by its timing; the check says why
@@ -172,8 +175,17 @@ class Session:
             inputs = [peer.make_inputs(shape, self.generator(f"{peer.name}/{shape.id}/{c}")) for c in range(copies)]
             torch.cuda.synchronize()  # made on the default stream, used on the timer's
             with peer.context():
+                if peer.compile:
+                    compile_started = time.perf_counter()
+                    with torch.cuda.stream(self.timer.stream):
+                        run = peer.runner(inputs[0])
+                    torch.cuda.synchronize()
+                    record.provenance["compile_s"] = f"{time.perf_counter() - compile_started:.2f}"
+                else:
+                    run = peer.run
+
                 def launch(copy):
-                    return peer.run(inputs[copy])
+                    return run(inputs[copy])
                 record.first_launch_s = self.timer.first_launch_s(launch)
                 record.kernels = self.timer.kernels(launch)
                 for mode in self.args.modes or [family.headline_mode]:
@@ -195,7 +207,7 @@ class Session:
         return record
 
     def provenance(self, peer):
-        p = {"library": f"torch {self.torch.__version__}", "cuda": str(self.torch.version.cuda),
+        p = {"library": peer.library(self.torch.__version__), "cuda": str(self.torch.version.cuda),
              "cudnn": str(self.torch.backends.cudnn.version()), "call": peer.call}
         if peer.note:
             p["note"] = peer.note
@@ -214,6 +226,8 @@ class Session:
                                    f"max_time={t['max_wall_time_s']}s target_rsd={t['target_rel_stddev']} "
                                    f"max_samples={t['max_samples']}",
                  "peers.listing": self.listing.source, "peers.date": self.started, "peers.command_line": command_line}
+        if self.not_installed:
+            extra["peers.left_out"] = "; ".join(self.not_installed.values())
         # The merged run keeps its own provenance; "peers.*" keeps this run's where merge puts it.
         return PeerContext(suite=self.listing.suite, gpu=self.gpu, date=self.started, host=socket.gethostname(),
                            command_line=command_line, git_commit=commit, git_dirty=dirty, extra=extra)
@@ -264,7 +278,15 @@ def main(argv):
     from peer_families import all_peers
 
     session = Session(args, listing, timing)
-    peers = all_peers()
+    peers = []
+    for peer in all_peers():
+        reason = peer.missing()
+        if reason is None:
+            peers.append(peer)
+        elif args.pattern.search(peer.name + "/"):
+            session.not_installed.setdefault(peer.requires, reason)
+    for reason in session.not_installed.values():
+        print(f"torch_peers: peers left out: {reason}", file=sys.stderr)
     plan = []
     for family in listing.families:
         mine = [p for p in peers if p.family == family.name]

@@ -1,5 +1,6 @@
 // The per-benchmark tables: correctness, and the kernel families' times, speedups and roofs.
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 
 #include "report_format.hpp"
@@ -125,6 +126,35 @@ Table peer_table(const FamilyView& family) {
   return table;
 }
 
+// The range of a peer's one-time compile over its shapes ("compiled in 3.1–9.8 s per shape"), or "".
+std::string compile_time(const FamilyView& family, const std::string& peer) {
+  double low = 0, high = 0;
+  for (const BenchmarkView* row : family.rows) {
+    const auto it = row->record->provenance.find("compile_s");
+    if (row->record->variant != peer || it == row->record->provenance.end()) continue;
+    const double s = std::strtod(it->second.c_str(), nullptr);
+    low = high == 0 ? s : std::min(low, s);
+    high = std::max(high, s);
+  }
+  if (high <= 0) return "";
+  return "compiled in " + (low == high ? sig3(high) : sig3(low) + "–" + sig3(high)) +
+         " s per shape (before timing, not in its time)";
+}
+
+// Where a peer beats kgate: the kernel it ran, so the reader knows what to study.
+std::string winning_kernels(const FamilyView& family) {
+  std::vector<std::string> wins;
+  for (const PeerMatch& m : family.peer_matches) {
+    if (!m.peer || m.speedup <= 0 || m.speedup >= 1) continue;
+    const KernelRecord* k = dominant_kernel(*m.peer->record);
+    if (!k) continue;
+    wins.push_back(code(m.shape) + ": " + code(m.peer->record->variant) + " ran " + code(short_kernel_name(*k)) + " (grid " +
+                   format_dims(k->grid) + ", block " + format_dims(k->block) + ")");
+  }
+  if (wins.empty()) return "";
+  return "Where a peer is faster, its longest kernel: " + join_words(wins) + ".";
+}
+
 // What each peer runs, from its records' provenance, and the peers left out for a wrong result.
 Bullets peer_notes(const FamilyView& family) {
   Bullets notes;
@@ -141,12 +171,14 @@ Bullets peer_notes(const FamilyView& family) {
     if (!said("call").empty()) text += ": " + code(said("call"));
     if (!said("library").empty()) text += ", " + said("library");
     if (!said("note").empty()) text += ". " + said("note");
+    if (const std::string compiled = compile_time(family, peer); !compiled.empty()) text += "; " + compiled;
     if (std::find(family.wrong_peers.begin(), family.wrong_peers.end(), peer) != family.wrong_peers.end())
       text += ". **Left out of the comparison: its output failed the check** (" + first->correctness_detail + ")";
     else if (first->correct)
       text += ". Output checked against kgate's definition at " + code(first->shape) + ": " + figures(*first);
     notes.items.push_back(text + ".");
   }
+  if (const std::string wins = winning_kernels(family); !wins.empty()) notes.items.push_back(wins);
   return notes;
 }
 
