@@ -34,5 +34,5 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/kgateConfig.cmake.in
   ${PROJECT_BINARY_DIR}/kgateConfig.cmake INSTALL_DESTINATION ${kgate_config_dir})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/kgateConfigVersion.cmake COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/kgateConfig.cmake ${PROJECT_BINARY_DIR}/kgateConfigVersion.cmake
-              ${PROJECT_SOURCE_DIR}/cmake/KgateSuite.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/KgateSuite.cmake ${PROJECT_SOURCE_DIR}/cmake/KgateSQLite3.cmake
         DESTINATION ${kgate_config_dir})

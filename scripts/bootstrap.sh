@@ -18,8 +18,11 @@ need() {
   missing+=("$package")
 }
 
-need cmake /usr/bin/cmake /usr/local/bin/cmake
-need ninja-build /usr/bin/ninja /usr/local/bin/ninja
+# need_command PACKAGE COMMAND: PACKAGE is missing unless COMMAND is on the PATH (pip's cmake, say).
+need_command() { command -v "$2" >/dev/null || need "$1"; }
+
+need_command cmake cmake
+need_command ninja-build ninja
 need g++ /usr/bin/g++
 need git /usr/bin/git
 need libgtest-dev "/usr/lib/*/libgtest.a" "/usr/lib/*/cmake/GTest/GTestConfig.cmake" "/usr/local/lib*/cmake/GTest/GTestConfig.cmake"
@@ -27,7 +30,9 @@ need libbenchmark-dev "/usr/lib/*/cmake/benchmark/benchmarkConfig.cmake" "/usr/l
 need nlohmann-json3-dev /usr/include/nlohmann/json.hpp /usr/local/include/nlohmann/json.hpp
 need zlib1g-dev /usr/include/zlib.h
 # kgate history keeps the nightly runs in SQLite (docs/history.md).
-need libsqlite3-dev "/usr/lib/*/libsqlite3.so" "/usr/include/sqlite3.h"
+# Without its development files kgate builds against the runtime libsqlite3.so.0 and SQLite's own
+# header in third_party/sqlite3/ (cmake/KgateSQLite3.cmake), as on an offline GPU image.
+need libsqlite3-dev "/usr/lib/*/libsqlite3.so" "/usr/include/sqlite3.h" "/usr/lib/*/libsqlite3.so.0" "/lib/*/libsqlite3.so.0"
 # Google Benchmark's compare.py and its statistics, for the interoperability test.
 need libbenchmark-tools /usr/share/benchmark/tools/compare.py "/usr/local/share/benchmark*/compare.py"
 need python3-scipy "/usr/lib/python3/dist-packages/scipy"
