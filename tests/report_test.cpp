@@ -962,4 +962,26 @@ TEST(ReportPeers, MergedPeersAppearWithTheirSpeedups) {
   EXPECT_NE(annotated_markdown.find("compiled in 2.50–7.25 s per shape (before timing, not in its time)"), std::string::npos);
 }
 
+// The main command's run on an H100 with torch.compile and Liger-Kernel among the peers (recorded,
+// untouched): the report names the kernel a winning peer ran and each compiled peer's compile time.
+TEST(ReportPeers, RecordedH100RunNamesWinningPeerKernels) {
+  const std::string path = KGATE_TEST_DATA_DIR "/recorded-h100-main-peers.json.gz";
+  const RunResults run = kgate::read_results_file(path);
+  std::size_t compiled = 0, peers_with_kernels = 0;
+  for (const BenchmarkRecord& r : run.benchmarks) {
+    if (r.role != "peer" || r.status != kgate::BenchmarkStatus::ok) continue;
+    compiled += r.provenance.contains("compile_s");
+    peers_with_kernels += !r.kernels.empty();
+  }
+  EXPECT_EQ(compiled, 48u);  // torch.compile of the four memory-bound families at their 12 shapes each
+  EXPECT_GT(peers_with_kernels, 0u);
+  const std::string markdown = kgate::report::render_markdown(kgate::report::build_report(inputs_for({path, run})).full);
+  EXPECT_NE(markdown.find("`torch-compile` (peer)"), std::string::npos);
+  EXPECT_NE(markdown.find("s per shape (before timing, not in its time)"), std::string::npos);
+  // RMSNorm at one row: Liger's Triton kernel is the faster, on the same one-block grid as kgate's.
+  EXPECT_NE(markdown.find("`m:1/n:8192/bf16`: `liger` ran `_rms_norm_forward_kernel` (grid 1×1×1, block 512×1×1)"),
+            std::string::npos);
+  EXPECT_NE(markdown.find("torch 2.11.0+cu130, triton 3.6.0 and liger-kernel 0.8.5"), std::string::npos);
+}
+
 }  // namespace

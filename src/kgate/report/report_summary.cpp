@@ -104,14 +104,21 @@ std::string fastest_counts(const std::vector<const PeerMatch*>& matches, bool pe
   return out;
 }
 
-// The libraries the peers ran ("torch 2.11.0+cu130"), from their records.
+// The libraries the peers ran ("torch 2.11.0+cu130, triton 3.6.0 and liger-kernel 0.8.5"), each
+// once, from their records (a record names its libraries as a list: "torch 2.11.0, triton 3.6.0").
 std::string peer_libraries(const ReportModel& model) {
   std::vector<std::string> libraries;
   for (const BenchmarkView& v : model.views) {
     if (v.record->role != "peer") continue;
     const auto it = v.record->provenance.find("library");
-    if (it != v.record->provenance.end() && std::find(libraries.begin(), libraries.end(), it->second) == libraries.end())
-      libraries.push_back(it->second);
+    if (it == v.record->provenance.end()) continue;
+    for (std::size_t start = 0; start < it->second.size();) {
+      const std::size_t comma = it->second.find(", ", start);
+      std::string library = it->second.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (!library.empty() && std::find(libraries.begin(), libraries.end(), library) == libraries.end())
+        libraries.push_back(std::move(library));
+      start = comma == std::string::npos ? it->second.size() : comma + 2;
+    }
   }
   return join_words(libraries);
 }
