@@ -256,7 +256,7 @@ class TorchTimer:
         self.starts = [torch.cuda.Event(enable_timing=True) for _ in range(self.max_batch)]
         self.stops = [torch.cuda.Event(enable_timing=True) for _ in range(self.max_batch)]
         self.can_hold = hasattr(torch.cuda, "_sleep")
-        self.host_s_per_sample = 50e-6  # raised to what enqueuing really takes
+        self.host_s_per_sample = 50e-6  # then what enqueuing a sample took in the last batch
         torch.cuda.synchronize()
 
     def _clock_hz(self):
@@ -332,15 +332,20 @@ class TorchTimer:
                     started = time.perf_counter()
                     for s in range(count):
                         enqueue_one(s)
-                    self.host_s_per_sample = max(self.host_s_per_sample, (time.perf_counter() - started) / count)
+                    enqueue_s_per_sample = (time.perf_counter() - started) / count
                     gaps_possible = self.can_hold and released.query()
                 self.stream.synchronize()
             finally:
                 self.recording = False
                 spans, busy = self.clock.stop(count, calls_per_sample) if cupti else ([], [])
             if not gaps_possible:
+                # The next hold follows what enqueuing took this time, not the slowest batch ever:
+                # a one-time stall (CUPTI's first activity call, a garbage collection) would
+                # otherwise lengthen every later batch's hold for the rest of the run.
+                self.host_s_per_sample = enqueue_s_per_sample
                 return [self.starts[s].elapsed_time(self.stops[s]) * 1e-3 for s in range(count)], spans, busy
-            self.host_s_per_sample *= 2  # the hold ran out before the host finished: hold longer, redo
+            # The hold ran out before the host finished: hold longer, redo.
+            self.host_s_per_sample = 2 * max(self.host_s_per_sample, enqueue_s_per_sample)
         raise RuntimeError("the host could not enqueue a batch within the stream hold; timings would include launch gaps")
 
     def sample_until_done(self, expected_sample_s, enqueue_one, launches_per_sample):
