@@ -14,8 +14,8 @@ kgate_bench's options as its registry listing states them:
   events; a batch whose hold ran out first is discarded and retried with a longer hold;
 * after each batch two spins of known cycles timed with events measure the SM clock; a batch run
   below the throttle threshold is dropped and counted, and sampling backs off briefly; a batch run
-  below full clock starts rests between batches (ClockGovernor below);
-* sampling stops by kgate's noise-adaptive criterion (StoppingCriterion below)."""
+  below full clock starts rests between batches (ClockGovernor, sampling_rules.py);
+* sampling stops by kgate's noise-adaptive criterion (StoppingCriterion, sampling_rules.py)."""
 
 import ctypes
 import json
@@ -28,6 +28,7 @@ import time
 import torch
 
 from peer_results import Timing
+from sampling_rules import ClockGovernor, StoppingCriterion, StreamHold
 
 PROBE_CYCLES = 200_000  # ~100 us at 2 GHz: the event timer's 0.5 us resolution is 0.5% of it
 MAX_HOLD_RETRIES = 6
@@ -97,88 +98,6 @@ class KgateClock:
             size = needed + 1
 
 
-class StoppingCriterion:
-    """kgate's StoppingCriterion (include/kgate/measure/stopping.hpp), fed one sample at a time."""
-
-    def __init__(self, timing):
-        self.min_samples = int(timing["min_samples"])
-        self.min_gpu_time_s = float(timing["min_gpu_time_s"])
-        self.max_wall_time_s = float(timing["max_wall_time_s"])
-        self.target_rel_stddev = float(timing["target_rel_stddev"])
-        self.max_samples = int(timing["max_samples"])
-        self.convergence_min_samples = int(timing["convergence_min_samples"])
-        self.max_improvement = float(timing["convergence_max_improvement_per_doubling"])
-        self.samples_s = []
-        self.rel_stddev_history = []
-        self.gpu_time_s = 0.0
-        self._mean = 0.0
-        self._squared_deviations = 0.0
-
-    def add_sample(self, seconds):
-        if not math.isfinite(seconds) or seconds < 0:
-            raise ValueError(f"sample time {seconds} s is not a non-negative number")
-        self.samples_s.append(seconds)
-        self.gpu_time_s += seconds
-        delta = seconds - self._mean
-        self._mean += delta / len(self.samples_s)
-        self._squared_deviations += delta * (seconds - self._mean)
-        self.rel_stddev_history.append(self.rel_stddev())
-
-    def rel_stddev(self):
-        n = len(self.samples_s)
-        if n < 2 or self._mean <= 0:
-            return 0.0
-        return math.sqrt(self._squared_deviations / (n - 1)) / self._mean
-
-    def target_met(self):
-        return len(self.samples_s) >= max(2, self.min_samples) and self.rel_stddev() <= self.target_rel_stddev
-
-    def _noise_converged(self):
-        n = len(self.samples_s)
-        if n < self.convergence_min_samples:
-            return False
-        return self.rel_stddev_history[n - 1] > (1 - self.max_improvement) * self.rel_stddev_history[n // 2 - 1]
-
-    def check(self, wall_elapsed_s):
-        """None to keep sampling, else the stop reason as kgate names it."""
-        if len(self.samples_s) >= self.min_samples and self.gpu_time_s >= self.min_gpu_time_s:
-            if self.target_met():
-                return "target-met"
-            if self._noise_converged():
-                return "noise-converged"
-        if len(self.samples_s) >= self.max_samples:
-            return "sample-cap"
-        if wall_elapsed_s >= self.max_wall_time_s:
-            return "time-cap"
-        return None
-
-
-class ClockGovernor:
-    """kgate's ClockGovernor (include/kgate/measure/stopping.hpp): which batches to keep, how long to idle after each."""
-
-    def __init__(self, timing, default_mhz):
-        self.default_mhz = default_mhz
-        self.threshold = float(timing["throttle_threshold"])
-        self.backoff_s = float(timing["throttle_backoff_s"])
-        self.full_clock = float(timing["full_clock"])
-        self.rest_ratio = float(timing["rest_ratio"])
-        self.throttled_samples = self.power_limited_samples = 0
-        self.resting = False
-
-    def after_batch(self, mhz, batch_gpu_s, samples):
-        """(keep, idle_s) for one batch that ended at `mhz` (0: unknown, never dropped)."""
-        rest_s = self.rest_ratio * batch_gpu_s if self.resting else 0.0
-        known = mhz > 0 and self.default_mhz > 0
-        if known and mhz < self.threshold * self.default_mhz:
-            self.throttled_samples += samples
-            return False, self.backoff_s + rest_s
-        if not self.resting and known and mhz < self.full_clock * self.default_mhz and self.rest_ratio > 0:
-            self.resting = True
-            self.power_limited_samples += samples
-            return False, self.backoff_s
-        return True, rest_s
-
-
 def _driver():
     try:
         libcuda = ctypes.CDLL("libcuda.so.1")
@@ -218,16 +137,6 @@ def device_facts():
             "memory_clock_mhz": _device_attribute(libcuda, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, ordinal) / 1e3}
 
 
-def input_copies(bytes_per_copy, l2_bytes, placements, budget_bytes, max_copies):
-    """Input copies rotated in cold mode, each a separate allocation, as kgate_bench plans them
-    (bench/measure.cpp, input_copies): where one copy fits in the L2, enough to cover it twice (at
-    most max_copies); and at least `placements` where they fit in `budget_bytes`."""
-    if bytes_per_copy <= 0:
-        return 1
-    l2_cover = 1 if bytes_per_copy >= l2_bytes else min(-(-2 * l2_bytes // bytes_per_copy), max_copies)
-    return int(max(1, l2_cover, min(placements, budget_bytes // bytes_per_copy)))
-
-
 class TorchTimer:
     def __init__(self, timing, gpu, clock_library=None):
         self.timing = timing
@@ -256,7 +165,7 @@ class TorchTimer:
         self.starts = [torch.cuda.Event(enable_timing=True) for _ in range(self.max_batch)]
         self.stops = [torch.cuda.Event(enable_timing=True) for _ in range(self.max_batch)]
         self.can_hold = hasattr(torch.cuda, "_sleep")
-        self.host_s_per_sample = 50e-6  # then what enqueuing a sample took in the last batch
+        self.hold = StreamHold()
         torch.cuda.synchronize()
 
     def _clock_hz(self):
@@ -326,8 +235,7 @@ class TorchTimer:
             try:
                 with torch.cuda.stream(self.stream):
                     if self.can_hold:
-                        hold_s = 2 * self.host_s_per_sample * count + 100e-6
-                        torch.cuda._sleep(int(hold_s * self._clock_hz()))
+                        torch.cuda._sleep(int(self.hold.seconds(count) * self._clock_hz()))
                         released.record(self.stream)
                     started = time.perf_counter()
                     for s in range(count):
@@ -338,14 +246,10 @@ class TorchTimer:
             finally:
                 self.recording = False
                 spans, busy = self.clock.stop(count, calls_per_sample) if cupti else ([], [])
+            self.hold.after_batch(enqueue_s_per_sample, ran_out=gaps_possible)
             if not gaps_possible:
-                # The next hold follows what enqueuing took this time, not the slowest batch ever:
-                # a one-time stall (CUPTI's first activity call, a garbage collection) would
-                # otherwise lengthen every later batch's hold for the rest of the run.
-                self.host_s_per_sample = enqueue_s_per_sample
                 return [self.starts[s].elapsed_time(self.stops[s]) * 1e-3 for s in range(count)], spans, busy
-            # The hold ran out before the host finished: hold longer, redo.
-            self.host_s_per_sample = 2 * max(self.host_s_per_sample, enqueue_s_per_sample)
+            # The hold ran out before the host finished: redo the batch behind a longer one.
         raise RuntimeError("the host could not enqueue a batch within the stream hold; timings would include launch gaps")
 
     def sample_until_done(self, expected_sample_s, enqueue_one, launches_per_sample):

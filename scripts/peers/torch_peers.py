@@ -150,7 +150,7 @@ class Session:
 
     def measure(self, family, peer, shape):
         from peer_families import Unsupported
-        from peer_timing import input_copies
+        from sampling_rules import input_copies
         torch = self.torch
         record = PeerRecord(family.name, peer.variant, shape.id, shape.min_bytes, shape.flops, family.headline_mode,
                             "read" if family.read_dominated else "copy", provenance=self.provenance(peer))
