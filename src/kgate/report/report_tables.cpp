@@ -141,18 +141,44 @@ std::string compile_time(const FamilyView& family, const std::string& peer) {
          " s per shape (before timing, not in its time)";
 }
 
-// Where a peer beats kgate: the kernel it ran, so the reader knows what to study.
+// Where a peer beats kgate: the kernel it ran, so the reader knows what to study; one line per
+// peer and kernel, with the launch shapes it took ("grids 1×1×1 to 256×1×1, block 512×1×1").
 std::string winning_kernels(const FamilyView& family) {
-  std::vector<std::string> wins;
+  struct Group {
+    std::string peer, kernel;
+    std::vector<const KernelRecord*> launches;
+  };
+  std::vector<Group> groups;
   for (const PeerMatch& m : family.peer_matches) {
     if (!m.peer || m.speedup <= 0 || m.speedup >= 1) continue;
     const KernelRecord* k = dominant_kernel(*m.peer->record);
     if (!k) continue;
-    wins.push_back(code(m.shape) + ": " + code(m.peer->record->variant) + " ran " + code(short_kernel_name(*k)) + " (grid " +
-                   format_dims(k->grid) + ", block " + format_dims(k->block) + ")");
+    const std::string& peer = m.peer->record->variant;
+    const std::string kernel = short_kernel_name(*k);
+    auto group = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.peer == peer && g.kernel == kernel; });
+    if (group == groups.end()) group = groups.insert(groups.end(), Group{peer, kernel, {}});
+    group->launches.push_back(k);
   }
-  if (wins.empty()) return "";
-  return "Where a peer is faster, its longest kernel: " + join_words(wins) + ".";
+  if (groups.empty()) return "";
+  const auto distinct = [](std::vector<const KernelRecord*> launches, auto dims) {
+    std::sort(launches.begin(), launches.end(), [](const KernelRecord* a, const KernelRecord* b) { return block_count(*a) < block_count(*b); });
+    std::vector<std::string> out;
+    for (const KernelRecord* k : launches)
+      if (const std::string d = format_dims(dims(*k)); std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
+    return out;
+  };
+  std::vector<std::string> lines;
+  for (const Group& g : groups) {
+    const std::vector<std::string> grids = distinct(g.launches, [](const KernelRecord& k) -> const int(&)[3] { return k.grid; });
+    const std::vector<std::string> blocks = distinct(g.launches, [](const KernelRecord& k) -> const int(&)[3] { return k.block; });
+    const std::string grid_text = grids.size() == 1 ? "grid " + grids.front()
+                                  : grids.size() <= 3 ? "grids " + join_words(grids)
+                                                      : "grids " + grids.front() + " to " + grids.back();
+    const std::size_t n = g.launches.size();
+    lines.push_back(code(g.peer) + " ran " + code(g.kernel) + " at " + std::to_string(n) + (n == 1 ? " shape" : " shapes") + " (" +
+                    grid_text + ", " + (blocks.size() == 1 ? "block " : "blocks ") + join_words(blocks) + ")");
+  }
+  return "Where a peer is faster, the kernel it ran: " + join_words(lines) + ".";
 }
 
 // What each peer runs, from its records' provenance, and the peers left out for a wrong result.
