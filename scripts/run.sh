@@ -6,8 +6,13 @@
 # Without a GPU it builds, says so, and renders the report of the most recent recorded run instead.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
+# The job's wall time by phase, said at the end: where a user's minutes went.
+phases=()
+lap() { phases+=("$1 $SECONDS s"); SECONDS=0; }
+SECONDS=0
 "$KGATE_ROOT/scripts/bootstrap.sh"
 kgate_build default
+lap build
 build="$KGATE_ROOT/build"
 kgate="$build/tools/kgate/kgate"
 runs="$KGATE_ROOT/runs"
@@ -34,9 +39,10 @@ if ! kgate_has_gpu; then
   echo "kgate: on a GPU machine this job runs $cases correctness cases, then $benchmarks benchmarks"
   echo "       (ctest -L gpu; build/bench/kgate_bench), compares them with baselines/ and writes a report."
   latest=$(ls -t "$runs"/*.json 2>/dev/null | head -n 1 || true)
-  [[ -n $latest ]] || latest="$KGATE_ROOT/tests/data/recorded-h200-run-b.json.gz"
+  [[ -n $latest ]] || latest="$KGATE_ROOT/tests/data/recorded-h100-main-peers.json.gz"
   echo "kgate: rendering the report of the most recent recorded run instead: $latest"
-  write_report "$latest" "$runs/report-$(basename "$latest" .json)"
+  name=$(basename "${latest%.gz}" .json)
+  write_report "$latest" "$runs/report-$name"
   exit 0
 fi
 
@@ -47,6 +53,7 @@ echo "kgate: correctness suite"
 rm -f "$build/correctness-junit.xml"
 "$KGATE_ROOT/scripts/gpu-tests.sh" --build "$build" --slots 4
 suite_ran=1
+lap correctness
 echo "kgate: benchmark suite"
 # A benchmark that failed (exit 1) is in the run and the report; anything worse stops the job.
 if ((${#gpus[@]} > 1)); then
@@ -57,6 +64,7 @@ else
   "$build/bench/kgate_bench" --kgate_out_dir="$runs" || (($? == 1))
   run=$(ls -t "$runs"/*.json | head -n 1)
 fi
+lap suite
 # Peers (docs/peers.md): PyTorch's implementations of the same problems, timed the same way and
 # merged into the run for the report. They are never gated.
 if python3 -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then
@@ -69,6 +77,7 @@ if python3 -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' 2>/de
 else
   echo "kgate: peers skipped: python3 cannot import torch with a CUDA device (docs/peers.md)"
 fi
+lap peers
 echo "kgate: comparing $run with baselines/"
 gate=0
 "$kgate" compare --baseline-dir "$KGATE_ROOT/baselines" "$run" --markdown "${run%.json}-compare.md" || gate=$?
@@ -79,4 +88,6 @@ if ((gate == 2)); then
   gate=0
 fi
 write_report "$run" "${run%.json}-report"
+lap "compare and report"
+echo "kgate: wall time by phase: $(IFS=,; echo "${phases[*]}" | sed 's/,/, /g')"
 exit $gate
