@@ -1,5 +1,7 @@
 #include "kgate/core/ctest_gpu.hpp"
 
+#include "kgate/base/text.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
@@ -7,17 +9,6 @@
 
 namespace kgate {
 namespace {
-
-std::vector<std::string> split(std::string_view text, char separator) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t end = std::min(text.find(separator, start), text.size());
-    if (end > start) parts.emplace_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return parts;
-}
 
 std::string env(const char* name) {
   const char* value = std::getenv(name);

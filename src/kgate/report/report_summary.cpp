@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kgate/base/text.hpp"
 #include "report_format.hpp"
 #include "report_model.hpp"
 
@@ -112,12 +113,10 @@ std::string peer_libraries(const ReportModel& model) {
     if (v.record->role != "peer") continue;
     const auto it = v.record->provenance.find("library");
     if (it == v.record->provenance.end()) continue;
-    for (std::size_t start = 0; start < it->second.size();) {
-      const std::size_t comma = it->second.find(", ", start);
-      std::string library = it->second.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    for (std::string library : split(it->second, ',')) {
+      library.erase(0, library.find_first_not_of(' '));
       if (!library.empty() && std::find(libraries.begin(), libraries.end(), library) == libraries.end())
         libraries.push_back(std::move(library));
-      start = comma == std::string::npos ? it->second.size() : comma + 2;
     }
   }
   return join_words(libraries);

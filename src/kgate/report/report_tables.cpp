@@ -1,6 +1,7 @@
 // The per-benchmark tables: correctness, and the kernel families' times, speedups and roofs.
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <map>
 
 #include "report_format.hpp"
@@ -128,12 +129,12 @@ Table peer_table(const FamilyView& family) {
 
 // The range of a peer's one-time compile over its shapes ("compiled in 3.1–9.8 s per shape"), or "".
 std::string compile_time(const FamilyView& family, const std::string& peer) {
-  double low = 0, high = 0;
+  double low = std::numeric_limits<double>::infinity(), high = 0;
   for (const BenchmarkView* row : family.rows) {
     const auto it = row->record->provenance.find("compile_s");
     if (row->record->variant != peer || it == row->record->provenance.end()) continue;
     const double s = std::strtod(it->second.c_str(), nullptr);
-    low = high == 0 ? s : std::min(low, s);
+    low = std::min(low, s);
     high = std::max(high, s);
   }
   if (high <= 0) return "";
