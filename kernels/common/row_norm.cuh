@@ -4,8 +4,6 @@
 // where it uses them. Widening bf16 is exact and costs one integer instruction per value, while
 // the packed row takes half the registers of a widened one: the x, residual and weight vectors can
 // all be loaded before the block reduction without costing occupancy.
-#include <cstdint>
-
 #include "row_vectors.cuh"
 
 namespace kgate::kernels {
@@ -49,29 +47,8 @@ __device__ __forceinline__ float row_sum_of_squares(int vectors, const BF16Vecto
   return sum_sq;
 }
 
-// An empty asm that claims to rewrite the vector's words: the compiler must keep the packed words
-// themselves alive until here and widen them again after it, instead of keeping the fp32 values
-// it widened for the sum of squares (seen: 49 registers instead of 31 at two vectors per thread,
-// and spills at eight).
-template <int VEC>
-__device__ __forceinline__ BF16Vector<VEC> rewidened_later(BF16Vector<VEC> v) {
-  if constexpr (sizeof(v) % 4 == 0) {
-    std::uint32_t words[sizeof(v) / 4];
-    memcpy(words, &v, sizeof(v));
-#pragma unroll
-    for (auto& word : words) asm volatile("" : "+r"(word));
-    memcpy(&v, words, sizeof(v));
-  } else {
-    unsigned short half;
-    memcpy(&half, &v, sizeof(v));
-    asm volatile("" : "+h"(half));
-    memcpy(&v, &half, sizeof(v));
-  }
-  return v;
-}
-
 // Stores row · rstd · weight, rounded once to bf16. Called after the reduction, it widens the
-// packed row and weight there (rewidened_later).
+// packed row and weight there (kept_packed).
 template <int VEC, int K>
 __device__ __forceinline__ void store_normalized_row(__nv_bfloat16* out, int vectors, const BF16Vector<VEC> (&row)[K],
                                                      const BF16Vector<VEC> (&weight)[K], float rstd) {
@@ -80,7 +57,7 @@ __device__ __forceinline__ void store_normalized_row(__nv_bfloat16* out, int vec
   for (int k = 0; k < K; ++k) {
     const int v = threadIdx.x + k * blockDim.x;
     if (v < vectors) {
-      const BF16Vector<VEC> x = rewidened_later(row[k]), w = rewidened_later(weight[k]);
+      const BF16Vector<VEC> x = kept_packed(row[k]), w = kept_packed(weight[k]);
       BF16Vector<VEC> normalized;
 #pragma unroll
       for (int i = 0; i < VEC; ++i)
