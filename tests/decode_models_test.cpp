@@ -58,7 +58,7 @@ TEST(DecodeFamilies, AreRegisteredWithTheirVariants) {
   const auto& r = kgate::Registry::instance();
   const std::map<std::string, std::set<std::string>> expected = {
       {"rope", {"naive", "vectorized", "token_block_h1", "token_block_h2", "token_block_h4"}},
-      {"silu_and_mul", {"naive", "vectorized"}},
+      {"silu_and_mul", {"naive", "vectorized", "flat_v1", "flat_v2", "flat_v4"}},
       {"gemv", {"naive", "cublas", "vectorized"}},
       {"decode_attention", {"naive", "splitk"}},
       {"decode_attention_paged", {"naive", "splitk"}},
