@@ -36,7 +36,8 @@ __device__ __forceinline__ float row_sum_of_squares(int vectors, const BF16Vecto
   float sum_sq = 0.0f;
 #pragma unroll
   for (int k = 0; k < K; ++k) {
-    if (static_cast<int>(threadIdx.x) + k * static_cast<int>(blockDim.x) < vectors) {
+    const int v = threadIdx.x + k * blockDim.x;
+    if (v < vectors) {
 #pragma unroll
       for (int i = 0; i < VEC; ++i) {
         const float value = __bfloat162float(row[k].values[i]);
