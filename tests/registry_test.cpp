@@ -160,3 +160,42 @@ TEST(RowPlan, PicksTheWidestVectorAndFewestVectorsPerThread) {
     EXPECT_GE(std::int64_t(p.threads) * p.per_thread * p.vec, n) << n;
   }
 }
+
+// The weight_first variants' geometries (rmsnorm, fused_add_rmsnorm): at least min_per_thread
+// vectors per thread where the row allows, and a register limit that fits the largest block.
+TEST(RowPlan, StartsAtTheMinimumVectorsPerThread) {
+  using kgate::kernels::plan_row;
+  auto p = plan_row(4096, 2);  // Liger's geometry at n = 4096: 256 threads of 16 values
+  EXPECT_EQ(p.vec, 8);
+  EXPECT_EQ(p.per_thread, 2);
+  EXPECT_EQ(p.threads, 256);
+  p = plan_row(4096, 4);
+  EXPECT_EQ(p.per_thread, 4);
+  EXPECT_EQ(p.threads, 128);
+  p = plan_row(8192, 2);  // what plan_row(8192) picks anyway: 1024 one-vector threads would be too many
+  EXPECT_EQ(p.per_thread, 2);
+  EXPECT_EQ(p.threads, 512);
+  EXPECT_EQ(plan_row(8192).per_thread, 2);
+  p = plan_row(32000, 4);  // 4000 vectors: four each would need 1000 threads of 32 values
+  EXPECT_EQ(p.per_thread, 8);
+  EXPECT_EQ(p.threads, 512);
+  p = plan_row(9999, 4);  // odd: 16 single values per thread, past 512 threads
+  EXPECT_EQ(p.vec, 1);
+  EXPECT_EQ(p.per_thread, 16);
+  EXPECT_EQ(p.threads, 640);
+  for (int min_per_thread : {1, 2, 4}) {
+    for (std::int64_t n = 1; n <= 32768; n += 37) {
+      try {
+        p = plan_row(n, min_per_thread);
+      } catch (const kgate::UnsupportedShape&) {
+        continue;
+      }
+      EXPECT_GE(p.per_thread, min_per_thread) << n;
+      EXPECT_LE(p.threads, kgate::kernels::row_thread_limit(p.vec, p.per_thread)) << n;
+      EXPECT_LE(p.threads * kgate::kernels::row_register_limit(p.vec, p.per_thread), 65536) << n;
+      EXPECT_GE(std::int64_t(p.threads) * p.per_thread * p.vec, n) << n;
+    }
+  }
+  // Three blocks of 512 threads per SM where a thread holds two 16-byte vectors (n = 8192).
+  EXPECT_LE(3 * 512 * kgate::kernels::row_register_limit(8, 2), 65536);
+}

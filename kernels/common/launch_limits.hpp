@@ -43,6 +43,10 @@ int resident_blocks() {
   return blocks;
 }
 
+// One block per row: rows enough for many waves (8 blocks per SM), where throughput, not the latency
+// of one row, sets the time.
+inline bool rows_for_many_waves(long long rows) { return rows >= 8LL * sm_count(); }
+
 // Grid for a grid-stride loop over `items` work items, `per_thread` per thread and iteration: at
 // most one wave, and no more blocks than cover the work in the iterations a full wave would need.
 // A full wave over 2.4 waves' worth of work gives 40% of its threads a third iteration that the

@@ -1,6 +1,7 @@
 #pragma once
 // Host-side planning for the row-in-registers kernels (row_vectors.cuh); separate so the CPU
 // tests can check it without a GPU.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -15,19 +16,34 @@ namespace kgate::kernels {
 // 16 x 8 values per thread failed to launch with cudaErrorLaunchOutOfResources).
 inline constexpr int kMaxRowFloats = 64;
 
+// The most threads a row block may have when each holds per_thread vectors of vec values.
+constexpr int row_thread_limit(int vec, int per_thread) { return per_thread * vec >= 32 ? 512 : 1024; }
+
+// The registers a row kernel may use: 65536 per SM over its largest block, and at most 40 where
+// each thread holds 16 values or fewer in vectors of four or eight (the bench shapes' kernels),
+// so that blocks of 512 threads fit three to an SM, as Liger-Kernel's do (38-40 registers). ptxas
+// meets it for rmsnorm/weight_first without spilling; fused_add_rmsnorm/weight_first at two vectors
+// (48 registers left alone) spills 4 bytes and reloads 20. (At 16 single values per thread the
+// packed bf16 take a register each, and 40 would spill far more: no limit below the block's.)
+constexpr int row_register_limit(int vec, int per_thread) {
+  return per_thread * vec <= 16 && vec >= 4 ? 40 : 65536 / row_thread_limit(vec, per_thread);
+}
+
 struct RowPlan {
   int vec;         // elements per vector: 8, 4, 2 or 1
   int per_thread;  // vectors per thread: 1, 2, 4, 8 or 16
   int threads;     // a multiple of 32
 };
 
-inline RowPlan plan_row(std::int64_t n) {
+// min_per_thread (1, 2 or 4) starts the search at that many vectors per thread: fewer threads,
+// each with more bytes in flight before the reduction, where one vector each would fit.
+inline RowPlan plan_row(std::int64_t n, int min_per_thread = 1) {
   RowPlan plan{};
   plan.vec = n % 8 == 0 ? 8 : n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : 1;
   const std::int64_t vectors = n / plan.vec;
   for (int limit : {512, 1024}) {
-    for (int k = 1; k <= 16 && k * plan.vec <= kMaxRowFloats; k *= 2) {
-      const int thread_limit = k * plan.vec >= 32 ? 512 : limit;
+    for (int k = min_per_thread; k <= 16 && k * plan.vec <= kMaxRowFloats; k *= 2) {
+      const int thread_limit = std::min(row_thread_limit(plan.vec, k), limit);
       const std::int64_t threads = (vectors + k - 1) / k;
       if (threads <= thread_limit) {
         plan.per_thread = k;

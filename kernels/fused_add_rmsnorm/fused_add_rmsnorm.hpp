@@ -2,7 +2,7 @@
 // Fused residual add + RMSNorm, in place as in vLLM and FlashInfer:
 //   residual <- bf16(x + residual);  x <- rmsnorm(residual) * w
 // The normalization reads the rounded residual, exactly what an unfused add followed by RMSNorm
-// would see. Variants: naive.cu (reference), vectorized.cu.
+// would see. Variants: naive.cu (reference), vectorized.cu, weight_first.cu.
 #include <cuda_bf16.h>
 
 #include "kgate/core/family.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // RMSNorm: y[i, j] = x[i, j] / sqrt(mean_j(x[i, :]^2) + eps) * w[j]; bf16 in and out, fp32
-// accumulation. Variants: naive.cu (reference), vectorized.cu.
+// accumulation. Variants: naive.cu (reference), vectorized.cu, weight_first.cu.
 #include <cuda_bf16.h>
 
 #include "kgate/core/family.hpp"

@@ -77,7 +77,7 @@ __global__ void rmsnorm_vectorized_kernel(RmsNormArgs a) {
 // m = 32768, n = 4096 (H200). A few rows are latency-bound and finish sooner on more threads.
 RowPlan plan_for(const RmsNormArgs& a) {
   RowPlan plan = plan_row(a.n);
-  if (plan.per_thread == 1 && plan.threads >= 64 && a.m >= 8 * sm_count()) {
+  if (plan.per_thread == 1 && plan.threads >= 64 && rows_for_many_waves(a.m)) {
     plan.per_thread = 2;
     plan.threads = ((a.n / plan.vec + 1) / 2 + 31) / 32 * 32;
   }

@@ -6,7 +6,8 @@
 //   x[i]' = x[i]·cos − x[i + d/2]·sin,   x[i + d/2]' = x[i + d/2]·cos + x[i]·sin
 // base = 500000 (Llama-3's rope_theta, no long-context frequency scaling). bf16 in and out, fp32
 // arithmetic. The cos/sin cache holds the same angles precomputed for every position.
-// Variants: naive.cu (reference; computes the angles itself), vectorized.cu (reads the cache).
+// Variants: naive.cu (reference; computes the angles itself), vectorized.cu and token_block.cu (read
+// the cache).
 #include <cuda_bf16.h>
 
 #include <cstdint>

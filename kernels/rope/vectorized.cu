@@ -13,6 +13,7 @@
 // so its loads are straight-line code. q/k are read and written once: evict-first both ways.
 #include "../common/launch_limits.hpp"
 #include "../common/packed.cuh"
+#include "../common/rope_rotation.cuh"
 #include "../common/row_vectors.cuh"
 #include "kgate/core/registry.hpp"
 #include "rope.hpp"
@@ -22,16 +23,6 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kHeadsPerItem = 4;
-
-// Head h of a token (query heads first, then key heads), with selects instead of the branches
-// RopeArgs::head compiles to, so the loads of a group stay one straight-line block.
-__device__ __forceinline__ __nv_bfloat16* head_of(const RopeArgs& a, int token, int h) {
-  const bool query = h < a.q_heads;
-  __nv_bfloat16* base = query ? a.q : a.k;
-  const int heads = query ? a.q_heads : a.k_heads;
-  const int index = query ? h : h - a.q_heads;
-  return base + (static_cast<std::size_t>(token) * heads + index) * a.head_dim;
-}
 
 // One item whose token's cache row starts at cache_row. WHOLE: all kHeadsPerItem heads exist.
 template <int VEC, bool WHOLE>
@@ -58,12 +49,7 @@ __device__ __forceinline__ void rotate_item(const RopeArgs& a, int token, int fi
   for (int j = 0; j < kHeadsPerItem; ++j) {
     if (WHOLE || first_head + j < heads) {
       Vector rotated_x, rotated_y;
-#pragma unroll
-      for (int e = 0; e < VEC; ++e) {
-        const float u = __bfloat162float(x[j].values[e]), v = __bfloat162float(y[j].values[e]);
-        rotated_x.values[e] = __float2bfloat16_rn(u * c[e] - v * s[e]);
-        rotated_y.values[e] = __float2bfloat16_rn(v * c[e] + u * s[e]);
-      }
+      rotate_pairs<VEC>(x[j], y[j], c, s, rotated_x, rotated_y);
       store_vector_evict_first(first[j], rotated_x);
       store_vector_evict_first(first[j] + half_vectors, rotated_y);
     }

@@ -2,7 +2,7 @@
 // The gated activation of a SwiGLU MLP, as vLLM's silu_and_mul: the fused gate/up projection's
 // output x [m, 2i] holds the gate in its first i columns and the up projection in the last i;
 //   out[r, j] = silu(x[r, j]) · x[r, i + j],   silu(a) = a / (1 + e^-a)
-// bf16 in and out, fp32 arithmetic, one rounding. Variants: naive.cu (reference), vectorized.cu.
+// bf16 in and out, fp32 arithmetic, one rounding. Variants: naive.cu (reference), vectorized.cu, flat.cu.
 #include <cuda_bf16.h>
 
 #include "kgate/core/family.hpp"

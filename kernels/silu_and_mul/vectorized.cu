@@ -21,15 +21,6 @@ constexpr int kThreads = 128;
 constexpr int kUnroll = 4;
 constexpr int kStages = 2;
 
-template <int VEC>
-__device__ __forceinline__ BF16Vector<VEC> silu_and_mul(const BF16Vector<VEC>& gate, const BF16Vector<VEC>& up) {
-  BF16Vector<VEC> out;
-#pragma unroll
-  for (int e = 0; e < VEC; ++e)
-    out.values[e] = __float2bfloat16_rn(silu(__bfloat162float(gate.values[e])) * __bfloat162float(up.values[e]));
-  return out;
-}
-
 // One 16-byte shared-memory read (element by element, the compiler reads 2 bytes at a time).
 __device__ __forceinline__ BF16Vector<8> read_staged(const BF16Vector<8>& slot) {
   const uint4 raw = *reinterpret_cast<const uint4*>(&slot);
