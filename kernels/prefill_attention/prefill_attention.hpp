@@ -5,7 +5,8 @@
 // head h reads KV head h / (heads / kv_heads)). Causal masking is top-left aligned: query i sees
 // keys 0..i. bf16 in and out, fp32 softmax and accumulation, lse in fp32 (natural log).
 // Variants, one file each, in the order of the FlashAttention journey: naive.cu (materializes the
-// scores; the large-shape reference), fa1_seqkv.cu, fa2_splitkv.cu, fa2_mma.cu, fa3_wgmma.cu.
+// scores; the large-shape reference), fa1_seqkv.cu, fa2_splitkv.cu, fa2_mma.cu, fa3_wgmma.cu,
+// fa3_pingpong.cu.
 #include <cuda_bf16.h>
 
 #include "kgate/core/family.hpp"
