@@ -12,19 +12,25 @@
 //
 // A persistent grid: one block per SM loops over (batch·head, query tile) work tiles. Work tile
 // t goes to block t mod G in even rounds and G - 1 - (t mod G) in odd ones (G blocks), a snake
-// that evens out the work per block; under the causal mask the tiles are numbered longest first
-// (the last query tiles, which see the most keys), so the final round holds the shortest ones.
-// Without the mask every tile has the same work, and tiles are numbered head by head so that the
-// blocks working at one time share the K and V of few heads in L2. The producer runs ahead across
-// work tiles: the K/V ring's position carries over, and the next tile's Q is loaded as soon as the
-// consumers have finished their products on the current one (q_empty), during their epilogue.
+// that evens out the work per block. Without the mask every tile has the same work, and tiles are
+// numbered head by head so that the blocks working at one time share the K and V of few heads in
+// L2. Under the causal mask the tiles are numbered longest first (the last query tiles, which see
+// the most keys), so that a block's final rounds hold short ones, but within sections of heads
+// whose K and V fit in half the L2 (heads_per_section says how many): numbered across all heads
+// at once, the 132 blocks of an H100 each read a different head's K/V, which L2 cannot hold
+// (b 8 h 16 S 2048: 128 MiB; L2 hit rate 36%, DRAM 82% busy, 0.66x cuDNN's speed on an H100;
+// 1.02x in sections). The producer runs ahead across work tiles: the K/V ring's position carries
+// over, and Q has two buffers, so the next tile's Q arrives while the consumers still work on the
+// current one; with one buffer its latency fell between every two work tiles, which shows where
+// a work tile is only a few key tiles (S 512 d64: 0.91x -> 0.95x cuDNN's speed).
 //
 // Tile shapes, per head dimension (Tiling below): d128 as fa3_wgmma, two consumers of 64 query
-// rows (128 per block) and 128-key tiles in a two-stage ring: Q 32 KiB + 2 x (K 32 + V 32) KiB;
+// rows (128 per block) and 128-key tiles in a two-stage ring: 2 x Q 32 KiB + 2 x (K 32 + V 32) KiB;
 // the consumers need ~200 registers for S, P and O. d64 has half the operand bytes and half the O
 // registers per row, so a block takes three consumers (192 query rows) on the same 128-key tiles,
-// which reads each K/V tile for 1.5 times as many rows, and a three-stage ring: Q 24 KiB +
-// 3 x (K 16 + V 16) KiB; 160 registers per consumer thread hold its S, P and O.
+// which reads each K/V tile for 1.5 times as many rows, and a three-stage ring: 2 x Q 24 KiB +
+// 3 x (K 16 + V 16) KiB; 160 registers per consumer thread hold its S, P and O. Short causal
+// sequences at d64 go back to two consumers (TilingD64Causal).
 //
 // Everything else (TMA slabs in the 128-byte swizzle, wgmma operands, softmax) is fa3_wgmma's:
 // sm90_tiles.cuh and tensor_core_softmax.cuh.
@@ -50,26 +56,29 @@ namespace {
 constexpr int kBlockK = 128;         // keys per tile (the n of the S product, the k of P·V)
 constexpr int kFirstTurnBarrier = 1;  // named barrier ids of the turn, one per consumer (0 is __syncthreads)
 
-template <int D>
-struct Tiling;
-template <>
-struct Tiling<128> {
-  static constexpr int kConsumers = 2;
-  static constexpr int kStages = 2;
+// A block's shape: head dimension, consumer warpgroups (64 query rows each) and K/V ring stages.
+// The producer warpgroup gives its registers to the consumers: 128 x (24 + consumers x R) of the
+// 65536 (d128 with two consumers: R = 240; three: 160).
+template <int HEAD_DIM, int CONSUMERS, int STAGES>
+struct Tiling {
+  static constexpr int kHeadDim = HEAD_DIM;
+  static constexpr int kConsumers = CONSUMERS;
+  static constexpr int kStages = STAGES;
   static constexpr int kProducerRegisters = 24;
-  static constexpr int kConsumerRegisters = 240;  // 128 x (24 + 2 x 240) = 64512 of 65536
+  static constexpr int kConsumerRegisters = (65536 / 128 - kProducerRegisters) / CONSUMERS / 8 * 8;
 };
-template <>
-struct Tiling<64> {
-  static constexpr int kConsumers = 3;
-  static constexpr int kStages = 3;
-  static constexpr int kProducerRegisters = 24;
-  static constexpr int kConsumerRegisters = 160;  // 128 x (24 + 3 x 160) = 64512 of 65536
-};
+using TilingD128 = Tiling<128, 2, 2>;
+using TilingD64 = Tiling<64, 3, 3>;
+// Short causal sequences at d64 take two consumers (128 query rows): with 192, the diagonal tiles
+// waste more of their products on masked keys and the few tiles per head differ more in length.
+// Measured on an H100 against cuDNN, three consumers -> two: S 512 0.67x -> 0.86x, S 1024 0.68x ->
+// 0.86x, S 2048 0.76x -> 0.88x; at S 4096 three were better (0.97x against 0.94x).
+using TilingD64Causal = Tiling<64, 2, 3>;
+constexpr int kShortCausalD64 = 2048;
 
-template <int D>
+template <class T>
 struct SharedLayout {
-  using T = Tiling<D>;
+  static constexpr int D = T::kHeadDim;
   static constexpr int kThreads = 128 * (1 + T::kConsumers);
   static constexpr int kBlockQ = 64 * T::kConsumers;  // query rows per work tile
   static constexpr int kSlabs = D / kSlabWidth;
@@ -77,10 +86,12 @@ struct SharedLayout {
   static constexpr int kKvSlabBytes = kBlockK * kSlabRowBytes;
   static constexpr int kQBytes = kSlabs * kQSlabBytes;
   static constexpr int kKvTileBytes = kSlabs * kKvSlabBytes;
-  static constexpr int kK = kQBytes;                                // K ring
+  static constexpr int kQBuffers = 2;                               // Q of the current and the next work tile
+  static constexpr int kK = kQBuffers * kQBytes;                    // K ring
   static constexpr int kV = kK + T::kStages * kKvTileBytes;         // V ring
-  static constexpr int kBarriers = kV + T::kStages * kKvTileBytes;  // q_full, q_empty, then per stage k_full, k_empty, v_full, v_empty
-  static constexpr int kBarrierCount = 2 + 4 * T::kStages;
+  // Per Q buffer q_full, q_empty; then per stage k_full, k_empty, v_full, v_empty.
+  static constexpr int kBarriers = kV + T::kStages * kKvTileBytes;
+  static constexpr int kBarrierCount = 2 * kQBuffers + 4 * T::kStages;
   // The swizzle pattern repeats every 1 KiB: tiles must start on such a boundary, so the launch
   // asks for 1 KiB of slack to align the dynamic shared memory.
   static constexpr int kBytes = kBarriers + 8 * kBarrierCount + 1024;
@@ -88,11 +99,13 @@ struct SharedLayout {
 };
 
 // The persistent grid's work: `heads_total` (batch·heads) x `query_tiles` work tiles, numbered
-// longest first under the causal mask and head by head without it (see the file's comment).
+// head by head without the causal mask, and under it longest first within sections of
+// `heads_per_section` heads (see the file's comment).
 struct TileSchedule {
   int heads_total;
   int query_tiles;
   bool causal;
+  int heads_per_section;
 
   __host__ __device__ int tiles() const { return heads_total * query_tiles; }
   // The work tile a block takes in its round `round` (its n-th work tile), or tiles() and past
@@ -103,8 +116,12 @@ struct TileSchedule {
   }
   __device__ void locate(int tile, int& bh, int& query_tile) const {
     if (causal) {
-      bh = tile % heads_total;
-      query_tile = query_tiles - 1 - tile / heads_total;
+      const int section = tile / (heads_per_section * query_tiles);
+      const int first_head = section * heads_per_section;
+      const int heads = min(heads_per_section, heads_total - first_head);  // the last section may be short
+      const int index = tile - first_head * query_tiles;
+      bh = first_head + index % heads;
+      query_tile = query_tiles - 1 - index / heads;
     } else {
       bh = tile / query_tiles;
       query_tile = tile % query_tiles;
@@ -125,24 +142,30 @@ __device__ __forceinline__ void pass_turn(int to_consumer) {
 
 #endif  // sm_90a device code
 
-template <int D>
-__global__ void __launch_bounds__(SharedLayout<D>::kThreads, 1)
+template <class T>
+__global__ void __launch_bounds__(SharedLayout<T>::kThreads, 1)
     fa3_pingpong_kernel(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CUtensorMap k_map,
                         const __grid_constant__ CUtensorMap v_map, const PrefillAttentionArgs a,
                         const TileSchedule schedule) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using T = Tiling<D>;
-  using L = SharedLayout<D>;
+  using L = SharedLayout<T>;
+  constexpr int D = T::kHeadDim;
   constexpr int kStages = T::kStages;
   constexpr int kBlockQ = L::kBlockQ;
   extern __shared__ unsigned char smem[];
   const std::uint32_t base = (shared_address(smem) + 1023u) & ~1023u;
-  const std::uint32_t q_full = base + L::kBarriers;
-  const std::uint32_t q_empty = q_full + 8;
-  const auto k_full = [&](int stage) { return q_full + 8 * (2 + 4 * stage); };
-  const auto k_empty = [&](int stage) { return q_full + 8 * (3 + 4 * stage); };
-  const auto v_full = [&](int stage) { return q_full + 8 * (4 + 4 * stage); };
-  const auto v_empty = [&](int stage) { return q_full + 8 * (5 + 4 * stage); };
+  const std::uint32_t barriers = base + L::kBarriers;
+  const auto q_full = [&](int buffer) { return barriers + 8 * buffer; };
+  const auto q_empty = [&](int buffer) { return barriers + 8 * (L::kQBuffers + buffer); };
+  const std::uint32_t ring_barriers = barriers + 8 * 2 * L::kQBuffers;
+  const auto k_full = [&](int stage) { return ring_barriers + 8 * (4 * stage); };
+  const auto k_empty = [&](int stage) { return ring_barriers + 8 * (1 + 4 * stage); };
+  const auto v_full = [&](int stage) { return ring_barriers + 8 * (2 + 4 * stage); };
+  const auto v_empty = [&](int stage) { return ring_barriers + 8 * (3 + 4 * stage); };
+  const auto q_tile = [&](int buffer) { return base + buffer * L::kQBytes; };
+  // Work tile `round` uses Q buffer round mod 2, whose barriers complete phase round / 2.
+  const auto q_buffer_of = [](int round) { return round % L::kQBuffers; };
+  const auto q_phase_of = [](int round) { return static_cast<std::uint32_t>(round / L::kQBuffers) & 1; };
   const auto k_tile = [&](int stage) { return base + L::kK + stage * L::kKvTileBytes; };
   const auto v_tile = [&](int stage) { return base + L::kV + stage * L::kKvTileBytes; };
   // K/V tiles pass through the ring in one sequence over all of a block's work tiles: the n-th
@@ -159,8 +182,10 @@ __global__ void __launch_bounds__(SharedLayout<D>::kThreads, 1)
   const auto kv_head_of = [&](int bh) { return (bh / a.heads) * a.kv_heads + (bh % a.heads) / (a.heads / a.kv_heads); };
 
   if (threadIdx.x == 0) {
-    mbarrier_init(q_full, 1);                     // the producer's arrive; the bytes complete it
-    mbarrier_init(q_empty, 4 * T::kConsumers);    // one arrive per consumer warp
+    for (int buffer = 0; buffer < L::kQBuffers; ++buffer) {
+      mbarrier_init(q_full(buffer), 1);                   // the producer's arrive; the bytes complete it
+      mbarrier_init(q_empty(buffer), 4 * T::kConsumers);  // one arrive per consumer warp
+    }
     for (int stage = 0; stage < kStages; ++stage) {
       mbarrier_init(k_full(stage), 1);
       mbarrier_init(v_full(stage), 1);
@@ -182,6 +207,12 @@ __global__ void __launch_bounds__(SharedLayout<D>::kThreads, 1)
         int bh, query_tile;
         schedule.locate(tile, bh, query_tile);
         const int q0 = query_tile * kBlockQ, kv_head = kv_head_of(bh), tiles = key_tiles(query_tile);
+        // Q first: its buffer was last read two work tiles ago.
+        const int q_buffer = q_buffer_of(round);
+        mbarrier_wait(q_empty(q_buffer), q_phase_of(round) ^ 1);
+        mbarrier_arrive_expect_bytes(q_full(q_buffer), L::kQBytes);
+        for (int slab = 0; slab < L::kSlabs; ++slab)
+          tma_load_box(q_tile(q_buffer) + slab * L::kQSlabBytes, q_map, slab * kSlabWidth, q0, bh, q_full(q_buffer));
         for (int j = 0; j < tiles; ++j, ++loaded) {
           const int stage = stage_of(loaded);
           const std::uint32_t free_parity = phase_of(loaded) ^ 1;  // a fresh barrier's "previous" phase counts as done
@@ -190,13 +221,6 @@ __global__ void __launch_bounds__(SharedLayout<D>::kThreads, 1)
           for (int slab = 0; slab < L::kSlabs; ++slab)
             tma_load_box(k_tile(stage) + slab * L::kKvSlabBytes, k_map, slab * kSlabWidth, j * kBlockK, kv_head,
                          k_full(stage));
-          if (j == 0) {
-            // Q after the first K tile: the consumers may still be reading the previous Q.
-            mbarrier_wait(q_empty, (static_cast<std::uint32_t>(round) & 1) ^ 1);
-            mbarrier_arrive_expect_bytes(q_full, L::kQBytes);
-            for (int slab = 0; slab < L::kSlabs; ++slab)
-              tma_load_box(base + slab * L::kQSlabBytes, q_map, slab * kSlabWidth, q0, bh, q_full);
-          }
           mbarrier_wait(v_empty(stage), free_parity);
           mbarrier_arrive_expect_bytes(v_full(stage), L::kKvTileBytes);
           for (int slab = 0; slab < L::kSlabs; ++slab)
@@ -212,7 +236,6 @@ __global__ void __launch_bounds__(SharedLayout<D>::kThreads, 1)
     const bool lane0 = (threadIdx.x & 31) == 0;
     const int warp_row = 64 * consumer + 16 * ((static_cast<int>(threadIdx.x) / 32) % 4);  // this warp's 16 rows in the tile
     const float scale_log2 = a.scale * 1.4426950408889634f;
-    const std::uint64_t q_desc = smem_descriptor(base + consumer * 64 * kSlabRowBytes, 16);
     const auto k_desc = [&](int stage) { return smem_descriptor(k_tile(stage), 16); };
     const auto v_desc = [&](int stage) { return smem_descriptor(v_tile(stage), L::kKvSlabBytes); };
     const auto release = [&](std::uint32_t barrier) {
@@ -246,7 +269,9 @@ __global__ void __launch_bounds__(SharedLayout<D>::kThreads, 1)
       SoftmaxRows rows;
       float rescale[2];  // nothing accumulated yet: tile 0 needs no rescale
 
-      mbarrier_wait(q_full, static_cast<std::uint32_t>(round) & 1);
+      const int q_buffer = q_buffer_of(round);
+      const std::uint64_t q_desc = smem_descriptor(q_tile(q_buffer) + consumer * 64 * kSlabRowBytes, 16);
+      mbarrier_wait(q_full(q_buffer), q_phase_of(round));
       mbarrier_wait(k_full(stage_of(consumed)), phase_of(consumed));
       wait_for_turn(consumer);
       wgmma_fence();
@@ -307,7 +332,7 @@ __global__ void __launch_bounds__(SharedLayout<D>::kThreads, 1)
       wgmma_wait<0>();
       pin_registers(o);
       release(v_empty(stage_of(last)));
-      release(q_empty);  // every product that reads Q is done: the producer may load the next one
+      release(q_empty(q_buffer));  // every product that reads this Q is done: the buffer may take another
       consumed += tiles;
       const std::size_t head_offset = static_cast<std::size_t>(bh) * seq_len;
       store_rows(o, rows, a.o + head_offset * D, a.lse + head_offset, first_row, seq_len);
@@ -319,24 +344,41 @@ __global__ void __launch_bounds__(SharedLayout<D>::kThreads, 1)
 #endif
 }
 
-template <int D>
-void launch_head_dim(const PrefillAttentionArgs& a, int sm_count, cudaStream_t stream) {
-  using L = SharedLayout<D>;
+// Heads per causal section: as many as have their K and V in half the L2 (a GQA group's query
+// heads share theirs), and at least a quarter of the grid's blocks' worth, so that one round of
+// the grid spans at most about four query tiles of a head: the tiles of a round then differ
+// little in length, and the static snake keeps the blocks' loads even. Measured on an H100
+// against cuDNN: with the L2 rule alone, d128 S 4096 causal was 0.94x and d64 S 16384 causal
+// 0.83x; with at least a quarter, 1.03x and 1.09x; with at least half, d128 S 2048 and S 4096
+// causal fell to 0.85x and 0.90x (sections of 66 heads' K/V, 66 MiB, overflow L2).
+int heads_per_section(const PrefillAttentionArgs& a, int head_dim, const DeviceInfo& device) {
+  const std::size_t kv_bytes_per_head = 2 * sizeof(__nv_bfloat16) * static_cast<std::size_t>(a.seq_len) * head_dim *
+                                        a.kv_heads / a.heads;
+  const std::size_t fit_in_l2 = device.l2_bytes / 2 / std::max<std::size_t>(kv_bytes_per_head, 1);
+  const std::size_t heads = std::max<std::size_t>(fit_in_l2, device.sm_count / 4);
+  return static_cast<int>(std::clamp<std::size_t>(heads, 1, static_cast<std::size_t>(a.batch) * a.heads));
+}
+
+template <class T>
+void launch_tiling(const PrefillAttentionArgs& a, const DeviceInfo& device, cudaStream_t stream) {
+  using L = SharedLayout<T>;
+  constexpr int D = T::kHeadDim;
   // Once per process, before any capture: the launch itself stays capturable.
   static const bool configured = [] {
     KGATE_CUDA_CHECK(
-        cudaFuncSetAttribute(fa3_pingpong_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kBytes));
+        cudaFuncSetAttribute(fa3_pingpong_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kBytes));
     return true;
   }();
   (void)configured;
   const TileSchedule schedule{.heads_total = a.batch * a.heads,
                               .query_tiles = (a.seq_len + L::kBlockQ - 1) / L::kBlockQ,
-                              .causal = a.causal};
+                              .causal = a.causal,
+                              .heads_per_section = heads_per_section(a, D, device)};
   const CUtensorMap q_map = head_tiles_map(a.q, a.batch * a.heads, a.seq_len, D, L::kBlockQ, "fa3_pingpong");
   const CUtensorMap k_map = head_tiles_map(a.k, a.batch * a.kv_heads, a.seq_len, D, kBlockK, "fa3_pingpong");
   const CUtensorMap v_map = head_tiles_map(a.v, a.batch * a.kv_heads, a.seq_len, D, kBlockK, "fa3_pingpong");
-  const int blocks = std::min(schedule.tiles(), sm_count);  // one block per SM holds all its shared memory
-  fa3_pingpong_kernel<D><<<blocks, L::kThreads, L::kBytes, stream>>>(q_map, k_map, v_map, a, schedule);
+  const int blocks = std::min(schedule.tiles(), device.sm_count);  // one block per SM holds all its shared memory
+  fa3_pingpong_kernel<T><<<blocks, L::kThreads, L::kBytes, stream>>>(q_map, k_map, v_map, a, schedule);
   KGATE_CHECK_LAUNCH();
 }
 
@@ -349,8 +391,11 @@ void launch(const PrefillAttentionArgs& a, cudaStream_t stream) {
     throw UnsupportedShape("fa3_pingpong runs on Hopper (compute capability 9.x) only");
   if (static_cast<std::int64_t>(a.batch) * a.heads * a.seq_len > (std::int64_t{1} << 31) - 1)
     throw UnsupportedShape("fa3_pingpong numbers its work tiles and rows in 32 bits");
-  prefill::dispatch_head_dim(a, "fa3_pingpong",
-                             [&]<int D>() { launch_head_dim<D>(a, probe.device->sm_count, stream); });
+  prefill::dispatch_head_dim(a, "fa3_pingpong", [&]<int D>() {
+    if constexpr (D == 128) launch_tiling<TilingD128>(a, *probe.device, stream);
+    else if (a.causal && a.seq_len <= kShortCausalD64) launch_tiling<TilingD64Causal>(a, *probe.device, stream);
+    else launch_tiling<TilingD64>(a, *probe.device, stream);
+  });
 }
 
 }  // namespace
