@@ -29,7 +29,7 @@ class PrefillWorkload final : public Workload {
     return decoder_layer(model, {.tokens = b * p,
                                  .linear_preference = {"cublas"},
                                  .attention = {"attention", "prefill_attention",
-                                               {"fa3_wgmma", "fa2_mma", "fa2_splitkv", "fa1_seqkv", "naive"}, attention}});
+                                               {"fa3_pingpong", "fa3_wgmma", "fa2_mma", "fa2_splitkv", "fa1_seqkv", "naive"}, attention}});
   }
 };
 

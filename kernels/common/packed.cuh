@@ -50,6 +50,17 @@ __device__ __forceinline__ void copy_16B_async(void* shared, const void* global,
                : "memory");
 }
 
+// copy_16B_async for streams that read every byte of their lines (the KV cache): the L2 is asked
+// to fetch the aligned 256 bytes around the sectors from DRAM (.L2::256B), longer bursts for the
+// same bytes. Split-K decode attention with it was 0.1-1% faster on an H100 at 14 of its 16 bench
+// shapes (contiguous and paged), up to 3% at b 1.
+__device__ __forceinline__ void copy_16B_async_fetch_256B(void* shared, const void* global, bool valid) {
+  const unsigned destination = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;" ::"r"(destination), "l"(global),
+               "r"(valid ? 16 : 0)
+               : "memory");
+}
+
 // Closes the group of copies this thread issued since the last commit.
 __device__ __forceinline__ void commit_async_copies() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 

@@ -62,7 +62,8 @@ __device__ __forceinline__ void store_vector_evict_first(BF16Vector<VEC>* addres
 // An empty asm that claims to rewrite the vector's words: the compiler must keep the packed words
 // themselves alive until here and widen them after it, instead of widening them as soon as they
 // arrive (or reusing values widened earlier) and holding twice the registers. Seen (ptxas, sm_90a):
-// rmsnorm/weight_first 49 -> 32 registers at two vectors per thread, rope/token_block_h4 98 -> 64.
+// rmsnorm/weight_first 49 -> 32 registers at two vectors per thread, rope/token_block at four heads
+// per thread 98 -> 64.
 template <int VEC>
 __device__ __forceinline__ BF16Vector<VEC> kept_packed(BF16Vector<VEC> v) {
   if constexpr (sizeof(v) % 4 == 0) {

@@ -1,14 +1,16 @@
 // Fused add + RMSNorm with every load issued before the reduction: x, the residual and the weight.
 // fused_add_rmsnorm/vectorized reads the weight after the block reduction, a second memory round
-// trip in a row on each row's critical path; Liger-Kernel's Triton kernel loads all three first
-// and was 0.89x geomean faster on an H100, most at m 16-256. The rounded sum x + residual is
-// exactly the bf16 residual stored, so the row stays packed bf16 in registers
+// trip in a row on each row's critical path; Liger-Kernel's Triton kernel loads all three first,
+// and vectorized ran at 0.89x its speed (geomean, H100), most behind at m 16-256. The rounded sum
+// x + residual is exactly the bf16 residual stored, so the row stays packed bf16 in registers
 // (common/row_norm.cuh) and the weight with it, at fewer registers than vectorized's fp32 row.
 //
-// The same three geometries as rmsnorm/weight_first, for one sweep (keep the winner):
-//   weight_first     one 16-byte vector per thread, two once there are rows for many waves;
-//   weight_first_2v  at least two per thread;
-//   weight_first_4v  at least four per thread.
+// Geometry: at least four 16-byte vectors per thread for long rows (n >= 8192) and for rows
+// enough for many waves, else one. From a sweep on an H100 (Liger's time / this kernel's): four
+// per thread won at every n 8192 shape (0.86-1.00x against 0.73-0.89x with rmsnorm/weight_first's
+// rule) and at m 4096 (1.00x against 0.82x: two vectors of x, residual and weight under the
+// 40-register limit of row_register_limit spill); one per thread won at n 4096 below many waves
+// (m 1: 0.92x against 0.85x).
 #include "../common/block_reduce.cuh"
 #include "../common/launch_limits.hpp"
 #include "../common/row_norm.cuh"
@@ -38,11 +40,8 @@ __global__ void __maxnreg__(row_register_limit(VEC, K)) fused_add_rmsnorm_weight
   store_normalized_row<VEC, K>(a.x + row, vectors, residual, weight, rstd);
 }
 
-// MIN_VECTORS: the fewest vectors per thread; 0 for one, two once there are rows for many waves.
-template <int MIN_VECTORS>
 void launch(const FusedAddRmsNormArgs& a, cudaStream_t stream) {
-  const int min_per_thread = MIN_VECTORS > 0 ? MIN_VECTORS : rows_for_many_waves(a.m) ? 2 : 1;
-  const RowPlan plan = plan_row(a.n, min_per_thread);
+  const RowPlan plan = plan_row(a.n, a.n >= 8192 || rows_for_many_waves(a.m) ? 4 : 1);
   dispatch_row_plan(plan, [&]<int VEC, int K>() {
     fused_add_rmsnorm_weight_first_kernel<VEC, K><<<a.m, plan.threads, 0, stream>>>(a);
   });
@@ -51,15 +50,9 @@ void launch(const FusedAddRmsNormArgs& a, cudaStream_t stream) {
 
 }  // namespace
 
-KGATE_REGISTER_VARIANT(FusedAddRmsNormFamily, launch<0>,
+KGATE_REGISTER_VARIANT(FusedAddRmsNormFamily, launch,
                        {.name = "weight_first",
                         .description = "vectorized with x, residual and weight loaded before the reduction, packed "
                                        "bf16 in registers"});
-KGATE_REGISTER_VARIANT(FusedAddRmsNormFamily, launch<2>,
-                       {.name = "weight_first_2v",
-                        .description = "weight_first with at least two 16-byte vectors per thread"});
-KGATE_REGISTER_VARIANT(FusedAddRmsNormFamily, launch<4>,
-                       {.name = "weight_first_4v",
-                        .description = "weight_first with at least four 16-byte vectors per thread"});
 
 }  // namespace kgate::kernels

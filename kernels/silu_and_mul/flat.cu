@@ -3,15 +3,15 @@
 // the copy ceiling at m 4096-32768 on an H100 where silu_and_mul/vectorized (a grid-stride loop
 // over one wave of 128-thread blocks, two-stage cp.async, 32 KB of shared memory per block) ran at
 // 94.5-98.5%: 35% warps active with DRAM 86% busy, and at m 1-64 its few blocks (4-224) were
-// slower too. Here each thread loads VECTORS 16-byte vectors of gate and up (all issued before the
-// first use; kept packed until then, so ptxas cannot sink them below the arithmetic), computes and
-// stores: small blocks, few registers, full occupancy, and a grid of rows x tiles, so every row's
-// tile is one block and no index needs a division by the row length.
+// slower too. Here each thread loads one 16-byte vector of gate and one of up (kept packed until
+// used, so ptxas cannot sink the loads below the arithmetic), computes and stores: small blocks,
+// few registers, full occupancy, and a grid of rows x tiles, so every row's tile is one block and
+// no index needs a division by the row length. Rows whose width i is not a multiple of 8 (test
+// shapes) use the widest vector dividing i, so every row's halves stay aligned.
 //
-// VECTORS trades blocks for bytes in flight per thread, for one sweep to choose (keep the winner):
-// flat_v1 (32 bytes of loads per thread), flat_v2 (64), flat_v4 (128). Rows whose width i is not
-// a multiple of 8 (test shapes) use the widest vector dividing i, so every row's halves stay
-// aligned.
+// One vector per thread won a sweep on an H100 against two and four (fewer blocks, more bytes in
+// flight each): the best peer's time / this kernel's, geomean over the 12 bench shapes, 1.010x
+// against 0.946x and 0.886x.
 #include <climits>
 
 #include "../common/activations.cuh"
@@ -24,9 +24,9 @@ namespace {
 
 constexpr int kThreads = 128;
 
-// Block b covers tile b % tiles of row b / tiles: vectors tile·kThreads·VECTORS + threadIdx.x +
-// u·kThreads of the row's row_vectors output vectors.
-template <int VEC, int VECTORS>
+// Block b covers tile b % tiles of row b / tiles: vector tile·kThreads + threadIdx.x of the row's
+// row_vectors output vectors.
+template <int VEC>
 __global__ void __launch_bounds__(kThreads) silu_and_mul_flat_kernel(SiluAndMulArgs a, int row_vectors,
                                                                     unsigned tiles) {
   using Vector = BF16Vector<VEC>;
@@ -34,51 +34,36 @@ __global__ void __launch_bounds__(kThreads) silu_and_mul_flat_kernel(SiluAndMulA
   const Vector* gate = reinterpret_cast<const Vector*>(a.x + static_cast<std::size_t>(row) * 2 * a.cols);
   const Vector* up = gate + row_vectors;
   Vector* out = reinterpret_cast<Vector*>(a.out + static_cast<std::size_t>(row) * a.cols);
-  const int first = static_cast<int>(tile) * kThreads * VECTORS + static_cast<int>(threadIdx.x);
-  Vector g[VECTORS], u[VECTORS];
-#pragma unroll
-  for (int v = 0; v < VECTORS; ++v) {
-    const int c = first + v * kThreads;
-    if (c < row_vectors) {
-      g[v] = load_vector_evict_first(gate + c);
-      u[v] = load_vector_evict_first(up + c);
-    }
-  }
-#pragma unroll
-  for (int v = 0; v < VECTORS; ++v) {
-    const int c = first + v * kThreads;
-    if (c < row_vectors) store_vector_evict_first(out + c, silu_and_mul(kept_packed(g[v]), kept_packed(u[v])));
-  }
+  const int c = static_cast<int>(tile) * kThreads + static_cast<int>(threadIdx.x);
+  if (c >= row_vectors) return;
+  const Vector g = load_vector_evict_first(gate + c);
+  const Vector u = load_vector_evict_first(up + c);
+  store_vector_evict_first(out + c, silu_and_mul(kept_packed(g), kept_packed(u)));
 }
 
-template <int VEC, int VECTORS>
+template <int VEC>
 void launch_with(const SiluAndMulArgs& a, cudaStream_t stream) {
   const int row_vectors = a.cols / VEC;
-  const unsigned long long tiles = (row_vectors + kThreads * VECTORS - 1) / (kThreads * VECTORS);
+  const unsigned long long tiles = (row_vectors + kThreads - 1) / kThreads;
   const unsigned long long blocks = tiles * static_cast<unsigned long long>(a.rows);
   if (blocks > INT_MAX) throw UnsupportedShape("more than 2^31 - 1 blocks");
-  silu_and_mul_flat_kernel<VEC, VECTORS><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+  silu_and_mul_flat_kernel<VEC><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
       a, row_vectors, static_cast<unsigned>(tiles));
   KGATE_CHECK_LAUNCH();
 }
 
-template <int VECTORS>
 void launch(const SiluAndMulArgs& a, cudaStream_t stream) {
-  if (a.cols % 8 == 0) return launch_with<8, VECTORS>(a, stream);
-  if (a.cols % 4 == 0) return launch_with<4, VECTORS>(a, stream);
-  if (a.cols % 2 == 0) return launch_with<2, VECTORS>(a, stream);
-  launch_with<1, VECTORS>(a, stream);
+  if (a.cols % 8 == 0) return launch_with<8>(a, stream);
+  if (a.cols % 4 == 0) return launch_with<4>(a, stream);
+  if (a.cols % 2 == 0) return launch_with<2>(a, stream);
+  launch_with<1>(a, stream);
 }
 
 }  // namespace
 
-KGATE_REGISTER_VARIANT(SiluAndMulFamily, launch<1>,
-                       {.name = "flat_v1",
+KGATE_REGISTER_VARIANT(SiluAndMulFamily, launch,
+                       {.name = "flat",
                         .description = "one block per 128-vector tile of a row, no loop, one 16-byte vector of gate "
                                        "and up per thread, evict-first loads and stores"});
-KGATE_REGISTER_VARIANT(SiluAndMulFamily, launch<2>,
-                       {.name = "flat_v2", .description = "flat with two 16-byte vectors of gate and up per thread"});
-KGATE_REGISTER_VARIANT(SiluAndMulFamily, launch<4>,
-                       {.name = "flat_v4", .description = "flat with four 16-byte vectors of gate and up per thread"});
 
 }  // namespace kgate::kernels
