@@ -53,8 +53,7 @@
 namespace kgate::kernels {
 namespace {
 
-constexpr int kBlockK = 128;         // keys per tile (the n of the S product, the k of P·V)
-constexpr int kFirstTurnBarrier = 1;  // named barrier ids of the turn, one per consumer (0 is __syncthreads)
+constexpr int kBlockK = 128;  // keys per tile (the n of the S product, the k of P·V)
 
 // A block's shape: head dimension, consumer warpgroups (64 query rows each) and K/V ring stages.
 // The producer warpgroup gives its registers to the consumers: 128 x (24 + consumers x R) of the
@@ -66,6 +65,7 @@ struct Tiling {
   static constexpr int kStages = STAGES;
   static constexpr int kProducerRegisters = 24;
   static constexpr int kConsumerRegisters = (65536 / 128 - kProducerRegisters) / CONSUMERS / 8 * 8;
+  static_assert(128 * (kProducerRegisters + CONSUMERS * kConsumerRegisters) <= 65536, "an SM's registers");
 };
 using TilingD128 = Tiling<128, 2, 2>;
 using TilingD64 = Tiling<64, 3, 3>;
@@ -108,6 +108,7 @@ struct TileSchedule {
   int heads_per_section;
 
   __host__ __device__ int tiles() const { return heads_total * query_tiles; }
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   // The work tile a block takes in its round `round` (its n-th work tile), or tiles() and past
   // when it has none left: the snake order over the grid.
   __device__ int tile_of(int round) const {
@@ -127,9 +128,12 @@ struct TileSchedule {
       query_tile = tile % query_tiles;
     }
   }
+#endif  // sm_90a device code
 };
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+constexpr int kFirstTurnBarrier = 1;  // named barrier ids of the turn, one per consumer (0 is __syncthreads)
 
 // The turn: a named barrier per consumer of the two consumer warpgroups taking part (the one
 // waiting and the one passing it), 256 threads.
