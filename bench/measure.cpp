@@ -76,6 +76,7 @@ MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, con
   r.variant = plan.variant->info.name;
   r.shape = plan.shape.id();
   r.role = std::string(to_string(plan.variant->info.role));
+  r.follows = plan.variant->info.follows;
   r.min_bytes = plan.family->min_bytes(plan.shape);
   r.flops = plan.family->flops(plan.shape);
   r.headline_mode = plan.family->headline_mode() == TimingMode::hot && options.hot ? "hot" : options.cold ? "cold" : "hot";

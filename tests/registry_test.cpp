@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "kernels/common/row_plan.hpp"
 #include "kgate/core/registry.hpp"
@@ -29,15 +32,51 @@ class ToyFamily final : public kgate::TypedFamily<ToyArgs> {
 
 void toy_launch(const ToyArgs&, cudaStream_t) {}
 
-kgate::Variant toy_variant(std::string name, kgate::VariantRole role = kgate::VariantRole::candidate) {
+kgate::Variant toy_variant(std::string name, kgate::VariantRole role = kgate::VariantRole::candidate,
+                           std::string follows = "") {
   kgate::VariantInfo info;
   info.name = std::move(name);
   info.description = "d";
   info.role = role;
+  info.follows = std::move(follows);
   return kgate::make_variant<ToyFamily>(std::move(info), toy_launch);
 }
 
 }  // namespace
+
+// A family's candidates are listed in the order of its journey (each after the one it follows),
+// not by name: the report's journey line and roofline steps read them in that order.
+TEST(Registry, CandidatesFollowTheirJourney) {
+  kgate::Registry r;
+  r.add_family(std::make_unique<ToyFamily>());
+  r.add_variant(toy_variant("a_third", kgate::VariantRole::candidate, "z_second"));
+  r.add_variant(toy_variant("naive", kgate::VariantRole::reference));
+  r.add_variant(toy_variant("z_second", kgate::VariantRole::candidate, "m_first"));
+  r.add_variant(toy_variant("m_first", kgate::VariantRole::candidate, "naive"));
+  r.add_variant(toy_variant("b_alone"));
+  EXPECT_NO_THROW(r.validate());
+  std::vector<std::string> order;
+  for (const kgate::Variant* v : r.variants_of("toy")) order.push_back(v->info.name);
+  EXPECT_EQ(order, (std::vector<std::string>{"naive", "b_alone", "m_first", "z_second", "a_third"}));
+}
+
+TEST(Registry, ValidationRejectsJourneysThatLeadNowhereOrInACircle) {
+  kgate::Registry r;
+  r.add_family(std::make_unique<ToyFamily>());
+  r.add_variant(toy_variant("lost", kgate::VariantRole::candidate, "missing"));
+  r.add_variant(toy_variant("x", kgate::VariantRole::candidate, "y"));
+  r.add_variant(toy_variant("y", kgate::VariantRole::candidate, "x"));
+  try {
+    r.validate();
+    FAIL() << "expected validate() to throw";
+  } catch (const std::logic_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'toy/lost' follows 'missing', which is not a variant of its family"), std::string::npos) << what;
+    EXPECT_NE(what.find("'toy/x' follows a chain of variants that goes in a circle"), std::string::npos) << what;
+    EXPECT_NE(what.find("'toy/y' follows a chain of variants that goes in a circle"), std::string::npos) << what;
+  }
+  EXPECT_EQ(r.variants_of("toy").size(), 3u);  // listing a broken registry still terminates
+}
 
 TEST(Registry, ValidRegistryPassesValidation) {
   kgate::Registry r;

@@ -555,6 +555,45 @@ TEST(Report, HistoryAndTrendFromEarlierRuns) {
   }
 }
 
+// A family's journey (synthetic run): its variants listed in the order their `follows` give (the
+// file's order between variants at the same step), and each step's speedup over the variant
+// before it, geomean over the shapes both ran; the roofline joins a shape's points in that order.
+TEST(Report, JourneyMeasuresEachStepAgainstTheOneBefore) {
+  RunResults run;
+  run.context = syn::context();
+  const auto add = [&](const std::string& variant, const std::string& role, const std::string& follows, double s1,
+                       double s2) {
+    for (const auto& [shape, median] : {std::pair{"n:1", s1}, std::pair{"n:2", s2}}) {
+      if (median <= 0) continue;
+      BenchmarkRecord r = syn::benchmark("toy/" + variant + "/" + shape, {.median_s = median});
+      r.role = role;
+      r.follows = follows;
+      run.benchmarks.push_back(r);
+    }
+  };
+  // Written out of order on purpose: fast before slow, and before the variant it follows.
+  add("fast", "candidate", "slow", 10e-6, 5e-6);
+  add("slow", "candidate", "naive", 40e-6, 0);  // ran at one shape only
+  add("naive", "reference", "", 80e-6, 60e-6);
+  add("other", "candidate", "naive", 20e-6, 30e-6);
+  const Document doc = kgate::report::build_report(inputs_for({"synthetic-journey.json", run})).full;
+  const std::string markdown = kgate::report::render_markdown(doc);
+  EXPECT_NE(markdown.find("**Journey**, each step's speedup over the variant before it (geomean over the shapes both "
+                          "ran): `naive` → `slow` 2.00× (1 shape) → `fast` 4.00× (1 shape); `naive` → `other` 2.83× "
+                          "(2 shapes)."),
+            std::string::npos)
+      << markdown;
+  const Section* families = find_section(doc, "Kernel families");
+  ASSERT_NE(families, nullptr);
+  const std::vector<const Table*> found = tables(*families, "toy");
+  ASSERT_FALSE(found.empty());
+  const Table& t = *found.front();
+  std::vector<std::string> variants;
+  for (const auto& row : t.rows)
+    if (cell(t, row, "Shape") == "`n:1`") variants.push_back(cell(t, row, "Variant"));
+  EXPECT_EQ(variants, (std::vector<std::string>{"`naive`", "`slow`", "`other`", "`fast`"}));
+}
+
 TEST(Report, PlainGoogleBenchmarkJson) {
   const std::string path = KGATE_TEST_DATA_DIR "/synthetic-gbench-repetitions.json";
   const kgate::ReportInputs inputs = inputs_for({path, kgate::read_results_file(path)});

@@ -46,6 +46,7 @@ RunResults sample_run() {
                           .launches = 1});
   full.metrics = {{"dram__bytes_read.sum", 6.7e7}, {"sm__warps_active.avg.pct_of_peak_sustained_active", 61.5}};
   full.provenance = {{"commit", "abc"}, {"date", "2026-11-20"}};
+  full.follows = "naive";
 
   kgate::BenchmarkRecord failed = syn::benchmark("rmsnorm/broken/m:1/n:8/bf16", {});
   failed.status = BenchmarkStatus::failed;
@@ -115,6 +116,8 @@ TEST(ResultsIo, RoundTripKeepsEveryField) {
   EXPECT_EQ(a.kernels[0].registers_per_thread, 40);
   EXPECT_EQ(a.metrics, o.metrics);
   EXPECT_EQ(a.provenance, o.provenance);
+  EXPECT_EQ(a.follows, "naive");
+  EXPECT_EQ(back.benchmarks[1].follows, "");  // written only where there is one
   EXPECT_EQ(a.correct, std::optional<bool>(true));
 
   EXPECT_EQ(back.benchmarks[1].status, BenchmarkStatus::failed);

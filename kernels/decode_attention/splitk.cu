@@ -17,6 +17,7 @@ void launch(const DecodeAttentionArgs& a, cudaStream_t stream) { launch_split_at
 KGATE_REGISTER_VARIANT(DecodeAttentionFamily, launch,
                        {.name = "splitk",
                         .description = "split-K over the KV length sized to fill whole waves, GQA group per block, 16-byte loads, "
-                                       "log-sum-exp merge by the last block to finish"});
+                                       "log-sum-exp merge by the last block to finish",
+                        .follows = "naive"});
 
 }  // namespace kgate::kernels

@@ -15,6 +15,7 @@ void launch(const PagedDecodeAttentionArgs& a, cudaStream_t stream) { launch_spl
 KGATE_REGISTER_VARIANT(PagedDecodeAttentionFamily, launch,
                        {.name = "splitk",
                         .description = "split-K over the KV length sized to fill whole waves, GQA group per block, 16-byte loads, "
-                                       "page-table lookup one step ahead, log-sum-exp merge by the last block to finish"});
+                                       "page-table lookup one step ahead, log-sum-exp merge by the last block to finish",
+                        .follows = "naive"});
 
 }  // namespace kgate::kernels

@@ -59,6 +59,7 @@ void launch(const FusedAddRmsNormArgs& a, cudaStream_t stream) {
 
 KGATE_REGISTER_VARIANT(FusedAddRmsNormFamily, launch,
                        {.name = "vectorized",
-                        .description = "row in registers, 128-bit loads, one pass over x and the residual"});
+                        .description = "row in registers, 128-bit loads, one pass over x and the residual",
+                        .follows = "naive"});
 
 }  // namespace kgate::kernels

@@ -53,6 +53,7 @@ void launch(const FusedAddRmsNormArgs& a, cudaStream_t stream) {
 KGATE_REGISTER_VARIANT(FusedAddRmsNormFamily, launch,
                        {.name = "weight_first",
                         .description = "vectorized with x, residual and weight loaded before the reduction, packed "
-                                       "bf16 in registers"});
+                                       "bf16 in registers",
+                        .follows = "vectorized"});
 
 }  // namespace kgate::kernels

@@ -199,6 +199,7 @@ KGATE_REGISTER_VARIANT(GemvFamily, launch,
                        {.name = "vectorized",
                         .description = "tensor-core MMA on 16-byte W loads (k permuted), 16 loads per lane in flight, "
                                        "split-K across the warps of a block sized to fill one wave, deterministic "
-                                       "shared-memory reduction"});
+                                       "shared-memory reduction",
+                        .follows = "naive"});
 
 }  // namespace kgate::kernels

@@ -128,6 +128,7 @@ KGATE_REGISTER_VARIANT(PrefillAttentionFamily, launch,
                                        "online softmax, one thread per query row (64 of 256 busy), scalar FP32",
                         // ~2.5 TFLOP/s: its long shapes say nothing its short ones do not, at seconds each
                         // (a benchmark launches it about 30 times: both modes, the counter pass).
-                        .max_bench_flops = 1e11});
+                        .max_bench_flops = 1e11,
+                        .follows = "naive"});
 
 }  // namespace kgate::kernels

@@ -264,6 +264,7 @@ KGATE_REGISTER_VARIANT(PrefillAttentionFamily, launch,
                         .description = "FlashAttention-2 on mma.sync m16n8k16: 4 warps x 32 query rows, ldmatrix from "
                                        "swizzled shared memory, K/V double-buffered with cp.async, softmax in registers, "
                                        "causal tiles skipped",
-                        .min_compute_capability = 80});
+                        .min_compute_capability = 80,
+                        .follows = "fa2_splitkv"});
 
 }  // namespace kgate::kernels

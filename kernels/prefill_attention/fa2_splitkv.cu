@@ -281,6 +281,7 @@ KGATE_REGISTER_VARIANT(PrefillAttentionFamily, launch,
                        {.name = "fa2_splitkv",
                         .description = "split-KV: key tiles in parallel blocks sized to fill a wave, partial outputs and "
                                        "lse merged in a second kernel; all 256 threads compute in 4x4 register tiles, "
-                                       "scalar FP32"});
+                                       "scalar FP32",
+                        .follows = "fa1_seqkv"});
 
 }  // namespace kgate::kernels

@@ -408,8 +408,10 @@ KGATE_REGISTER_VARIANT(PrefillAttentionFamily, launch,
                        {.name = "fa3_pingpong",
                         .description = "fa3_wgmma plus FlashAttention-3 scheduling (sm_90a): consumer warpgroups "
                                        "take turns at the tensor cores (named-barrier ping-pong) so one's softmax "
-                                       "overlaps another's products, a persistent grid (longest causal tiles "
-                                       "first), d64 with three consumers (192 query rows)",
-                        .min_compute_capability = 90});
+                                       "overlaps another's products, a persistent grid (causal tiles longest "
+                                       "first in L2-sized sections of heads), two Q buffers, d64 with three "
+                                       "consumers (192 query rows; two for causal sequences up to 2048)",
+                        .min_compute_capability = 90,
+                        .follows = "fa3_wgmma"});
 
 }  // namespace kgate::kernels

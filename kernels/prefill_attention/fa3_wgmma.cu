@@ -247,6 +247,7 @@ KGATE_REGISTER_VARIANT(PrefillAttentionFamily, launch,
                         .description = "FlashAttention-3 structure (sm_90a): TMA tiles on mbarriers, wgmma from "
                                        "128B-swizzled shared memory, 1 producer + 2 consumer warpgroups, softmax "
                                        "overlapped with the P·V product",
-                        .min_compute_capability = 90});
+                        .min_compute_capability = 90,
+                        .follows = "fa2_mma"});
 
 }  // namespace kgate::kernels

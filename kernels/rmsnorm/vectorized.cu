@@ -96,6 +96,7 @@ void launch(const RmsNormArgs& a, cudaStream_t stream) {
 
 KGATE_REGISTER_VARIANT(RmsNormFamily, launch,
                        {.name = "vectorized",
-                        .description = "row in registers, 128-bit loads, warp-shuffle reduction"});
+                        .description = "row in registers, 128-bit loads, warp-shuffle reduction",
+                        .follows = "naive"});
 
 }  // namespace kgate::kernels

@@ -43,6 +43,7 @@ void launch(const RmsNormArgs& a, cudaStream_t stream) {
 KGATE_REGISTER_VARIANT(RmsNormFamily, launch,
                        {.name = "weight_first",
                         .description = "vectorized with the weight loaded before the reduction, row and weight packed "
-                                       "bf16 in registers"});
+                                       "bf16 in registers",
+                        .follows = "vectorized"});
 
 }  // namespace kgate::kernels

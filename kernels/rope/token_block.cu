@@ -73,6 +73,7 @@ void launch(const RopeArgs& a, cudaStream_t stream) {
 KGATE_REGISTER_VARIANT(RopeFamily, launch,
                        {.name = "token_block",
                         .description = "one block per token, one head per thread, position then q/k then cos/sin "
-                                       "loads issued at once"});
+                                       "loads issued at once",
+                        .follows = "vectorized"});
 
 }  // namespace kgate::kernels

@@ -109,6 +109,7 @@ void launch(const RopeArgs& a, cudaStream_t stream) {
 KGATE_REGISTER_VARIANT(RopeFamily, launch,
                        {.name = "vectorized",
                         .description = "cos/sin cache, 16-byte loads, 4 heads per thread sharing one cache chunk, "
-                                       "positions read one item ahead, grid-stride over a balanced wave"});
+                                       "positions read one item ahead, grid-stride over a balanced wave",
+                        .follows = "naive"});
 
 }  // namespace kgate::kernels

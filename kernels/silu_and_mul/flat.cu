@@ -64,6 +64,7 @@ void launch(const SiluAndMulArgs& a, cudaStream_t stream) {
 KGATE_REGISTER_VARIANT(SiluAndMulFamily, launch,
                        {.name = "flat",
                         .description = "one block per 128-vector tile of a row, no loop, one 16-byte vector of gate "
-                                       "and up per thread, evict-first loads and stores"});
+                                       "and up per thread, evict-first loads and stores",
+                        .follows = "vectorized"});
 
 }  // namespace kgate::kernels

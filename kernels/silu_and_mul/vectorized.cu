@@ -113,6 +113,7 @@ void launch(const SiluAndMulArgs& a, cudaStream_t stream) {
 KGATE_REGISTER_VARIANT(SiluAndMulFamily, launch,
                        {.name = "vectorized",
                         .description = "16-byte vectors through a two-stage cp.async pipeline, 8 copies per thread per "
-                                       "stage, evict-first stores, grid-stride over a balanced wave"});
+                                       "stage, evict-first stores, grid-stride over a balanced wave",
+                        .follows = "naive"});
 
 }  // namespace kgate::kernels

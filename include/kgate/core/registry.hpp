@@ -35,6 +35,10 @@ struct VariantInfo {
   // For deliberately slow variants (a scalar reference, the first step of a journey) whose large
   // shapes would take most of a suite's time and tell nothing their small shapes do not.
   double max_bench_flops = 0;
+  // The family's variant this one is the next step after, in the story its variants tell (naive,
+  // then each optimization in turn); empty for a first step. The registry lists a family's
+  // variants in that order, and the report measures each step against the one before it.
+  std::string follows;
   std::string source_file;
 
   std::string full_name() const { return family + "/" + name; }
@@ -56,8 +60,10 @@ class Registry {
   bool add_family(std::unique_ptr<Family> family);
   bool add_variant(Variant variant);
 
-  // Sorted by name. A variant whose family was never registered, or a duplicate name, makes
-  // validate() throw with every problem listed.
+  // Families sorted by name; variants by family, role, their step in the family's journey (how
+  // many `follows` lead back to a first step), then name. A variant whose family was never
+  // registered, a duplicate name, or a `follows` that names no variant of the family or goes in
+  // a circle makes validate() throw with every problem listed.
   std::vector<const Family*> families() const;
   const Family* find_family(std::string_view name) const;
   std::vector<const Variant*> variants() const;
@@ -76,6 +82,8 @@ class Registry {
   Registry() = default;
 
  private:
+  int journey_step(const Variant& v) const;
+
   std::vector<std::unique_ptr<Family>> families_;
   std::vector<Variant> variants_;
 };

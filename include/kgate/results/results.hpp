@@ -127,6 +127,7 @@ struct WorkloadRecord {
 struct BenchmarkRecord {
   std::string name;  // "<family>/<variant>/<shape id>", e.g. "rmsnorm/vectorized/m:4096/n:4096/bf16"
   std::string family, variant, shape, role;  // role: "reference" | "vendor" | "candidate" | "peer"
+  std::string follows;  // the variant this one is the next step after in its family's journey (VariantInfo::follows)
   BenchmarkStatus status = BenchmarkStatus::ok;
   std::string error;  // CUDA error text or skip reason when status != ok
 

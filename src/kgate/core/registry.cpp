@@ -1,6 +1,7 @@
 #include "kgate/core/registry.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -43,11 +44,26 @@ const Family* Registry::find_family(std::string_view name) const {
   return nullptr;
 }
 
+// How many `follows` lead from `v` back to a first step; a chain that names an unknown variant
+// ends there, and one that goes in a circle stops after as many steps as there are variants
+// (validate() reports both).
+int Registry::journey_step(const Variant& v) const {
+  int step = 0;
+  for (const Variant* at = &v; !at->info.follows.empty() && step <= static_cast<int>(variants_.size()); ++step) {
+    at = find_variant(at->info.family + "/" + at->info.follows);
+    if (!at) break;
+  }
+  return step;
+}
+
 std::vector<const Variant*> Registry::variants() const {
   std::vector<const Variant*> out;
   for (const auto& v : variants_) out.push_back(&v);
-  std::sort(out.begin(), out.end(), [](const Variant* a, const Variant* b) {
-    return std::tie(a->info.family, a->info.role, a->info.name) < std::tie(b->info.family, b->info.role, b->info.name);
+  std::map<const Variant*, int> step;
+  for (const Variant* v : out) step[v] = journey_step(*v);
+  std::sort(out.begin(), out.end(), [&](const Variant* a, const Variant* b) {
+    return std::tie(a->info.family, a->info.role, step[a], a->info.name) <
+           std::tie(b->info.family, b->info.role, step[b], b->info.name);
   });
   return out;
 }
@@ -87,6 +103,10 @@ void Registry::validate() const {
     if (!seen_variants.insert(name).second) problems += "\n  variant '" + name + "' registered twice";
     if (v.info.name.empty() || v.info.name.find_first_of("/: ") != std::string::npos)
       problems += "\n  variant name '" + v.info.name + "' is empty or contains '/', ':' or ' '";
+    if (!v.info.follows.empty() && !find_variant(v.info.family + "/" + v.info.follows))
+      problems += "\n  variant '" + name + "' follows '" + v.info.follows + "', which is not a variant of its family";
+    else if (journey_step(v) > static_cast<int>(variants_.size()))
+      problems += "\n  variant '" + name + "' follows a chain of variants that goes in a circle";
   }
   for (const auto& f : families_) {
     const std::size_t references = std::count_if(variants_.begin(), variants_.end(), [&](const Variant& v) {

@@ -54,6 +54,18 @@ FamilyView& family_of(std::vector<FamilyView>& families, const std::string& name
   return families.back();
 }
 
+// How many `follows` lead from `variant` back to a first step among the family's variants (a chain
+// that leaves them ends there; one in a circle stops after as many steps as there are variants).
+std::size_t journey_step(const FamilyView& family, std::string variant) {
+  std::size_t step = 0;
+  for (auto it = family.follows.find(variant); it != family.follows.end() && step <= family.follows.size();
+       it = family.follows.find(variant)) {
+    variant = it->second;
+    ++step;
+  }
+  return step;
+}
+
 void add_families(ReportModel& model) {
   for (const BenchmarkView& view : model.views) {
     const BenchmarkRecord& r = *view.record;
@@ -62,11 +74,13 @@ void add_families(ReportModel& model) {
       family.roles[r.variant] = r.role;
       family.variants.push_back(r.variant);
     }
+    if (!r.follows.empty()) family.follows[r.variant] = r.follows;
     if (std::find(family.shapes.begin(), family.shapes.end(), r.shape) == family.shapes.end()) family.shapes.push_back(r.shape);
   }
   for (FamilyView& family : model.families) {
     std::stable_sort(family.variants.begin(), family.variants.end(), [&](const std::string& a, const std::string& b) {
-      return role_rank(family.roles[a]) < role_rank(family.roles[b]);
+      return std::pair(role_rank(family.roles[a]), journey_step(family, a)) <
+             std::pair(role_rank(family.roles[b]), journey_step(family, b));
     });
     for (const std::string& variant : family.variants)
       if (is_comparator(family.roles[variant])) family.comparators.push_back(variant);
@@ -82,6 +96,22 @@ void add_families(ReportModel& model) {
       if (row.verdict == Verdict::missing && std::none_of(model.views.begin(), model.views.end(),
                                                           [&](const BenchmarkView& v) { return v.record->name == row.name; }))
         family_of(model.families, row.family).missing.push_back(&row);
+}
+
+// Each step of a family's journey measured: the variant it follows against it, shape by shape.
+void add_journeys(ReportModel& model) {
+  for (FamilyView& family : model.families)
+    for (const std::string& variant : family.variants) {
+      const auto it = family.follows.find(variant);
+      if (it == family.follows.end() || !family.roles.contains(it->second)) continue;
+      Geomean speedup;
+      for (const std::string& shape : family.shapes) {
+        const BenchmarkView* before = family.find(it->second, shape);
+        const BenchmarkView* after = family.find(variant, shape);
+        if (before && after && before->ran() && after->ran()) speedup.add(before->median_s / after->median_s);
+      }
+      family.journey.push_back({.from = it->second, .to = variant, .speedup = speedup.value(), .shapes = speedup.count()});
+    }
 }
 
 const FamilyView& family_named(const std::vector<FamilyView>& families, const std::string& name) {
@@ -194,18 +224,14 @@ void add_trends(ReportModel& model) {
       TrendSeries series;
       series.variant = variant;
       for (const HistoryRow& row : model.history) {
-        double log_sum = 0;
-        int n = 0;
+        Geomean speedup;
         for (const BenchmarkRecord& r : row.run->run.benchmarks) {
           if (r.family != family.name || r.variant != variant) continue;
           const auto it = first_by_name.find(r.name);
           const double s = it == first_by_name.end() ? 0 : speedup_between(*it->second, r);
-          if (s > 0) {
-            log_sum += std::log(s);
-            ++n;
-          }
+          if (s > 0) speedup.add(s);
         }
-        series.speedup.push_back(n ? std::exp(log_sum / n) : 0);
+        series.speedup.push_back(speedup.value());
       }
       trend.series.push_back(std::move(series));
     }
@@ -225,6 +251,13 @@ std::optional<double> number_after(const std::string& line, const std::string& k
 }
 
 }  // namespace
+
+void Geomean::add(double ratio) {
+  log_sum_ += std::log(ratio);
+  ++count_;
+}
+
+double Geomean::value() const { return count_ ? std::exp(log_sum_ / static_cast<double>(count_)) : 0; }
 
 const BenchmarkView* FamilyView::find(const std::string& variant, const std::string& shape) const {
   for (const BenchmarkView* row : rows)
@@ -282,6 +315,7 @@ ReportModel build_model(const ReportInputs& inputs) {
         compare_runs(inputs.baseline->run, inputs.current.run, inputs.baseline->source, inputs.current.source, inputs.compare);
   add_views(model);
   add_families(model);
+  add_journeys(model);
   add_versus(model);
   add_peer_matches(model);
   add_history(model);

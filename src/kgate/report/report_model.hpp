@@ -21,6 +21,25 @@ struct RoofShare {
   std::string ceiling{};  // "copy" or "read" (measured bandwidths), "compute" (measured GEMM rate)
 };
 
+// The geometric mean of positive ratios (speedups), added one at a time; 0 when there are none.
+class Geomean {
+ public:
+  void add(double ratio);
+  std::size_t count() const { return count_; }
+  double value() const;
+
+ private:
+  double log_sum_ = 0;
+  std::size_t count_ = 0;
+};
+
+// One step of a family's journey (VariantInfo::follows): a variant against the one it follows.
+struct JourneyStep {
+  std::string from{}, to{};
+  double speedup = 0;      // geomean over the shapes both ran of from's median / to's; 0 when none
+  std::size_t shapes = 0;  // how many shapes that is
+};
+
 // A benchmark against another variant of its family at the same shape.
 struct Versus {
   std::string variant{}, role{};
@@ -50,7 +69,9 @@ struct PeerMatch {
 
 struct FamilyView {
   std::string name{};
-  std::vector<std::string> variants{}, shapes{};      // variants reference first; shapes as run
+  std::vector<std::string> variants{}, shapes{};      // variants by role, reference first, then journey step; shapes as run
+  std::map<std::string, std::string> follows{};       // variant -> the variant it is the next step after
+  std::vector<JourneyStep> journey{};                 // its steps in the variants' order
   std::vector<std::string> comparators{};             // reference variants, then vendor ones
   std::map<std::string, std::string> roles{};         // variant -> role
   std::vector<const BenchmarkView*> rows{};           // shape by shape, each shape's variants in order

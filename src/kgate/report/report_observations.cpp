@@ -202,19 +202,19 @@ struct Against {
 
 Against against(const FamilyView& family, const std::string& variant, std::size_t comparator) {
   Against a;
-  double log_sum = 0;
+  Geomean geomean;
   for (const BenchmarkView* row : rows_of(family, variant)) {
     const double s = comparator < row->versus.size() ? row->versus[comparator].speedup : 0;
     if (s <= 0) continue;
     a.each.emplace_back(row, s);
-    log_sum += std::log(s);
+    geomean.add(s);
     if (!a.best_at || s > a.best) {
       a.best = s;
       a.best_at = row;
     }
     a.worst = a.each.size() == 1 ? s : std::min(a.worst, s);
   }
-  if (!a.each.empty()) a.geomean = std::exp(log_sum / static_cast<double>(a.each.size()));
+  a.geomean = geomean.value();
   return a;
 }
 

@@ -78,16 +78,16 @@ struct PeerStanding {
 
 PeerStanding peer_standing(const FamilyView& family) {
   PeerStanding standing;
-  double log_sum = 0;
+  Geomean geomean;
   for (const PeerMatch& m : family.peer_matches) {
     if (m.speedup <= 0) continue;
     standing.low = standing.compared.empty() ? m.speedup : std::min(standing.low, m.speedup);
     standing.high = std::max(standing.high, m.speedup);
     standing.compared.push_back(&m);
     if (m.speedup < 1) standing.slower.push_back(&m);
-    log_sum += std::log(m.speedup);
+    geomean.add(m.speedup);
   }
-  if (!standing.compared.empty()) standing.geomean = std::exp(log_sum / static_cast<double>(standing.compared.size()));
+  standing.geomean = geomean.value();
   return standing;
 }
 

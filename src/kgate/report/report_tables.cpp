@@ -299,6 +299,28 @@ Section correctness_section(const ReportModel& model) {
 
 std::string family_anchor(const std::string& family) { return "family-" + anchor(family); }
 
+// "`naive` → `vectorized` 2.10× (12 shapes) → `weight_first` 1.06× (12 shapes)": each step of the
+// family's journey against the one before it, chained where one step starts at the variant the
+// last one reached; where two steps start from the same variant, each branch is its own chain.
+std::string journey_text(const FamilyView& family) {
+  struct Chain {
+    std::string text, end;
+  };
+  std::vector<Chain> chains;
+  for (const JourneyStep& step : family.journey) {
+    auto chain = std::find_if(chains.begin(), chains.end(), [&](const Chain& c) { return c.end == step.from; });
+    if (chain == chains.end()) chain = chains.insert(chains.end(), {code(step.from), step.from});
+    chain->text += " → " + code(step.to) + " " +
+                   (step.shapes ? format_ratio(step.speedup) + " (" + std::to_string(step.shapes) +
+                                      (step.shapes == 1 ? " shape)" : " shapes)")
+                                : std::string("(no shape ran both)"));
+    chain->end = step.to;
+  }
+  std::string text;
+  for (const Chain& chain : chains) text += (text.empty() ? "" : "; ") + chain.text;
+  return text;
+}
+
 // Blocks are built in place (emplace_back): moving a temporary Block variant in made g++ 13 warn
 // that the Table alternative's vectors may be used uninitialized.
 Section families_section(const ReportModel& model) {
@@ -321,6 +343,10 @@ Section families_section(const ReportModel& model) {
   for (const FamilyView& family : model.families) {
     section.blocks.emplace_back(Subheading{family.name, true, family_anchor(family.name)});
     if (!family.rows.empty()) section.blocks.emplace_back(family_table(model, family));
+    if (!family.journey.empty())
+      section.blocks.emplace_back(Paragraph{"**Journey**, each step's speedup over the variant before it (geomean over the "
+                                            "shapes both ran): " +
+                                            journey_text(family) + "."});
     if (!family.peer_matches.empty()) {
       section.blocks.emplace_back(Paragraph{"kgate against the fastest peer at each shape (speedup: peer median / kgate median):"});
       section.blocks.emplace_back(peer_table(family));

@@ -464,6 +464,7 @@ json benchmark_block(const BenchmarkRecord& r) {
   for (const KernelRecord& k : r.kernels) block["kernels"].push_back(kernel_to_json(k));
   block["metrics"] = metrics_to_json(r.metrics);
   if (r.workload) block["workload"] = workload_to_json(*r.workload);
+  if (!r.follows.empty()) block["follows"] = r.follows;
   if (!r.provenance.empty()) block["provenance"] = r.provenance;
   return block;
 }
@@ -493,6 +494,7 @@ BenchmarkRecord benchmark_from_block(const Node& block, const std::string& gbenc
   read_opt(block, "variant", r.variant);
   read_opt(block, "shape", r.shape);
   read_opt(block, "role", r.role);
+  read_opt(block, "follows", r.follows);
   r.status = status_from(block.at("status"));
   read_opt(block, "error", r.error);
   read_opt(block, "min_bytes", r.min_bytes);
