@@ -1002,7 +1002,8 @@ TEST(ReportPeers, MergedPeersAppearWithTheirSpeedups) {
 }
 
 // The main command's run on an H100 with torch.compile and Liger-Kernel among the peers (recorded,
-// untouched): the report names the kernel a winning peer ran and each compiled peer's compile time.
+// untouched): the report names the kernel a winning peer ran and each compiled peer's compile time,
+// and tells the prefill family's journey in its steps' order.
 TEST(ReportPeers, RecordedH100RunNamesWinningPeerKernels) {
   const std::string path = KGATE_TEST_DATA_DIR "/recorded-h100-main-peers.json.gz";
   const RunResults run = kgate::read_results_file(path);
@@ -1017,10 +1018,20 @@ TEST(ReportPeers, RecordedH100RunNamesWinningPeerKernels) {
   const std::string markdown = kgate::report::render_markdown(kgate::report::build_report(inputs_for({path, run})).full);
   EXPECT_NE(markdown.find("`torch-compile` (peer)"), std::string::npos);
   EXPECT_NE(markdown.find("s per shape (before timing, not in its time)"), std::string::npos);
-  // RMSNorm: Liger's Triton kernel is the faster at 8 shapes, one block per row as kgate's.
-  EXPECT_NE(markdown.find("`liger` ran `_rms_norm_forward_kernel` at 8 shapes (grids 1×1×1 to 256×1×1, blocks 256×1×1 and "
-                          "512×1×1)"),
+  // RMSNorm: Liger's Triton kernel is the faster at 7 shapes, one block per row as kgate's.
+  EXPECT_NE(markdown.find("`liger` ran `_rms_norm_forward_kernel` at 7 shapes (grids 1×1×1 to 256×1×1, blocks 512×1×1 and "
+                          "256×1×1)"),
             std::string::npos);
+  // The prefill family's journey, each step against the one before it (the run records `follows`).
+  const std::size_t journey = markdown.find("`naive` → `fa1_seqkv` ");
+  ASSERT_NE(journey, std::string::npos);
+  const std::string line = markdown.substr(journey, markdown.find('\n', journey) - journey);
+  std::size_t at = 0;
+  for (const char* step : {"`fa1_seqkv` ", "`fa2_splitkv` ", "`fa2_mma` ", "`fa3_wgmma` ", "`fa3_pingpong` "}) {
+    const std::size_t found = line.find(step, at);
+    EXPECT_NE(found, std::string::npos) << step << " in " << line;
+    at = found == std::string::npos ? at : found;
+  }
   EXPECT_NE(markdown.find("torch 2.11.0+cu130, triton 3.6.0 and liger-kernel 0.8.5"), std::string::npos);
 }
 
