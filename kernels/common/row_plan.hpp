@@ -29,6 +29,20 @@ constexpr int row_register_limit(int vec, int per_thread) {
   return per_thread * vec <= 16 && vec >= 4 ? 40 : 65536 / row_thread_limit(vec, per_thread);
 }
 
+// The widest vector (8, 4, 2 or 1 elements) that divides n: rows of n elements stay aligned to it.
+constexpr int widest_vector(std::int64_t n) { return n % 8 == 0 ? 8 : n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : 1; }
+
+// Calls launch_for.template operator()<VEC>() with VEC = widest_vector(n).
+template <class LaunchFor>
+void dispatch_vector_width(std::int64_t n, LaunchFor&& launch_for) {
+  switch (widest_vector(n)) {
+    case 8: return launch_for.template operator()<8>();
+    case 4: return launch_for.template operator()<4>();
+    case 2: return launch_for.template operator()<2>();
+    default: return launch_for.template operator()<1>();
+  }
+}
+
 struct RowPlan {
   int vec;         // elements per vector: 8, 4, 2 or 1
   int per_thread;  // vectors per thread: 1, 2, 4, 8 or 16
@@ -39,7 +53,7 @@ struct RowPlan {
 // each with more bytes in flight before the reduction, where one vector each would fit.
 inline RowPlan plan_row(std::int64_t n, int min_per_thread = 1) {
   RowPlan plan{};
-  plan.vec = n % 8 == 0 ? 8 : n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : 1;
+  plan.vec = widest_vector(n);
   const std::int64_t vectors = n / plan.vec;
   for (int limit : {512, 1024}) {
     for (int k = min_per_thread; k <= 16 && k * plan.vec <= kMaxRowFloats; k *= 2) {

@@ -109,16 +109,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int j = 0; j < tiles; ++j) {
         const int stage = j % kStages;
         const std::uint32_t free_parity = ((j / kStages) & 1) ^ 1;
-        mbarrier_wait(k_empty(stage), free_parity);
-        mbarrier_arrive_expect_bytes(k_full(stage), L::kKvTileBytes);
-        for (int slab = 0; slab < L::kSlabs; ++slab)
-          tma_load_box(k_tile(stage) + slab * L::kKvSlabBytes, k_map, slab * kSlabWidth, j * kBlockK, kv_head,
-                       k_full(stage));
-        mbarrier_wait(v_empty(stage), free_parity);
-        mbarrier_arrive_expect_bytes(v_full(stage), L::kKvTileBytes);
-        for (int slab = 0; slab < L::kSlabs; ++slab)
-          tma_load_box(v_tile(stage) + slab * L::kKvSlabBytes, v_map, slab * kSlabWidth, j * kBlockK, kv_head,
-                       v_full(stage));
+        load_ring_tile<L::kSlabs, L::kKvSlabBytes>(k_tile(stage), k_full(stage), k_empty(stage), free_parity, k_map,
+                                                   j * kBlockK, kv_head);
+        load_ring_tile<L::kSlabs, L::kKvSlabBytes>(v_tile(stage), v_full(stage), v_empty(stage), free_parity, v_map,
+                                                   j * kBlockK, kv_head);
       }
     }
   } else {

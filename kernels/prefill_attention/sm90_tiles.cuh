@@ -67,6 +67,18 @@ __device__ __forceinline__ void tma_load_box(std::uint32_t destination, const CU
       : "memory");
 }
 
+// The producer's copy of one tile (`rows` rows from `row` of one head, SLABS slabs of SLAB_BYTES
+// each) into a ring stage: waits until the consumers have released the stage (`empty` completes
+// the phase `free_parity`), arms `full` with the tile's bytes and issues one box per slab.
+template <int SLABS, int SLAB_BYTES>
+__device__ __forceinline__ void load_ring_tile(std::uint32_t destination, std::uint32_t full, std::uint32_t empty,
+                                               std::uint32_t free_parity, const CUtensorMap& map, int row, int head) {
+  mbarrier_wait(empty, free_parity);
+  mbarrier_arrive_expect_bytes(full, SLABS * SLAB_BYTES);
+  for (int slab = 0; slab < SLABS; ++slab)
+    tma_load_box(destination + slab * SLAB_BYTES, map, slab * kSlabWidth, row, head, full);
+}
+
 // --- wgmma ---------------------------------------------------------------------------------------
 
 // Shared-memory matrix descriptor for 128-byte-swizzled operands: start address, leading and

@@ -14,6 +14,7 @@
 // 1.069x and 1.003x; two or four were ahead by at most 5% at t 256-4096 only.
 #include "../common/launch_limits.hpp"
 #include "../common/packed.cuh"
+#include "../common/row_plan.hpp"
 #include "../common/rope_rotation.cuh"
 #include "kgate/core/registry.hpp"
 #include "rope.hpp"
@@ -61,11 +62,7 @@ void launch_with(const RopeArgs& a, cudaStream_t stream) {
 }
 
 void launch(const RopeArgs& a, cudaStream_t stream) {
-  const int half = a.head_dim / 2;
-  if (half % 8 == 0) return launch_with<8>(a, stream);
-  if (half % 4 == 0) return launch_with<4>(a, stream);
-  if (half % 2 == 0) return launch_with<2>(a, stream);
-  launch_with<1>(a, stream);
+  dispatch_vector_width(a.head_dim / 2, [&]<int VEC>() { launch_with<VEC>(a, stream); });
 }
 
 }  // namespace

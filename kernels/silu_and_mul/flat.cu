@@ -15,6 +15,7 @@
 #include <climits>
 
 #include "../common/activations.cuh"
+#include "../common/row_plan.hpp"
 #include "../common/row_vectors.cuh"
 #include "kgate/core/registry.hpp"
 #include "silu_and_mul.hpp"
@@ -53,10 +54,7 @@ void launch_with(const SiluAndMulArgs& a, cudaStream_t stream) {
 }
 
 void launch(const SiluAndMulArgs& a, cudaStream_t stream) {
-  if (a.cols % 8 == 0) return launch_with<8>(a, stream);
-  if (a.cols % 4 == 0) return launch_with<4>(a, stream);
-  if (a.cols % 2 == 0) return launch_with<2>(a, stream);
-  launch_with<1>(a, stream);
+  dispatch_vector_width(a.cols, [&]<int VEC>() { launch_with<VEC>(a, stream); });
 }
 
 }  // namespace
