@@ -133,7 +133,10 @@ struct TileSchedule {
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
-constexpr int kFirstTurnBarrier = 1;  // named barrier ids of the turn, one per consumer (0 is __syncthreads)
+// Named barrier ids (0 is __syncthreads): the turn, one per consumer; then one per consumer for
+// its own four warps in the epilogue.
+constexpr int kFirstTurnBarrier = 1;
+constexpr int kFirstEpilogueBarrier = kFirstTurnBarrier + 3;
 
 // The turn: a named barrier per consumer of the two consumer warpgroups taking part (the one
 // waiting and the one passing it), 256 threads.
@@ -143,13 +146,43 @@ __device__ __forceinline__ void wait_for_turn(int consumer) {
 __device__ __forceinline__ void pass_turn(int to_consumer) {
   asm volatile("bar.arrive %0, 256;\n" ::"r"(kFirstTurnBarrier + to_consumer) : "memory");
 }
+// The four warps of one consumer warpgroup, 128 threads.
+__device__ __forceinline__ void sync_consumer(int consumer) {
+  asm volatile("bar.sync %0, 128;\n" ::"r"(kFirstEpilogueBarrier + consumer) : "memory");
+}
+
+// A consumer's 64 rows of O (the wgmma accumulator layout: warp w holds rows 16w..16w+15, lane l
+// rows l/4 and l/4 + 8 at columns 8i + 2(l mod 4) and one on), normalized, rounded to bf16 and
+// written to shared memory at `tile` in the layout TMA reads: 64-column slabs of 128-byte rows,
+// the 16-byte chunk c of row r at chunk c xor (r mod 8) (the 128-byte swizzle).
+template <int NT>
+__device__ __forceinline__ void stage_rows_swizzled(const float (&acc)[NT][4], const float (&inverse)[2],
+                                                    std::uint32_t tile, int slab_bytes) {
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const int warp_row = 16 * ((static_cast<int>(threadIdx.x) / 32) % 4);
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int row = warp_row + (lane >> 2) + 8 * r;
+#pragma unroll
+    for (int i = 0; i < NT; ++i) {
+      const int column = 8 * i + 2 * (lane & 3);
+      const int byte = (column % kSlabWidth) * 2;
+      const std::uint32_t address = tile + (column / kSlabWidth) * slab_bytes + row * kSlabRowBytes +
+                                    ((((byte >> 4) ^ (row & 7)) << 4) | (byte & 15));
+      asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(address),
+                   "r"(pack_bf16x2(acc[i][2 * r] * inverse[r], acc[i][2 * r + 1] * inverse[r]))
+                   : "memory");
+    }
+  }
+}
 
 #endif  // sm_90a device code
 
 template <class T>
 __global__ void __launch_bounds__(SharedLayout<T>::kThreads, 1)
     fa3_pingpong_kernel(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CUtensorMap k_map,
-                        const __grid_constant__ CUtensorMap v_map, const PrefillAttentionArgs a,
+                        const __grid_constant__ CUtensorMap v_map, const __grid_constant__ CUtensorMap o_map,
+                        const PrefillAttentionArgs a,
                         const TileSchedule schedule) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using L = SharedLayout<T>;
@@ -330,15 +363,32 @@ __global__ void __launch_bounds__(SharedLayout<T>::kThreads, 1)
       wgmma_wait<0>();
       pin_registers(o);
       release(v_empty(stage_of(last)));
-      release(q_empty(q_buffer));  // every product that reads this Q is done: the buffer may take another
       consumed += tiles;
-      const std::size_t head_offset = static_cast<std::size_t>(bh) * seq_len;
-      store_rows(o, rows, a.o + head_offset * D, a.lse + head_offset, first_row, seq_len);
+      float inverse[2];
+      finish_rows(rows, a.lse + static_cast<std::size_t>(bh) * seq_len, first_row, seq_len, inverse);
+      // O leaves through shared memory and TMA, whole 128-byte rows: stored from the accumulator
+      // fragments, each thread's 4-byte pieces filled half of every 32-byte sector they touched
+      // (ncu on an H100, S 512: 2.1M excess sectors, half of the kernel's). It is staged in this
+      // consumer's rows of the Q buffer, which only its own products read and which are done.
+      const std::uint32_t staging = q_tile(q_buffer) + consumer * 64 * kSlabRowBytes;
+      stage_rows_swizzled<D / 8>(o, inverse, staging, L::kQSlabBytes);
+      fence_shared_for_tma();
+      sync_consumer(consumer);
+      const bool storer = threadIdx.x % 128 == 0;
+      if (storer) {
+        for (int slab = 0; slab < L::kSlabs; ++slab)
+          tma_store_box(o_map, staging + slab * L::kQSlabBytes, slab * kSlabWidth, q0 + 64 * consumer, bh);
+        tma_store_commit();
+        tma_store_wait_read();
+      }
+      sync_consumer(consumer);
+      release(q_empty(q_buffer));  // every product that reads this Q and the store of O are done with it
     }
+    if (threadIdx.x % 128 == 0) tma_store_wait();
     if (consumer == 0) wait_for_turn(0);
   }
 #else
-  (void)q_map, (void)k_map, (void)v_map, (void)a, (void)schedule;
+  (void)q_map, (void)k_map, (void)v_map, (void)o_map, (void)a, (void)schedule;
 #endif
 }
 
@@ -375,8 +425,9 @@ void launch_tiling(const PrefillAttentionArgs& a, const DeviceInfo& device, cuda
   const CUtensorMap q_map = head_tiles_map(a.q, a.batch * a.heads, a.seq_len, D, L::kBlockQ, "fa3_pingpong");
   const CUtensorMap k_map = head_tiles_map(a.k, a.batch * a.kv_heads, a.seq_len, D, kBlockK, "fa3_pingpong");
   const CUtensorMap v_map = head_tiles_map(a.v, a.batch * a.kv_heads, a.seq_len, D, kBlockK, "fa3_pingpong");
+  const CUtensorMap o_map = head_tiles_map(a.o, a.batch * a.heads, a.seq_len, D, 64, "fa3_pingpong");  // a consumer's rows
   const int blocks = std::min(schedule.tiles(), device.sm_count);  // one block per SM holds all its shared memory
-  fa3_pingpong_kernel<T><<<blocks, L::kThreads, L::kBytes, stream>>>(q_map, k_map, v_map, a, schedule);
+  fa3_pingpong_kernel<T><<<blocks, L::kThreads, L::kBytes, stream>>>(q_map, k_map, v_map, o_map, a, schedule);
   KGATE_CHECK_LAUNCH();
 }
 

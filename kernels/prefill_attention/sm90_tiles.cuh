@@ -67,6 +67,23 @@ __device__ __forceinline__ void tma_load_box(std::uint32_t destination, const CU
       : "memory");
 }
 
+// The reverse: one box from shared memory (in the same swizzled layout) to a (head_dim, seq_len,
+// heads) tensor map; rows past seq_len are not written. Completes in bulk groups (commit, wait).
+__device__ __forceinline__ void tma_store_box(const CUtensorMap& map, std::uint32_t source, int column, int row,
+                                              int head) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];\n" ::"l"(
+                   reinterpret_cast<std::uint64_t>(&map)),
+               "r"(column), "r"(row), "r"(head), "r"(source)
+               : "memory");
+}
+__device__ __forceinline__ void tma_store_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+// Until the committed stores have read their shared memory (it may be written again) ...
+__device__ __forceinline__ void tma_store_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
+// ... or until their writes are done.
+__device__ __forceinline__ void tma_store_wait() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+// Orders this thread's ordinary shared-memory writes before the copy engine's reads of them.
+__device__ __forceinline__ void fence_shared_for_tma() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
 // The producer's copy of one tile (`rows` rows from `row` of one head, SLABS slabs of SLAB_BYTES
 // each) into a ring stage: waits until the consumers have released the stage (`empty` completes
 // the phase `free_parity`), arms `full` with the tile's bytes and issues one box per slab.

@@ -111,30 +111,44 @@ __device__ __forceinline__ void probabilities_to_a_fragments(const float (&p)[NT
   }
 }
 
-// Normalizes the 16 rows starting at first_row and stores them (rows at or past seq_len are the
-// zero-filled padding of the last query tile and are dropped). `o` and `lse` point at this
-// (batch, head)'s [seq_len, head_dim] output and [seq_len] log-sum-exp; head_dim = 8·NT.
-// lse = ln Σ exp(s·scale) = ln2 · max + ln Σ 2^(s·scale·log2e − max).
-template <int NT>
-__device__ __forceinline__ void store_rows(const float (&acc)[NT][4], SoftmaxRows rows, __nv_bfloat16* o, float* lse,
-                                           int first_row, int seq_len) {
-  constexpr int kHeadDim = 8 * NT;
+// The softmax's totals of this thread's two rows (first_row + lane/4 and 8 on), summed over the
+// four lanes that share each row: their inverses, which normalize the rows, and each row's
+// log-sum-exp written to `lse` (this (batch, head)'s [seq_len]; rows at or past seq_len, the
+// padding of the last query tile, are skipped). lse = ln Σ exp(s·scale) = ln2 · max + ln Σ
+// 2^(s·scale·log2e − max).
+__device__ __forceinline__ void finish_rows(SoftmaxRows rows, float* lse, int first_row, int seq_len,
+                                            float (&inverse)[2]) {
   const int lane = threadIdx.x & 31;
-  const int t = lane & 3;
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     float total = rows.sum[r];
     total += __shfl_xor_sync(0xffffffffu, total, 1);
     total += __shfl_xor_sync(0xffffffffu, total, 2);
+    inverse[r] = 1.0f / total;  // every stored row sees key 0, so total >= 1
+    const int row = first_row + (lane >> 2) + 8 * r;
+    if (row < seq_len && (lane & 3) == 0) lse[row] = rows.max[r] * 0.69314718055994531f + logf(total);
+  }
+}
+
+// Normalizes the 16 rows starting at first_row and stores them (rows at or past seq_len are
+// dropped). `o` and `lse` point at this (batch, head)'s [seq_len, head_dim] output and [seq_len]
+// log-sum-exp; head_dim = 8·NT.
+template <int NT>
+__device__ __forceinline__ void store_rows(const float (&acc)[NT][4], SoftmaxRows rows, __nv_bfloat16* o, float* lse,
+                                           int first_row, int seq_len) {
+  constexpr int kHeadDim = 8 * NT;
+  const int lane = threadIdx.x & 31;
+  float inverse[2];
+  finish_rows(rows, lse, first_row, seq_len, inverse);
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
     const int row = first_row + (lane >> 2) + 8 * r;
     if (row >= seq_len) continue;
-    const float inverse = 1.0f / total;  // every stored row sees key 0, so total >= 1
-    __nv_bfloat16* out = o + static_cast<std::size_t>(row) * kHeadDim + 2 * t;
+    __nv_bfloat16* out = o + static_cast<std::size_t>(row) * kHeadDim + 2 * (lane & 3);
 #pragma unroll
     for (int i = 0; i < NT; ++i)
       *reinterpret_cast<__nv_bfloat162*>(out + 8 * i) =
-          __floats2bfloat162_rn(acc[i][2 * r] * inverse, acc[i][2 * r + 1] * inverse);
-    if (t == 0) lse[row] = rows.max[r] * 0.69314718055994531f + logf(total);
+          __floats2bfloat162_rn(acc[i][2 * r] * inverse[r], acc[i][2 * r + 1] * inverse[r]);
   }
 }
 
