@@ -432,18 +432,13 @@ void launch_tiling(const PrefillAttentionArgs& a, const DeviceInfo& device, cuda
 }
 
 void launch(const PrefillAttentionArgs& a, cudaStream_t stream) {
-  if (!kBuiltForSm90a)
-    throw UnsupportedShape("fa3_pingpong needs sm_90a code (wgmma, setmaxnreg): configure with "
-                           "CMAKE_CUDA_ARCHITECTURES including 90a");
-  const DeviceProbe& probe = probe_device();
-  if (!probe.device || probe.device->compute_capability / 10 != 9)
-    throw UnsupportedShape("fa3_pingpong runs on Hopper (compute capability 9.x) only");
+  const DeviceInfo& device = require_hopper("fa3_pingpong");
   if (static_cast<std::int64_t>(a.batch) * a.heads * a.seq_len > (std::int64_t{1} << 31) - 1)
     throw UnsupportedShape("fa3_pingpong numbers its work tiles and rows in 32 bits");
   prefill::dispatch_head_dim(a, "fa3_pingpong", [&]<int D>() {
-    if constexpr (D == 128) launch_tiling<TilingD128>(a, *probe.device, stream);
-    else if (a.causal && a.seq_len <= kShortCausalD64) launch_tiling<TilingD64Causal>(a, *probe.device, stream);
-    else launch_tiling<TilingD64>(a, *probe.device, stream);
+    if constexpr (D == 128) launch_tiling<TilingD128>(a, device, stream);
+    else if (a.causal && a.seq_len <= kShortCausalD64) launch_tiling<TilingD64Causal>(a, device, stream);
+    else launch_tiling<TilingD64>(a, device, stream);
   });
 }
 

@@ -199,11 +199,6 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-#if defined(KGATE_HAS_SM90A)
-constexpr bool kBuiltForSm90a = true;
-#else
-constexpr bool kBuiltForSm90a = false;
-#endif
 template <int D>
 void launch_head_dim(const PrefillAttentionArgs& a, cudaStream_t stream) {
   constexpr int kSmemBytes = SharedLayout<D>::kBytes;
@@ -223,12 +218,7 @@ void launch_head_dim(const PrefillAttentionArgs& a, cudaStream_t stream) {
 }
 
 void launch(const PrefillAttentionArgs& a, cudaStream_t stream) {
-  if (!kBuiltForSm90a)
-    throw UnsupportedShape("fa3_wgmma needs sm_90a code (wgmma, setmaxnreg): configure with CMAKE_CUDA_ARCHITECTURES "
-                           "including 90a");
-  const DeviceProbe& probe = probe_device();
-  if (!probe.device || probe.device->compute_capability / 10 != 9)
-    throw UnsupportedShape("fa3_wgmma runs on Hopper (compute capability 9.x) only");
+  require_hopper("fa3_wgmma");
   if ((a.seq_len + kBlockQ - 1) / kBlockQ > kMaxGridY)
     throw UnsupportedShape("seq_len above " + std::to_string(kMaxGridY * kBlockQ) + ": too many query tiles for the grid");
   prefill::dispatch_head_dim(a, "fa3_wgmma", [&]<int D>() { launch_head_dim<D>(a, stream); });

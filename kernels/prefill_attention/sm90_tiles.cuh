@@ -16,6 +16,7 @@
 
 #include "kgate/core/cuda_check.hpp"
 #include "kgate/core/family.hpp"
+#include "kgate/results/device.hpp"
 
 namespace kgate::kernels {
 
@@ -245,6 +246,18 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 // 128-byte swizzle). Three dimensions, so a box reaching past seq_len is zero-filled instead of
 // reading the next head. Pure host work: building it at every launch keeps launches capturable.
 // `variant` names the refusal.
+// The device, where this build has sm_90a code (wgmma, setmaxnreg) and it is a Hopper GPU;
+// otherwise UnsupportedShape saying which is missing.
+inline const DeviceInfo& require_hopper(const std::string& variant) {
+  if (!kBuiltForSm90a)
+    throw UnsupportedShape(variant + " needs sm_90a code (wgmma, setmaxnreg): configure with CMAKE_CUDA_ARCHITECTURES "
+                                     "including 90a");
+  const DeviceProbe& probe = probe_device();
+  if (!probe.device || probe.device->compute_capability / 10 != 9)
+    throw UnsupportedShape(variant + " runs on Hopper (compute capability 9.x) only");
+  return *probe.device;
+}
+
 inline CUtensorMap head_tiles_map(const __nv_bfloat16* data, int heads, int seq_len, int head_dim, int box_rows,
                                   const std::string& variant) {
   if (reinterpret_cast<std::uintptr_t>(data) % 16 != 0)
