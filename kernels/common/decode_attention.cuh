@@ -211,8 +211,8 @@ __global__ void __launch_bounds__(kSplitThreads)
       const int offset = r * Tile::kKeysPerLoad + slot;
       const bool valid = first + offset < limit;
       const std::size_t at = valid ? row + static_cast<std::size_t>(offset) * D + part * 8 : 0;
-      copy_16B_async_fetch_256B(&ring[stage][r][0][threadIdx.x], kv.k + at, valid);
-      copy_16B_async_fetch_256B(&ring[stage][r][1][threadIdx.x], kv.v + at, valid);
+      copy_16B_async<true>(&ring[stage][r][0][threadIdx.x], kv.k + at, valid);
+      copy_16B_async<true>(&ring[stage][r][1][threadIdx.x], kv.v + at, valid);
     }
     commit_async_copies();
   };

@@ -44,21 +44,20 @@ __device__ __forceinline__ uint4 load_once_16B(const void* address) {
 // registers while in flight and complete as a group, so a thread can keep many in flight however
 // ptxas schedules the arithmetic around them (it sinks ordinary loads below MUFU-heavy code).
 // valid = false fills the 16 bytes with zeros and reads nothing.
-__device__ __forceinline__ void copy_16B_async(void* shared, const void* global, bool valid) {
-  const unsigned destination = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(destination), "l"(global), "r"(valid ? 16 : 0)
-               : "memory");
-}
-
-// copy_16B_async for streams that read every byte of their lines (the KV cache): the L2 is asked
-// to fetch the aligned 256 bytes around the sectors from DRAM (.L2::256B), longer bursts for the
+// FETCH_256B, for streams that read every byte of their lines (the KV cache): the L2 is asked to
+// fetch the aligned 256 bytes around the sectors from DRAM (.L2::256B), longer bursts for the
 // same bytes. Split-K decode attention with it was 0.1-1% faster on an H100 at 14 of its 16 bench
 // shapes (contiguous and paged), up to 3% at b 1.
-__device__ __forceinline__ void copy_16B_async_fetch_256B(void* shared, const void* global, bool valid) {
+template <bool FETCH_256B = false>
+__device__ __forceinline__ void copy_16B_async(void* shared, const void* global, bool valid) {
   const unsigned destination = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-  asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;" ::"r"(destination), "l"(global),
-               "r"(valid ? 16 : 0)
-               : "memory");
+  if constexpr (FETCH_256B)
+    asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;" ::"r"(destination), "l"(global),
+                 "r"(valid ? 16 : 0)
+                 : "memory");
+  else
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(destination), "l"(global), "r"(valid ? 16 : 0)
+                 : "memory");
 }
 
 // Closes the group of copies this thread issued since the last commit.

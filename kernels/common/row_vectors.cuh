@@ -93,12 +93,7 @@ void dispatch_row_plan(const RowPlan& plan, Launch&& launch) {
       default: launch.template operator()<VEC, 16>(); break;
     }
   };
-  switch (plan.vec) {
-    case 8: with_k.template operator()<8>(); break;
-    case 4: with_k.template operator()<4>(); break;
-    case 2: with_k.template operator()<2>(); break;
-    default: with_k.template operator()<1>(); break;
-  }
+  dispatch_vector_width(plan.vec, with_k);  // plan.vec is already the widest width dividing n
 }
 
 }  // namespace kgate::kernels

@@ -102,10 +102,10 @@ void launch_with(const SiluAndMulArgs& a, cudaStream_t stream) {
 }
 
 void launch(const SiluAndMulArgs& a, cudaStream_t stream) {
-  if (a.cols % 8 == 0) return launch_with<silu_and_mul_staged_kernel, 8, kUnroll>(a, stream);
-  if (a.cols % 4 == 0) return launch_with<silu_and_mul_narrow_kernel<4>, 4, 1>(a, stream);
-  if (a.cols % 2 == 0) return launch_with<silu_and_mul_narrow_kernel<2>, 2, 1>(a, stream);
-  launch_with<silu_and_mul_narrow_kernel<1>, 1, 1>(a, stream);
+  dispatch_vector_width(a.cols, [&]<int VEC>() {
+    if constexpr (VEC == 8) launch_with<silu_and_mul_staged_kernel, 8, kUnroll>(a, stream);
+    else launch_with<silu_and_mul_narrow_kernel<VEC>, VEC, 1>(a, stream);
+  });
 }
 
 }  // namespace
