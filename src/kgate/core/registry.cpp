@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
+
+#include "kgate/base/chain.hpp"
 
 namespace kgate {
 
@@ -48,12 +51,11 @@ const Family* Registry::find_family(std::string_view name) const {
 // ends there, and one that goes in a circle stops after as many steps as there are variants
 // (validate() reports both).
 int Registry::journey_step(const Variant& v) const {
-  int step = 0;
-  for (const Variant* at = &v; !at->info.follows.empty() && step <= static_cast<int>(variants_.size()); ++step) {
-    at = find_variant(at->info.family + "/" + at->info.follows);
-    if (!at) break;
-  }
-  return step;
+  const auto before = [&](const Variant* at) -> std::optional<const Variant*> {
+    const Variant* previous = at->info.follows.empty() ? nullptr : find_variant(at->info.family + "/" + at->info.follows);
+    return previous ? std::optional(previous) : std::nullopt;
+  };
+  return static_cast<int>(links_to_start(&v, before, variants_.size()));
 }
 
 std::vector<const Variant*> Registry::variants() const {

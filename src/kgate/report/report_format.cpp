@@ -122,4 +122,6 @@ std::string join_words(const std::vector<std::string>& words) {
   return out;
 }
 
+std::string plural(std::size_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
+
 }  // namespace kgate::report

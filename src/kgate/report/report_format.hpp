@@ -39,4 +39,7 @@ std::string full_kernel_name(const KernelRecord& kernel);  // demangled, else ma
 // "a, b and c"
 std::string join_words(const std::vector<std::string>& words);
 
+// "1 shape", "12 shapes"
+std::string plural(std::size_t n, const char* one, const char* many);
+
 }  // namespace kgate::report

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 
+#include "kgate/base/chain.hpp"
 #include "report_format.hpp"
 
 namespace kgate::report {
@@ -55,15 +57,13 @@ FamilyView& family_of(std::vector<FamilyView>& families, const std::string& name
 }
 
 // How many `follows` lead from `variant` back to a first step among the family's variants (a chain
-// that leaves them ends there; one in a circle stops after as many steps as there are variants).
-std::size_t journey_step(const FamilyView& family, std::string variant) {
-  std::size_t step = 0;
-  for (auto it = family.follows.find(variant); it != family.follows.end() && step <= family.follows.size();
-       it = family.follows.find(variant)) {
-    variant = it->second;
-    ++step;
-  }
-  return step;
+// that leaves them ends there; one in a circle is cut, links_to_start says where).
+std::size_t journey_step(const FamilyView& family, const std::string& variant) {
+  const auto before = [&](const std::string& at) -> std::optional<std::string> {
+    const auto it = family.follows.find(at);
+    return it == family.follows.end() ? std::nullopt : std::optional(it->second);
+  };
+  return links_to_start(variant, before, family.follows.size());
 }
 
 void add_families(ReportModel& model) {

@@ -164,8 +164,8 @@ void roof_share(const FamilyView& family, std::vector<std::string>& out) {
     const double low =
         (*std::min_element(bound.begin(), bound.end(), [](auto* a, auto* b) { return a->roof.pct < b->roof.pct; }))->roof.pct;
     out.push_back(variant_name(family, variant) + " reaches " + range(low, best->roof.pct, format_pct) + " of the measured " +
-                  best->roof.ceiling + " ceiling at its " + std::to_string(bound.size()) +
-                  (bound.size() == 1 ? " shape" : " shapes") + " that are not latency-bound (" +
+                  best->roof.ceiling + " ceiling at its " + plural(bound.size(), "shape", "shapes") +
+                  " that are not latency-bound (" +
                   describe_shapes(rows_of(family, variant), bound) + "); best " + achieved_rate(*best) + " at " +
                   code(best->record->shape) + ".");
   }

@@ -9,8 +9,6 @@
 namespace kgate::report {
 namespace {
 
-std::string plural(std::size_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
-
 const BenchmarkComparison* extreme(const ComparisonReport& report, Verdict verdict, bool largest) {
   const BenchmarkComparison* best = nullptr;
   for (const BenchmarkComparison& row : report.benchmarks)

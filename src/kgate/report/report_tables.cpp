@@ -176,8 +176,8 @@ std::string winning_kernels(const FamilyView& family) {
                                   : grids.size() <= 3 ? "grids " + join_words(grids)
                                                       : "grids " + grids.front() + " to " + grids.back();
     const std::size_t n = g.launches.size();
-    lines.push_back(code(g.peer) + " ran " + code(g.kernel) + " at " + std::to_string(n) + (n == 1 ? " shape" : " shapes") + " (" +
-                    grid_text + ", " + (blocks.size() == 1 ? "block " : "blocks ") + join_words(blocks) + ")");
+    lines.push_back(code(g.peer) + " ran " + code(g.kernel) + " at " + plural(n, "shape", "shapes") + " (" + grid_text + ", " +
+                    (blocks.size() == 1 ? "block " : "blocks ") + join_words(blocks) + ")");
   }
   return "Where a peer is faster, the kernel it ran: " + join_words(lines) + ".";
 }
@@ -311,8 +311,7 @@ std::string journey_text(const FamilyView& family) {
     auto chain = std::find_if(chains.begin(), chains.end(), [&](const Chain& c) { return c.end == step.from; });
     if (chain == chains.end()) chain = chains.insert(chains.end(), {code(step.from), step.from});
     chain->text += " → " + code(step.to) + " " +
-                   (step.shapes ? format_ratio(step.speedup) + " (" + std::to_string(step.shapes) +
-                                      (step.shapes == 1 ? " shape)" : " shapes)")
+                   (step.shapes ? format_ratio(step.speedup) + " (" + plural(step.shapes, "shape", "shapes") + ")"
                                 : std::string("(no shape ran both)"));
     chain->end = step.to;
   }
