@@ -23,7 +23,7 @@ constexpr int row_thread_limit(int vec, int per_thread) { return per_thread * ve
 // each thread holds 16 values or fewer in vectors of four or eight (the bench shapes' kernels),
 // so that blocks of 512 threads fit three to an SM, as Liger-Kernel's do (38-40 registers). ptxas
 // meets it for rmsnorm/weight_first without spilling; fused_add_rmsnorm/weight_first at two vectors
-// (48 registers left alone) spills 4 bytes and reloads 20. (At 16 single values per thread the
+// (48 registers left alone) spills 8 bytes and reloads 28. (At 16 single values per thread the
 // packed bf16 take a register each, and 40 would spill far more: no limit below the block's.)
 constexpr int row_register_limit(int vec, int per_thread) {
   return per_thread * vec <= 16 && vec >= 4 ? 40 : 65536 / row_thread_limit(vec, per_thread);
@@ -32,10 +32,11 @@ constexpr int row_register_limit(int vec, int per_thread) {
 // The widest vector (8, 4, 2 or 1 elements) that divides n: rows of n elements stay aligned to it.
 constexpr int widest_vector(std::int64_t n) { return n % 8 == 0 ? 8 : n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : 1; }
 
-// Calls launch_for.template operator()<VEC>() with VEC = widest_vector(n).
+// Calls launch_for.template operator()<VEC>() with VEC = widest_vector(n), or max_width (8, 4, 2
+// or 1) where that is narrower.
 template <class LaunchFor>
-void dispatch_vector_width(std::int64_t n, LaunchFor&& launch_for) {
-  switch (widest_vector(n)) {
+void dispatch_vector_width(std::int64_t n, LaunchFor&& launch_for, int max_width = 8) {
+  switch (std::min(widest_vector(n), max_width)) {
     case 8: return launch_for.template operator()<8>();
     case 4: return launch_for.template operator()<4>();
     case 2: return launch_for.template operator()<2>();

@@ -5,14 +5,21 @@
 // x + residual is exactly the bf16 residual stored, so the row stays packed bf16 in registers
 // (common/row_norm.cuh) and the weight with it, at fewer registers than vectorized's fp32 row.
 //
-// Geometry: at least four 16-byte vectors per thread for long rows (n >= 8192) and for rows
-// enough for many waves, else one. From a sweep on an H100 (Liger's time / this kernel's): four
-// per thread won at every n 8192 shape (0.86-1.00x against 0.73-0.89x with rmsnorm/weight_first's
-// rule) and at m 4096 (1.00x against 0.82x: two vectors of x, residual and weight under the
-// 40-register limit of row_register_limit spill); one per thread won at n 4096 below many waves
-// (m 1: 0.92x against 0.85x).
+// The weight's loads come first, behind a __syncwarp. Loaded after x and the residual, they were
+// sunk by ptxas (nvcc 13.0, under the 40-register limit of row_register_limit) below the residual
+// add, which waits for x and the residual: the weight's DRAM round trip started only after theirs
+// ended (SASS: its LDG after the add's first FADD). That cost 0.2-0.4 us at m 1-64, where a row's
+// time is mostly latency: 0.83-0.89x Liger's speed on an H200, 0.85-0.87x on an H100. __syncwarp
+// orders memory, so ptxas keeps the weight's loads above it, and the rows' loads, which the
+// arithmetic waits for anyway, follow at once. (rmsnorm/weight_first keeps x first: there the
+// sunk weight load overlaps the reduction, and weight-first measured 1.5% slower on an H100.)
+//
+// Geometry: the fewest vectors per thread that fit a block of 512 (one at n 4096, two at 8192).
+// From a sweep on an H100 with the loads ordered so (then as one unguarded loop), Liger's time / this kernel's at m 1-4096:
+// 1.001x geomean (0.971-1.063x), against 0.993x for at least two per thread and 0.925x for at
+// least four (the rule before, chosen while the weight's load was sunk). At m 4096 all three are
+// within 0.1%.
 #include "../common/block_reduce.cuh"
-#include "../common/launch_limits.hpp"
 #include "../common/row_norm.cuh"
 #include "fused_add_rmsnorm.hpp"
 #include "kgate/core/registry.hpp"
@@ -25,9 +32,10 @@ __global__ void __maxnreg__(row_register_limit(VEC, K)) fused_add_rmsnorm_weight
   const int vectors = a.n / VEC;
   const std::size_t row = static_cast<std::size_t>(blockIdx.x) * a.n;
   BF16Vector<VEC> x[K], residual[K], weight[K];
+  load_row_vectors<VEC, K>(a.weight, vectors, weight);
+  __syncwarp();  // keeps the weight's loads ahead of the arithmetic on x and the residual (see above)
   load_row_vectors<VEC, K>(a.x + row, vectors, x);
   load_row_vectors<VEC, K>(a.residual + row, vectors, residual);
-  load_row_vectors<VEC, K>(a.weight, vectors, weight);
 #pragma unroll
   for (int k = 0; k < K; ++k) {
 #pragma unroll
@@ -41,7 +49,7 @@ __global__ void __maxnreg__(row_register_limit(VEC, K)) fused_add_rmsnorm_weight
 }
 
 void launch(const FusedAddRmsNormArgs& a, cudaStream_t stream) {
-  const RowPlan plan = plan_row(a.n, a.n >= 8192 || rows_for_many_waves(a.m) ? 4 : 1);
+  const RowPlan plan = plan_row(a.n);
   dispatch_row_plan(plan, [&]<int VEC, int K>() {
     fused_add_rmsnorm_weight_first_kernel<VEC, K><<<a.m, plan.threads, 0, stream>>>(a);
   });

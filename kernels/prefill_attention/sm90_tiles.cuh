@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "kgate/core/cuda_check.hpp"
 #include "kgate/core/family.hpp"
@@ -248,13 +249,15 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 // `variant` names the refusal.
 // The device, where this build has sm_90a code (wgmma, setmaxnreg) and it is a Hopper GPU;
 // otherwise UnsupportedShape saying which is missing.
-inline const DeviceInfo& require_hopper(const std::string& variant) {
+// variant is a view, not a const std::string&: g++ 13's -Wdangling-reference took the returned
+// reference for one into the temporary string a literal argument makes.
+inline const DeviceInfo& require_hopper(std::string_view variant) {
   if (!kBuiltForSm90a)
-    throw UnsupportedShape(variant + " needs sm_90a code (wgmma, setmaxnreg): configure with CMAKE_CUDA_ARCHITECTURES "
+    throw UnsupportedShape(std::string(variant) + " needs sm_90a code (wgmma, setmaxnreg): configure with CMAKE_CUDA_ARCHITECTURES "
                                      "including 90a");
   const DeviceProbe& probe = probe_device();
   if (!probe.device || probe.device->compute_capability / 10 != 9)
-    throw UnsupportedShape(variant + " runs on Hopper (compute capability 9.x) only");
+    throw UnsupportedShape(std::string(variant) + " runs on Hopper (compute capability 9.x) only");
   return *probe.device;
 }
 

@@ -11,7 +11,12 @@
 //
 // One vector per thread won a sweep on an H100 against two and four (fewer blocks, more bytes in
 // flight each): the best peer's time / this kernel's, geomean over the 12 bench shapes, 1.010x
-// against 0.946x and 0.886x.
+// against 0.946x and 0.886x. Below 8 MB of output the vectors are 8 bytes (four values), as in
+// Inductor's kernel at m 16 (448 blocks of 128 threads): twice the blocks, so a small problem
+// spreads over more SMs. From sweeps at m 1-256 (best peer's time / this kernel's, same run):
+// with this rule, 1.021x geomean against 1.000x on an H100, faster or equal at all 8 shapes; with
+// four values at all 8 shapes, 1.108x against 1.091x on an H200, but 0.997x against 1.009x at
+// m 256 i 28672 (14.7 MB), hence the line.
 #include <climits>
 
 #include "../common/activations.cuh"
@@ -53,8 +58,12 @@ void launch_with(const SiluAndMulArgs& a, cudaStream_t stream) {
   KGATE_CHECK_LAUNCH();
 }
 
+constexpr double kNarrowVectorsBelowBytes = 8e6;
+
 void launch(const SiluAndMulArgs& a, cudaStream_t stream) {
-  dispatch_vector_width(a.cols, [&]<int VEC>() { launch_with<VEC>(a, stream); });
+  const double out_bytes = 2.0 * a.rows * a.cols;
+  dispatch_vector_width(a.cols, [&]<int VEC>() { launch_with<VEC>(a, stream); },
+                        out_bytes < kNarrowVectorsBelowBytes ? 4 : 8);
 }
 
 }  // namespace
