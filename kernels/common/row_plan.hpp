@@ -22,9 +22,10 @@ constexpr int row_thread_limit(int vec, int per_thread) { return per_thread * ve
 // The registers a row kernel may use: 65536 per SM over its largest block, and at most 40 where
 // each thread holds 16 values or fewer in vectors of four or eight (the bench shapes' kernels),
 // so that blocks of 512 threads fit three to an SM, as Liger-Kernel's do (38-40 registers). ptxas
-// meets it for rmsnorm/weight_first without spilling; fused_add_rmsnorm/weight_first at two vectors
-// (48 registers left alone) spills 8 bytes and reloads 28. (At 16 single values per thread the
-// packed bf16 take a register each, and 40 would spill far more: no limit below the block's.)
+// meets it without spilling for rmsnorm/weight_first and for fused_add_rmsnorm/weight_first at two
+// vectors, whose loads carry no bounds test (row_norm.cuh's load_weight_then_rows; with one, it
+// spilled 8 bytes and reloaded 28). (At 16 single values per thread the packed bf16 take a
+// register each, and 40 would spill far more: no limit below the block's.)
 constexpr int row_register_limit(int vec, int per_thread) {
   return per_thread * vec <= 16 && vec >= 4 ? 40 : 65536 / row_thread_limit(vec, per_thread);
 }

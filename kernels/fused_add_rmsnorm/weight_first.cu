@@ -5,18 +5,17 @@
 // x + residual is exactly the bf16 residual stored, so the row stays packed bf16 in registers
 // (common/row_norm.cuh) and the weight with it, at fewer registers than vectorized's fp32 row.
 //
-// The weight's loads come first, behind a __syncwarp. Loaded after x and the residual, they were
-// sunk by ptxas (nvcc 13.0, under the 40-register limit of row_register_limit) below the residual
-// add, which waits for x and the residual: the weight's DRAM round trip started only after theirs
-// ended (SASS: its LDG after the add's first FADD). That cost 0.2-0.4 us at m 1-64, where a row's
-// time is mostly latency: 0.83-0.89x Liger's speed on an H200, 0.85-0.87x on an H100. __syncwarp
-// orders memory, so ptxas keeps the weight's loads above it, and the rows' loads, which the
-// arithmetic waits for anyway, follow at once. (rmsnorm/weight_first keeps x first: there the
-// sunk weight load overlaps the reduction, and weight-first measured 1.5% slower on an H100.)
+// The weight's loads come first, behind a __syncwarp, and no load carries a bounds test
+// (row_norm.cuh's load_weight_then_rows says why). Loaded after x and the residual, the weight was
+// sunk by ptxas below the residual add, which waits for x and the residual, so its DRAM round trip
+// started only after theirs ended: 0.2-0.4 us at m 1-64, where a row's time is mostly latency,
+// 0.83-0.89x Liger's speed on an H200 and 0.85-0.87x on an H100. (rmsnorm/weight_first keeps x
+// first: there the sunk weight load overlaps the reduction, and weight-first measured 1.5% slower
+// on an H100.)
 //
 // Geometry: the fewest vectors per thread that fit a block of 512 (one at n 4096, two at 8192).
-// From a sweep on an H100 with the loads ordered so (then as one unguarded loop), Liger's time / this kernel's at m 1-4096:
-// 1.001x geomean (0.971-1.063x), against 0.993x for at least two per thread and 0.925x for at
+// From a sweep on an H100 with these loads, Liger's time / this kernel's at m 1-4096: 1.001x
+// geomean (0.971-1.063x), against 0.993x for at least two per thread and 0.925x for at
 // least four (the rule before, chosen while the weight's load was sunk). At m 4096 all three are
 // within 0.1%.
 #include "../common/block_reduce.cuh"
@@ -32,10 +31,7 @@ __global__ void __maxnreg__(row_register_limit(VEC, K)) fused_add_rmsnorm_weight
   const int vectors = a.n / VEC;
   const std::size_t row = static_cast<std::size_t>(blockIdx.x) * a.n;
   BF16Vector<VEC> x[K], residual[K], weight[K];
-  load_row_vectors<VEC, K>(a.weight, vectors, weight);
-  __syncwarp();  // keeps the weight's loads ahead of the arithmetic on x and the residual (see above)
-  load_row_vectors<VEC, K>(a.x + row, vectors, x);
-  load_row_vectors<VEC, K>(a.residual + row, vectors, residual);
+  load_weight_then_rows<VEC, K>(vectors, a.weight, weight, {a.x + row, a.residual + row}, x, residual);
 #pragma unroll
   for (int k = 0; k < K; ++k) {
 #pragma unroll
