@@ -326,6 +326,17 @@ TEST(DecodeAttentionModel, ScratchIsDeclaredAsScratchAndLargeEnough) {
   }
 }
 
+TEST(DecodeAttentionSplitPlan, LaunchesHalfThePlan) {
+  using kgate::kernels::launch_splits;
+  // 132 SMs × 4 resident blocks = 528 (the H100): batch 1's 64 pieces of 512 keys become 32 of 1024.
+  EXPECT_EQ(launch_splits(8, 32768, 528), 32);
+  // Batch 16, 8 KV heads: the plan's 4 pieces (512 blocks) become 2.
+  EXPECT_EQ(launch_splits(128, 4096, 528), 2);
+  // A plan of one piece stays one, an odd plan rounds up.
+  EXPECT_EQ(launch_splits(512, 4096, 528), 1);
+  EXPECT_EQ(launch_splits(512, 2048, 396), 2);
+}
+
 TEST(DecodeAttentionSplitPlan, FillsWholeWaves) {
   using kgate::kernels::plan_splits;
   // 132 SMs × 3 resident blocks = 396 per wave.

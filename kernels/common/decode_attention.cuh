@@ -441,8 +441,8 @@ __global__ void __launch_bounds__(kSplitThreads)
 template <class Kv, int D, int G>
 void launch_split_attention_for(const AttentionArgs& a, const Kv& kv, cudaStream_t stream) {
   constexpr auto kernel = attention_split_kernel<Kv, D, G>;
-  const int splits =
-      plan_splits(static_cast<std::int64_t>(a.batch) * a.kv_heads, a.max_len, resident_blocks<kernel, kSplitThreads>());
+  const int splits = launch_splits(static_cast<std::int64_t>(a.batch) * a.kv_heads, a.max_len,
+                                   resident_blocks<kernel, kSplitThreads>());
   const int piece = split_length(a.max_len, splits), pieces = pieces_of(a.max_len, piece);
   if (pieces > a.max_splits) throw std::logic_error("split plan exceeds the scratch the family declared");
   kernel<<<dim3(pieces, a.kv_heads, a.batch), kSplitThreads, 0, stream>>>(a, kv, piece, pieces);
