@@ -200,6 +200,24 @@ TEST(RowPlan, PicksTheWidestVectorAndFewestVectorsPerThread) {
   }
 }
 
+// dispatch_vector_width launches the widest vector that divides n, or max_width where that is
+// narrower (silu_and_mul/flat's 8-byte vectors below 8 MB of output).
+TEST(RowPlan, DispatchesTheWidestVectorUpToTheLimit) {
+  using kgate::kernels::dispatch_vector_width;
+  auto width = [](std::int64_t n, int max_width) {
+    int launched = 0;
+    dispatch_vector_width(n, [&]<int VEC>() { launched = VEC; }, max_width);
+    return launched;
+  };
+  EXPECT_EQ(width(14336, 8), 8);
+  EXPECT_EQ(width(14336, 4), 4);
+  EXPECT_EQ(width(1004, 8), 4);  // 1004 = 4 · 251
+  EXPECT_EQ(width(1004, 4), 4);
+  EXPECT_EQ(width(1002, 4), 2);
+  EXPECT_EQ(width(1001, 4), 1);
+  EXPECT_EQ(width(4096, 1), 1);
+}
+
 // The weight_first variants' geometries (rmsnorm, fused_add_rmsnorm): at least min_per_thread
 // vectors per thread where the row allows, and a register limit that fits the largest block.
 TEST(RowPlan, StartsAtTheMinimumVectorsPerThread) {

@@ -253,8 +253,8 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 // reference for one into the temporary string a literal argument makes.
 inline const DeviceInfo& require_hopper(std::string_view variant) {
   if (!kBuiltForSm90a)
-    throw UnsupportedShape(std::string(variant) + " needs sm_90a code (wgmma, setmaxnreg): configure with CMAKE_CUDA_ARCHITECTURES "
-                                     "including 90a");
+    throw UnsupportedShape(std::string(variant) +
+                           " needs sm_90a code (wgmma, setmaxnreg): configure with CMAKE_CUDA_ARCHITECTURES including 90a");
   const DeviceProbe& probe = probe_device();
   if (!probe.device || probe.device->compute_capability / 10 != 9)
     throw UnsupportedShape(std::string(variant) + " runs on Hopper (compute capability 9.x) only");
