@@ -21,7 +21,9 @@ __device__ __forceinline__ float warp_reduce(float value, Op op) {
   return value;
 }
 
-template <class Op>
+// kLast: the kernel's last block reduction. Nothing reuses the exchange after it, so the barrier that
+// guards the exchange for a following call is left out.
+template <class Op, bool kLast = false>
 __device__ __forceinline__ float block_reduce(float value, Op op) {
   __shared__ float warp_results[32];
   const int lane = threadIdx.x & 31;
@@ -32,12 +34,13 @@ __device__ __forceinline__ float block_reduce(float value, Op op) {
   const int warps = blockDim.x >> 5;
   value = lane < warps ? warp_results[lane] : Op::kIdentity;
   value = warp_reduce(value, op);
-  __syncthreads();  // warp_results may be reused by a following call
+  if constexpr (!kLast) __syncthreads();  // warp_results may be reused by a following call
   return value;
 }
 
 __device__ __forceinline__ float warp_sum(float value) { return warp_reduce(value, SumOp{}); }
 __device__ __forceinline__ float block_sum(float value) { return block_reduce(value, SumOp{}); }
+__device__ __forceinline__ float block_sum_last(float value) { return block_reduce<SumOp, true>(value, SumOp{}); }
 __device__ __forceinline__ float block_max(float value) { return block_reduce(value, MaxOp{}); }
 
 }  // namespace kgate::kernels

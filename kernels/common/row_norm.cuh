@@ -4,6 +4,7 @@
 // where it uses them. Widening bf16 is exact and costs one integer instruction per value, while
 // the packed row takes half the registers of a widened one: the x, residual and weight vectors can
 // all be loaded before the block reduction without costing occupancy.
+#include "block_reduce.cuh"
 #include "row_vectors.cuh"
 
 namespace kgate::kernels {
@@ -74,6 +75,16 @@ __device__ __forceinline__ float row_sum_of_squares(int vectors, const BF16Vecto
     }
   }
   return sum_sq;
+}
+
+// 1 / sqrt(mean square + eps) of the block's row, for every thread. At m 1-64 a row's time is
+// mostly latency and this is on its critical path, between the row's loads and its stores, so it
+// takes the shortest form: __fdividef (a reciprocal and a multiply, within 2 ulp; Liger-Kernel's
+// Triton kernel divides so) rather than IEEE division, whose FCHK test and slow-path branch ptxas
+// puts before rsqrtf; and the kernel's only reduction needs no barrier after it (block_sum_last).
+template <int VEC, int K>
+__device__ __forceinline__ float row_rstd(int vectors, const BF16Vector<VEC> (&row)[K], int n, float eps) {
+  return rsqrtf(__fdividef(block_sum_last(row_sum_of_squares<VEC, K>(vectors, row)), static_cast<float>(n)) + eps);
 }
 
 // Stores row · rstd · weight, rounded once to bf16. Called after the reduction, it widens the

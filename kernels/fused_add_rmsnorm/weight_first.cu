@@ -18,7 +18,6 @@
 // geomean (0.971-1.063x), against 0.993x for at least two per thread and 0.925x for at
 // least four (the rule before, chosen while the weight's load was sunk). At m 4096 all three are
 // within 0.1%.
-#include "../common/block_reduce.cuh"
 #include "../common/row_norm.cuh"
 #include "fused_add_rmsnorm.hpp"
 #include "kgate/core/registry.hpp"
@@ -40,7 +39,7 @@ __global__ void __maxnreg__(row_register_limit(VEC, K)) fused_add_rmsnorm_weight
                                                   __bfloat162float(residual[k].values[i]));
   }
   store_row_vectors<VEC, K>(a.residual + row, vectors, residual);
-  const float rstd = rsqrtf(block_sum(row_sum_of_squares<VEC, K>(vectors, residual)) / a.n + a.eps);
+  const float rstd = row_rstd<VEC, K>(vectors, residual, a.n, a.eps);
   store_normalized_row<VEC, K>(a.x + row, vectors, residual, weight, rstd);
 }
 

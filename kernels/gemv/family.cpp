@@ -36,10 +36,11 @@ std::vector<Shape> GemvFamily::test_shapes() const {
       problem(8, 17, 64, "one full column tile, 17 rows"),
       problem(2, 1, 8, "one output row, one vector"),
       problem(5, 33, 1001, "odd k: rows not 16-byte aligned"),
-      // More row tiles than a device holds blocks (132 SMs): a block covers several tiles.
-      problem(3, 6000, 264, "375 tiles, 2 per block: 4 warps split k, a partial last round"),
-      problem(12, 20000, 40, "m 12: 1250 tiles, 8 per block: one warp per tile, two column tiles"),
-      problem(1, 40000, 72, "2500 tiles, 8 per block: one warp per tile, several waves"),
+      // The 8 warps of a block take k's rounds in turn: 256 k a round at m <= 8, 128 at m > 8.
+      problem(3, 6000, 264, "375 blocks: warp 1 has the partial last round, warps 2-7 no k"),
+      problem(12, 20000, 40, "m 12: 1250 blocks, one partial round each, two column tiles"),
+      problem(1, 40000, 72, "2500 blocks: several waves"),
+      problem(16, 40, 2200, "m 16: 17 full rounds of 128 k, warp 0 takes three, warp 1 the partial one"),
   };
 }
 

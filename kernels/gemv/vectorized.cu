@@ -1,6 +1,6 @@
-// GEMV on the tensor cores, streaming W with 16-byte loads. A warp owns a tile of 16 rows of W and
-// COLS 8-column tiles of x (COLS = 1 for m ≤ 8, 2 for m ≤ 16) and walks k in rounds;
-// a round issues kLoadsPerRound 16-byte W loads per lane (8 KB per warp) as straight-line code
+// GEMV on the tensor cores, streaming W with 16-byte loads. A block owns a tile of 16 rows of W and
+// COLS 8-column tiles of x (COLS = 1 for m ≤ 8, 2 for m ≤ 16); its 8 warps split k, taking its
+// rounds in turn. A round issues Tile::kLoads 16-byte W loads per lane as straight-line code
 // before its first MMA, so they are all in flight together. (Loads guarded by a condition compile
 // to branches that ptxas leaves next to their uses, 2-3 in flight instead: measured at 42-53% of
 // DRAM bandwidth.) Only the last, partial round of k is guarded. Each warp step covers 32 k with
@@ -13,14 +13,16 @@
 // with W. m = 16 keeps 16 rows per warp: with 32 (two row tiles) the 4096-row projections had
 // half the warps, 12.5% of them active, and ran at 67% of DRAM bandwidth.
 //
-// Split-K inside the block: a block of 8 warps covers R row tiles, and the 8/R warps of a tile
-// take its rounds in turn. R is the smallest power of two whose blocks all fit on the device at
-// once, so small n (the 4096-row projections) still fills every SM with warps, and every warp of
-// the launch has the same amount of k to stream (no tail wave). The warps' partial sums meet in
-// shared memory and are added in a fixed order: deterministic, no atomics, no second kernel.
-#include "../common/launch_limits.hpp"
+// One tile per block: the 4096-row projections fill the device with 256 blocks, and the
+// 28672-row one runs 1792 short blocks in several waves, which the block scheduler keeps every SM
+// busy through. Blocks of 2-8 tiles sized to one wave, as before, left SMs with one block where
+// others had two (224 blocks of 8 tiles at n 28672 on 132 SMs): on an H100, one tile per block
+// took m 1-8 n 28672 from 84.0-84.9 to 77.8-78.4 us, 0.97x to 1.04x cuBLAS's speed, and n 6144
+// from 0.97-0.99x to 1.03-1.06x. The warps' partial sums meet in shared memory and are added in a
+// fixed order: deterministic, no atomics, no second kernel.
 #include "../common/packed.cuh"
 #include "gemv.hpp"
+#include "kgate/core/cuda_check.hpp"
 #include "kgate/core/registry.hpp"
 
 namespace kgate::kernels {
@@ -28,14 +30,19 @@ namespace {
 
 constexpr int kWarps = 8;
 constexpr int kThreads = kWarps * 32;
-constexpr int kStepK = 32;          // k per warp step: two MMAs of k 16
-constexpr int kLoadsPerRound = 16;  // 16-byte W loads per lane in flight together
+constexpr int kStepK = 32;  // k per warp step: two MMAs of k 16
 
 template <int COLS>
 struct Tile {
-  static constexpr int kRows = 16;         // rows of W per warp
-  static constexpr int kCols = 8 * COLS;   // rows of x a warp multiplies them with
-  static constexpr int kSteps = kLoadsPerRound / 2;
+  static constexpr int kRows = 16;        // rows of W per block
+  static constexpr int kCols = 8 * COLS;  // rows of x it multiplies them with
+  // 16-byte W loads per lane and round, all in flight together. With two column tiles, 16 of them
+  // and the x vectors that ptxas hoists beside them exceed the 128 registers, and ptxas issued half
+  // the W loads after the round's first MMAs, which wait on the first loads: two DRAM round trips
+  // a round (SASS, nvcc 13.0). 8 keeps every load ahead of the MMAs; on an H100, m 16 went from
+  // 0.91-1.03x cuBLAS's speed to 0.98-1.12x (one tile per block, below).
+  static constexpr int kLoads = COLS == 1 ? 16 : 8;
+  static constexpr int kSteps = kLoads / 2;
   static constexpr int kRoundK = kSteps * kStepK;
   // Independent accumulators per column tile: with one, the two MMAs of a step go to different
   // ones, halving the chain of dependent MMAs a round waits on.
@@ -132,17 +139,13 @@ __device__ __forceinline__ void store_partial(const typename Tile<COLS>::Accumul
   }
 }
 
-// tiles_per_block: R, a power of two dividing kWarps.
 template <int COLS, bool ALIGNED>
-__global__ void __launch_bounds__(kThreads, 2) gemv_mma_kernel(GemvArgs a, int tiles_per_block) {
+__global__ void __launch_bounds__(kThreads, 2) gemv_mma_kernel(GemvArgs a) {
   using T = Tile<COLS>;
   // +1: lanes of one column write different rows without sharing a bank.
   __shared__ float partial[kWarps][T::kCols][T::kRows + 1];
   const int warp = threadIdx.x >> 5;
-  const int splitters = kWarps / tiles_per_block;
-  const int split = warp % splitters;
-  const int block_rows = tiles_per_block * T::kRows;
-  const int n0 = blockIdx.x * block_rows + (warp / splitters) * T::kRows;
+  const int n0 = blockIdx.x * T::kRows;
 
   const __nv_bfloat16* w_row[2];
   const __nv_bfloat16* x_row[COLS];
@@ -151,38 +154,27 @@ __global__ void __launch_bounds__(kThreads, 2) gemv_mma_kernel(GemvArgs a, int t
   typename T::Accumulators acc = {};
   // The bounds depend on the warp only: every lane runs every MMA, as mma.sync requires.
   const int full_rounds = a.k / T::kRoundK;
-  int r = split;
-  for (; r < full_rounds; r += splitters)
-    mma_round<COLS, ALIGNED, true>(w_row, x_row, r * T::kRoundK, a.k, acc);
+  int r = warp;
+  for (; r < full_rounds; r += kWarps) mma_round<COLS, ALIGNED, true>(w_row, x_row, r * T::kRoundK, a.k, acc);
   if (r == full_rounds && a.k % T::kRoundK != 0)
     mma_round<COLS, ALIGNED, false>(w_row, x_row, r * T::kRoundK, a.k, acc);
   store_partial<COLS>(acc, &partial[warp][0][0], T::kRows + 1);
   __syncthreads();
-  // One thread per output, consecutive threads on consecutive n; each sums its tile's warps in
-  // warp order.
-  for (int o = threadIdx.x; o < a.m * block_rows; o += kThreads) {
-    const int m = o / block_rows, row = o % block_rows;
-    const int n = blockIdx.x * block_rows + row;
+  // One thread per output, consecutive threads on consecutive n; each sums the warps in order.
+  for (int o = threadIdx.x; o < a.m * T::kRows; o += kThreads) {
+    const int m = o / T::kRows, row = o % T::kRows;
+    const int n = n0 + row;
     if (n >= a.n) continue;
-    const int first_warp = row / T::kRows * splitters, rr = row % T::kRows;
     float sum = 0.0f;
-    for (int s = 0; s < splitters; ++s) sum += partial[first_warp + s][m][rr];
+    for (int w = 0; w < kWarps; ++w) sum += partial[w][m][row];
     a.y[static_cast<std::size_t>(m) * a.n + n] = __float2bfloat16_rn(sum);
   }
 }
 
-// As few row tiles per block as keep every block resident at once: one wave, no tail. One tile per
-// block with several waves (adjacent 512 B spans of the same rows per block, for DRAM locality)
-// was measured against this on an H200 and gained at most 3% at n = 28672, nothing elsewhere.
 template <int COLS, bool ALIGNED>
 void launch_with(const GemvArgs& a, cudaStream_t stream) {
-  constexpr auto kernel = gemv_mma_kernel<COLS, ALIGNED>;
   const long long tiles = (a.n + Tile<COLS>::kRows - 1) / Tile<COLS>::kRows;
-  const long long resident = resident_blocks<kernel, kThreads>();
-  int tiles_per_block = 1;
-  while (tiles_per_block < kWarps && (tiles + tiles_per_block - 1) / tiles_per_block > resident) tiles_per_block *= 2;
-  const long long blocks = (tiles + tiles_per_block - 1) / tiles_per_block;
-  kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(a, tiles_per_block);
+  gemv_mma_kernel<COLS, ALIGNED><<<static_cast<unsigned>(tiles), kThreads, 0, stream>>>(a);
   KGATE_CHECK_LAUNCH();
 }
 
@@ -198,7 +190,7 @@ void launch(const GemvArgs& a, cudaStream_t stream) {
 KGATE_REGISTER_VARIANT(GemvFamily, launch,
                        {.name = "vectorized",
                         .description = "tensor-core MMA on 16-byte W loads (k permuted), 16 loads per lane in flight, "
-                                       "split-K across the warps of a block sized to fill one wave, deterministic "
+                                       "one 16-row tile per block with its 8 warps splitting k, deterministic "
                                        "shared-memory reduction",
                         .follows = "naive"});
 

@@ -10,7 +10,6 @@
 // for many waves. A sweep on an H100 (Liger-Kernel's time / this kernel's, geomean over the 12
 // bench shapes) kept it: 0.995x, against 0.987x with at least two vectors per thread (Liger's 256
 // threads at n 4096) and 0.933x with at least four.
-#include "../common/block_reduce.cuh"
 #include "../common/launch_limits.hpp"
 #include "../common/row_norm.cuh"
 #include "kgate/core/registry.hpp"
@@ -26,8 +25,7 @@ __global__ void __maxnreg__(row_register_limit(VEC, K)) rmsnorm_weight_first_ker
   BF16Vector<VEC> x[K], weight[K];
   load_row_vectors<VEC, K>(a.x + row, vectors, x);
   load_row_vectors<VEC, K>(a.weight, vectors, weight);
-  const float rstd = rsqrtf(block_sum(row_sum_of_squares<VEC, K>(vectors, x)) / a.n + a.eps);
-  store_normalized_row<VEC, K>(a.y + row, vectors, x, weight, rstd);
+  store_normalized_row<VEC, K>(a.y + row, vectors, x, weight, row_rstd<VEC, K>(vectors, x, a.n, a.eps));
 }
 
 void launch(const RmsNormArgs& a, cudaStream_t stream) {
