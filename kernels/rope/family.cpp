@@ -48,6 +48,7 @@ std::vector<Shape> RopeFamily::test_shapes() const {
       tokens(5, 4, 1, 128, 1, "every position 0: the identity"),
       tokens(33, 3, 2, 64, 2048, "d 64; 5 heads, a group of 4 spanning q and k"),
       tokens(257, 8, 8, 128, 4096, "257 tokens: a partial last block"),
+      tokens(2100, 64, 8, 128, 4096, "tokens for many waves: one block of 576 threads per token"),
       tokens(4, 2, 1, 72, 512, "d/2 = 36: 4-wide vectors"),
       tokens(3, 2, 2, 68, 512, "d/2 = 34: 2-wide vectors"),
       tokens(3, 1, 1, 66, 512, "d/2 = 33: scalar path"),

@@ -12,6 +12,12 @@
 // One head per thread won a sweep on an H100 against two and four (fewer threads, more bytes in
 // flight each): Liger's time / this kernel's, geomean over the 12 bench shapes, 1.088x against
 // 1.069x and 1.003x; two or four were ahead by at most 5% at t 256-4096 only.
+//
+// A token's units take one block of up to 1024 threads once the tokens fill many waves, and are
+// split over blocks of at most 512 below that. Llama-3-70B's 72 heads are 576 units: one block per
+// token took t 32768 from 419 to 406 us on an H100 (Liger 417) and from 317 to 305 us on an H200,
+// and t 4096 from 49.2 to 48.5 us (H100); but at t 1-64, two blocks a token spread over twice the
+// SMs, and one block was 12% slower (2.02-2.46 against 2.30-2.66 us, H100).
 #include "../common/launch_limits.hpp"
 #include "../common/packed.cuh"
 #include "../common/row_plan.hpp"
@@ -22,7 +28,7 @@
 namespace kgate::kernels {
 namespace {
 
-constexpr int kMaxThreads = 512;
+constexpr int kMaxThreads = 1024;
 
 // VEC divides d/2, so both halves of every head and every cache row stay VEC-aligned. blockIdx.y
 // picks the slice of the token's units when they need more than one block.
@@ -54,7 +60,8 @@ void launch_with(const RopeArgs& a, cudaStream_t stream) {
   const int chunks = a.head_dim / 2 / VEC;
   const int units = chunks * (a.q_heads + a.k_heads);
   // Units split evenly over as few blocks as hold them.
-  const int slices = (units + kMaxThreads - 1) / kMaxThreads;
+  const int block_limit = rows_for_many_waves(a.tokens) ? kMaxThreads : 512;
+  const int slices = (units + block_limit - 1) / block_limit;
   const int threads = ((units + slices - 1) / slices + 31) / 32 * 32;
   if (slices > 65535) throw UnsupportedShape("a token's heads need more than 65535 blocks");
   rope_token_block_kernel<VEC><<<dim3(a.tokens, slices), threads, 0, stream>>>(a, chunks);
