@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/common/row_plan.hpp"
+#include "kernels/gemv/gemv_plan.hpp"
 #include "kgate/core/registry.hpp"
 
 namespace {
@@ -255,4 +256,15 @@ TEST(RowPlan, StartsAtTheMinimumVectorsPerThread) {
   }
   // Three blocks of 512 threads per SM where a thread holds two 16-byte vectors (n = 8192).
   EXPECT_LE(3 * 512 * kgate::kernels::row_register_limit(8, 2), 65536);
+}
+
+// gemv/vectorized's tiles per block on 132 SMs, at the bench's projections (n / 16 tiles).
+TEST(GemvPlan, TakesTheMostTilesThatLeaveEverySmABlockAboveEightRows) {
+  using kgate::kernels::gemv_tiles_per_block;
+  for (int m : {1, 4, 8}) EXPECT_EQ(gemv_tiles_per_block(m, 1792, 132), 1) << "m " << m;
+  EXPECT_EQ(gemv_tiles_per_block(16, 1792, 132), 4);  // n 28672: capped at 4
+  EXPECT_EQ(gemv_tiles_per_block(16, 384, 132), 2);   // n 6144: 192 blocks; 4 would leave 96
+  EXPECT_EQ(gemv_tiles_per_block(9, 256, 132), 1);    // n 4096: 2 would leave 128 blocks
+  EXPECT_EQ(gemv_tiles_per_block(16, 264, 132), 2);   // exactly one block per SM at 2
+  EXPECT_EQ(gemv_tiles_per_block(16, 3, 132), 1);
 }

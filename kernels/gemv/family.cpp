@@ -36,9 +36,11 @@ std::vector<Shape> GemvFamily::test_shapes() const {
       problem(8, 17, 64, "one full column tile, 17 rows"),
       problem(2, 1, 8, "one output row, one vector"),
       problem(5, 33, 1001, "odd k: rows not 16-byte aligned"),
-      // The 8 warps of a block take k's rounds in turn: 256 k a round at m <= 8, 128 at m > 8.
+      // The warps of a tile take k's rounds in turn: 256 k a round at m <= 8, 128 at m > 8. Tiles
+      // per block (gemv_plan.hpp, 132 SMs): 1 at m <= 8; at m > 8 up to 4, leaving every SM a block.
       problem(3, 6000, 264, "375 blocks: warp 1 has the partial last round, warps 2-7 no k"),
-      problem(12, 20000, 40, "m 12: 1250 blocks, one partial round each, two column tiles"),
+      problem(12, 20000, 40, "m 12: 1250 tiles, 4 per block, 2 warps each: one partial round"),
+      problem(10, 6144, 264, "m 10: 384 tiles, 2 per block, 4 warps each: a partial third round"),
       problem(1, 40000, 72, "2500 blocks: several waves"),
       problem(16, 40, 2200, "m 16: 17 full rounds of 128 k, warp 0 takes three, warp 1 the partial one"),
   };

@@ -13,15 +13,17 @@
 // with W. m = 16 keeps 16 rows per warp: with 32 (two row tiles) the 4096-row projections had
 // half the warps, 12.5% of them active, and ran at 67% of DRAM bandwidth.
 //
-// One tile per block: the 4096-row projections fill the device with 256 blocks, and the
-// 28672-row one runs 1792 short blocks in several waves, which the block scheduler keeps every SM
-// busy through. Blocks of 2-8 tiles sized to one wave, as before, left SMs with one block where
-// others had two (224 blocks of 8 tiles at n 28672 on 132 SMs): on an H100, one tile per block
-// took m 1-8 n 28672 from 84.0-84.9 to 77.8-78.4 us, 0.97x to 1.04x cuBLAS's speed, and n 6144
-// from 0.97-0.99x to 1.03-1.06x. The warps' partial sums meet in shared memory and are added in a
-// fixed order: deterministic, no atomics, no second kernel.
+// A block of 8 warps covers R tiles (gemv_plan.hpp), the 8/R warps of a tile taking its rounds
+// of k in turn. R = 1 up to m 8: 1792 short blocks at n 28672 run in several waves that the block
+// scheduler keeps every SM busy through. Blocks of 2-8 tiles sized to one wave, as before, left
+// SMs with one block where others had two (224 blocks of 8 tiles at n 28672 on 132 SMs): on an
+// H100, one tile per block took m 1-8 n 28672 from 84.0-84.9 to 77.8-78.4 us, 0.97x to 1.04x
+// cuBLAS's speed. The warps' partial sums meet in shared memory and are added in a fixed order:
+// deterministic, no atomics, no second kernel.
+#include "../common/launch_limits.hpp"
 #include "../common/packed.cuh"
 #include "gemv.hpp"
+#include "gemv_plan.hpp"
 #include "kgate/core/cuda_check.hpp"
 #include "kgate/core/registry.hpp"
 
@@ -34,13 +36,13 @@ constexpr int kStepK = 32;  // k per warp step: two MMAs of k 16
 
 template <int COLS>
 struct Tile {
-  static constexpr int kRows = 16;        // rows of W per block
+  static constexpr int kRows = 16;        // rows of W per tile
   static constexpr int kCols = 8 * COLS;  // rows of x it multiplies them with
   // 16-byte W loads per lane and round, all in flight together. With two column tiles, 16 of them
   // and the x vectors that ptxas hoists beside them exceed the 128 registers, and ptxas issued half
   // the W loads after the round's first MMAs, which wait on the first loads: two DRAM round trips
   // a round (SASS, nvcc 13.0). 8 keeps every load ahead of the MMAs; on an H100, m 16 went from
-  // 0.91-1.03x cuBLAS's speed to 0.98-1.12x (one tile per block, below).
+  // 0.91-1.03x cuBLAS's speed to 0.98-1.12x (one tile per block); on an H200, 16 were 1-4% slower.
   static constexpr int kLoads = COLS == 1 ? 16 : 8;
   static constexpr int kSteps = kLoads / 2;
   static constexpr int kRoundK = kSteps * kStepK;
@@ -139,13 +141,17 @@ __device__ __forceinline__ void store_partial(const typename Tile<COLS>::Accumul
   }
 }
 
+// tiles_per_block: R, a power of two dividing kWarps.
 template <int COLS, bool ALIGNED>
-__global__ void __launch_bounds__(kThreads, 2) gemv_mma_kernel(GemvArgs a) {
+__global__ void __launch_bounds__(kThreads, 2) gemv_mma_kernel(GemvArgs a, int tiles_per_block) {
   using T = Tile<COLS>;
   // +1: lanes of one column write different rows without sharing a bank.
   __shared__ float partial[kWarps][T::kCols][T::kRows + 1];
   const int warp = threadIdx.x >> 5;
-  const int n0 = blockIdx.x * T::kRows;
+  const int splitters = kWarps / tiles_per_block;
+  const int split = warp % splitters;
+  const int block_rows = tiles_per_block * T::kRows;
+  const int n0 = blockIdx.x * block_rows + (warp / splitters) * T::kRows;
 
   const __nv_bfloat16* w_row[2];
   const __nv_bfloat16* x_row[COLS];
@@ -154,23 +160,25 @@ __global__ void __launch_bounds__(kThreads, 2) gemv_mma_kernel(GemvArgs a) {
   typename T::Accumulators acc = {};
   // The bounds depend on the warp only: every lane runs every MMA, as mma.sync requires.
   const int full_rounds = a.k / T::kRoundK;
-  int r = warp;
+  int r = split;
   // Not unrolled: with the rounds' stride a constant, ptxas unrolled two rounds at m > 8 and moved
-  // the second's W loads in among the first's MMAs, behind their waits, and m 16 ran 6-14% slower
-  // than with the stride a kernel argument (H100; 47.1 against 41.4 us at n 4096, k 14336).
+  // the second's W loads in among the first's MMAs, behind their waits: m 16 ran 6-14% slower on
+  // an H100 (47.1 against 41.4 us at n 4096, k 14336).
 #pragma unroll 1
-  for (; r < full_rounds; r += kWarps) mma_round<COLS, ALIGNED, true>(w_row, x_row, r * T::kRoundK, a.k, acc);
+  for (; r < full_rounds; r += splitters) mma_round<COLS, ALIGNED, true>(w_row, x_row, r * T::kRoundK, a.k, acc);
   if (r == full_rounds && a.k % T::kRoundK != 0)
     mma_round<COLS, ALIGNED, false>(w_row, x_row, r * T::kRoundK, a.k, acc);
   store_partial<COLS>(acc, &partial[warp][0][0], T::kRows + 1);
   __syncthreads();
-  // One thread per output, consecutive threads on consecutive n; each sums the warps in order.
-  for (int o = threadIdx.x; o < a.m * T::kRows; o += kThreads) {
-    const int m = o / T::kRows, row = o % T::kRows;
-    const int n = n0 + row;
+  // One thread per output, consecutive threads on consecutive n; each sums its tile's warps in
+  // warp order.
+  for (int o = threadIdx.x; o < a.m * block_rows; o += kThreads) {
+    const int m = o / block_rows, row = o % block_rows;
+    const int n = blockIdx.x * block_rows + row;
     if (n >= a.n) continue;
+    const int first_warp = row / T::kRows * splitters, tile_row = row % T::kRows;
     float sum = 0.0f;
-    for (int w = 0; w < kWarps; ++w) sum += partial[w][m][row];
+    for (int s = 0; s < splitters; ++s) sum += partial[first_warp + s][m][tile_row];
     a.y[static_cast<std::size_t>(m) * a.n + n] = __float2bfloat16_rn(sum);
   }
 }
@@ -178,7 +186,9 @@ __global__ void __launch_bounds__(kThreads, 2) gemv_mma_kernel(GemvArgs a) {
 template <int COLS, bool ALIGNED>
 void launch_with(const GemvArgs& a, cudaStream_t stream) {
   const long long tiles = (a.n + Tile<COLS>::kRows - 1) / Tile<COLS>::kRows;
-  gemv_mma_kernel<COLS, ALIGNED><<<static_cast<unsigned>(tiles), kThreads, 0, stream>>>(a);
+  const int tiles_per_block = gemv_tiles_per_block(a.m, tiles, sm_count());
+  const long long blocks = (tiles + tiles_per_block - 1) / tiles_per_block;
+  gemv_mma_kernel<COLS, ALIGNED><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(a, tiles_per_block);
   KGATE_CHECK_LAUNCH();
 }
 
@@ -194,8 +204,8 @@ void launch(const GemvArgs& a, cudaStream_t stream) {
 KGATE_REGISTER_VARIANT(GemvFamily, launch,
                        {.name = "vectorized",
                         .description = "tensor-core MMA on 16-byte W loads (k permuted), 16 loads per lane in flight, "
-                                       "one 16-row tile per block with its 8 warps splitting k, deterministic "
-                                       "shared-memory reduction",
+                                       "16-row tiles, 1-4 per block by m (x reuse against balance), the block's 8 "
+                                       "warps splitting k, deterministic shared-memory reduction",
                         .follows = "naive"});
 
 }  // namespace kgate::kernels
