@@ -29,6 +29,7 @@ namespace kgate::kernels {
 namespace {
 
 constexpr int kMaxThreads = 1024;
+constexpr int kFewTokensThreads = 512;  // a token's block size below many waves of tokens
 
 // VEC divides d/2, so both halves of every head and every cache row stay VEC-aligned. blockIdx.y
 // picks the slice of the token's units when they need more than one block.
@@ -60,7 +61,7 @@ void launch_with(const RopeArgs& a, cudaStream_t stream) {
   const int chunks = a.head_dim / 2 / VEC;
   const int units = chunks * (a.q_heads + a.k_heads);
   // Units split evenly over as few blocks as hold them.
-  const int block_limit = rows_for_many_waves(a.tokens) ? kMaxThreads : 512;
+  const int block_limit = rows_for_many_waves(a.tokens) ? kMaxThreads : kFewTokensThreads;
   const int slices = (units + block_limit - 1) / block_limit;
   const int threads = ((units + slices - 1) / slices + 31) / 32 * 32;
   if (slices > 65535) throw UnsupportedShape("a token's heads need more than 65535 blocks");
