@@ -1,7 +1,7 @@
-// GEMV on the tensor cores, streaming W with 16-byte loads. A block owns a tile of 16 rows of W and
-// COLS 8-column tiles of x (COLS = 1 for m ≤ 8, 2 for m ≤ 16); its 8 warps split k, taking its
-// rounds in turn. A round issues Tile::kLoads 16-byte W loads per lane as straight-line code
-// before its first MMA, so they are all in flight together. (Loads guarded by a condition compile
+// GEMV on the tensor cores, streaming W with 16-byte loads. A warp works on a tile of 16 rows of W
+// and COLS 8-column tiles of x (COLS = 1 for m ≤ 8, 2 for m ≤ 16), over rounds of k that it shares
+// with the tile's other warps (below). A round issues Tile::kLoads 16-byte W loads per lane as
+// straight-line code before its first MMA, so they are all in flight together. (Loads guarded by a condition compile
 // to branches that ptxas leaves next to their uses, 2-3 in flight instead: measured at 42-53% of
 // DRAM bandwidth.) Only the last, partial round of k is guarded. Each warp step covers 32 k with
 // two m16n8k16 MMAs per column tile: a sum over k is indifferent to the order of k, so
@@ -14,8 +14,9 @@
 // half the warps, 12.5% of them active, and ran at 67% of DRAM bandwidth.
 //
 // A block of 8 warps covers R tiles (gemv_plan.hpp), the 8/R warps of a tile taking its rounds
-// of k in turn. R = 1 up to m 8: 1792 short blocks at n 28672 run in several waves that the block
-// scheduler keeps every SM busy through. Blocks of 2-8 tiles sized to one wave, as before, left
+// of k in turn; R grows above m 8, where blocks reread x (gemv_plan.hpp says why). R = 1 up to
+// m 8: 1792 short blocks at n 28672 run in several waves that the block scheduler keeps every SM
+// busy through. Blocks of 2-8 tiles sized to one wave, as before, left
 // SMs with one block where others had two (224 blocks of 8 tiles at n 28672 on 132 SMs): on an
 // H100, one tile per block took m 1-8 n 28672 from 84.0-84.9 to 77.8-78.4 us, 0.97x to 1.04x
 // cuBLAS's speed. The warps' partial sums meet in shared memory and are added in a fixed order:
