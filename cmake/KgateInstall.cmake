@@ -2,24 +2,10 @@
 # CMake package (find_package(kgate CONFIG) with P on CMAKE_PREFIX_PATH) with its targets
 # kgate::harness, kgate::bench_main, kgate::correctness_main, kgate::kgate (the tool), each module
 # as kgate::<module>, and kgate_add_suite (cmake/KgateSuite.cmake). A tools-only build installs
-# the tool and the CUDA-free modules.
+# the tool and the CUDA-free modules. A dependency that kgate_require built from source (downloaded,
+# or FETCHCONTENT_SOURCE_DIR_<PACKAGE>) is installed into the same prefix by its own install rules,
+# where kgateConfig.cmake's find_dependency finds it.
 include(CMakePackageConfigHelpers)
-
-# An exported target can only name dependencies that the consumer finds with find_package too;
-# one that FetchContent built into this tree (KGATE_FETCH_MISSING) cannot be exported.
-set(kgate_install_dependencies nlohmann_json::nlohmann_json)
-if(NOT KGATE_TOOLS_ONLY)
-  list(APPEND kgate_install_dependencies GTest::gtest benchmark::benchmark)
-endif()
-foreach(dependency IN LISTS kgate_install_dependencies)
-  get_target_property(aliased ${dependency} ALIASED_TARGET)
-  get_target_property(imported ${dependency} IMPORTED)
-  if(aliased OR NOT imported)
-    message(STATUS "kgate: no install rules: ${dependency} was downloaded into the build tree, not found installed "
-                   "(install it, e.g. scripts/bootstrap.sh, to make kgate installable)")
-    return()
-  endif()
-endforeach()
 
 set(kgate_config_dir ${CMAKE_INSTALL_LIBDIR}/cmake/kgate)
 get_property(kgate_libraries GLOBAL PROPERTY KGATE_MODULE_TARGETS)
@@ -35,4 +21,9 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/kgateConfig.cmake.in
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/kgateConfigVersion.cmake COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/kgateConfig.cmake ${PROJECT_BINARY_DIR}/kgateConfigVersion.cmake
               ${PROJECT_SOURCE_DIR}/cmake/KgateSuite.cmake ${PROJECT_SOURCE_DIR}/cmake/KgateSQLite3.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/KgateCudaStandard.cmake
         DESTINATION ${kgate_config_dir})
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/CHANGELOG.md
+        DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
+        FILES_MATCHING PATTERN "*.md" PATTERN "*.json" PATTERN "example-*" EXCLUDE)

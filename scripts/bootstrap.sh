@@ -3,7 +3,18 @@
 # As root with apt-get: installs the missing Debian/Ubuntu packages. Otherwise: prints the command.
 # The CUDA Toolkit itself is not installed here (it comes from NVIDIA's repositories or a CUDA
 # container); its absence is reported with the way to get it.
+# Usage: scripts/bootstrap.sh [--minimal]
+#   --minimal  only what building and installing kgate needs (the README's install block), not the
+#              tools kgate's own tests use (a browser, Python packages, Google Benchmark's tools)
 set -euo pipefail
+
+minimal=0
+case ${1:-} in
+  --minimal) minimal=1 ;;
+  "") ;;
+  -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+  *) echo "bootstrap: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+esac
 
 missing=()
 # need PACKAGE PATH...: PACKAGE is missing unless dpkg knows it or one of the PATHs exists (the
@@ -33,13 +44,15 @@ need zlib1g-dev /usr/include/zlib.h
 # Without its development files kgate builds against the runtime libsqlite3.so.0 and SQLite's own
 # header in third_party/sqlite3/ (cmake/KgateSQLite3.cmake), as on an offline GPU image.
 need libsqlite3-dev "/usr/lib/*/libsqlite3.so" "/usr/include/sqlite3.h" "/usr/lib/*/libsqlite3.so.0" "/lib/*/libsqlite3.so.0"
-# Google Benchmark's compare.py and its statistics, for the interoperability test.
-need libbenchmark-tools /usr/share/benchmark/tools/compare.py "/usr/local/share/benchmark*/compare.py"
-need python3-scipy "/usr/lib/python3/dist-packages/scipy"
-# The browser test renders the report and the story in headless Chromium.
-need chromium /usr/bin/chromium
-# The workflow check parses .github/workflows/*.yml.
-need python3-yaml "/usr/lib/python3/dist-packages/yaml"
+if ((!minimal)); then
+  # Google Benchmark's compare.py and its statistics, for the interoperability test.
+  need libbenchmark-tools /usr/share/benchmark/tools/compare.py "/usr/local/share/benchmark*/compare.py"
+  need python3-scipy "/usr/lib/python3/dist-packages/scipy"
+  # The browser test renders the report and the story in headless Chromium.
+  need chromium /usr/bin/chromium
+  # The workflow check parses .github/workflows/*.yml.
+  need python3-yaml "/usr/lib/python3/dist-packages/yaml"
+fi
 
 if ((${#missing[@]})); then
   command="apt-get install -y --no-install-recommends ${missing[*]}"

@@ -87,7 +87,8 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const NamedRun
           {"SM clock while timing", clocks_seen(named.run)},
           {"Copy bandwidth", against_datasheet(cal.copy_bytes_per_s, cal.datasheet_bytes_per_s)},
           {"Read bandwidth", against_datasheet(cal.read_bytes_per_s, cal.datasheet_bytes_per_s)},
-          {"bf16 GEMM rate", cal.gemm_flops_per_s > 0 ? format_flops(cal.gemm_flops_per_s) + " measured (cuBLAS)" : "-"},
+          {"bf16 GEMM rate", cal.gemm_flops_per_s > 0 ? format_flops(cal.gemm_flops_per_s) + " measured (cuBLAS)"
+                                               : "not measured (cuBLAS could not be loaded where the run was made): no roofline"},
           {"Launch floor",
            format_time(cal.launch_floor_s) + " per launch, " + format_time(cal.graph_floor_s) + " from a CUDA graph"},
           {"Datasheet", "memory " +
