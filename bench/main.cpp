@@ -348,10 +348,8 @@ int run(int argc, char** argv) {
   std::cerr << "\n";
 
   if (options.out.empty() && !options.out_dir.empty()) {
-    std::string stamp = results.context.date;  // 2026-11-21T13:45:00Z -> 20261121T134500Z
-    std::erase_if(stamp, [](char ch) { return ch == '-' || ch == ':'; });
     std::filesystem::create_directories(options.out_dir);
-    options.out = (std::filesystem::path(options.out_dir) / (stamp + "-" + gpu_slug(device.name) + ".json")).string();
+    options.out = (std::filesystem::path(options.out_dir) / run_file_name(results.context)).string();
   }
   if (!options.out.empty()) {
     write_results_file(options.out, to_json(results));

@@ -2,11 +2,10 @@
 // known speed level, and a comparison says slower or faster when the level moves beyond 5%.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-
 #include "cli_runner.hpp"
 #include "kgate/history/bisect.hpp"
 #include "kgate/results/results_io.hpp"
+#include "synthetic_repository.hpp"
 #include "synthetic_results.hpp"
 
 namespace kgate {
@@ -85,52 +84,26 @@ TEST(Bisect, StepsNoSlowdownAndASpreadSlowdown) {
   EXPECT_THROW(bisect_commits(commit_names(1), flat.compare()), std::invalid_argument);
 }
 
-// kgate bisect end to end without a GPU: a git repository of five commits whose build script
-// (scripts/build-at.sh, as kgate bisect calls it) makes a stand-in kgate_bench that copies canned
-// results, synthetic-fast.json or synthetic-slow.json (12% slower), as the commit's file `speed`
-// says. The third commit plants the slowdown.
-int shell(const std::string& command) { return std::system(command.c_str()); }
-
-TEST(BisectCli, BuildsTheCommitsItNeedsAndNamesThePlantedOne) {
+// kgate bisect end to end without a GPU, in a repository laid out like one outside kgate's
+// (synthetic_repository.hpp): five commits, the third plants the slowdown; each commit the
+// search needs is built by the repository's own build command in a worktree of its own.
+TEST(BisectCli, BuildsTheCommitsItNeedsInAnyRepositoryAndNamesThePlantedOne) {
   synthetic::TempDir dir;
-  const std::string repo = dir.file("repo"), canned = dir.file("canned");
-  std::filesystem::create_directories(repo + "/scripts");
-  std::filesystem::create_directories(canned);
-  const std::string name = "rmsnorm/vectorized/m:1/n:1/bf16";
-  write_results_file(canned + "/synthetic-fast.json", to_json(synthetic::run({synthetic::benchmark(name, {.median_s = 10e-6})})));
-  write_results_file(canned + "/synthetic-slow.json", to_json(synthetic::run({synthetic::benchmark(name, {.median_s = 11.2e-6})})));
-  dir.write("repo/scripts/build-at.sh",
-            "#!/bin/sh\n"
-            "# Stand-in for scripts/build-at.sh REVISION BUILD_DIR TARGET: a kgate_bench copying canned results.\n"
-            "set -eu\n"
-            "speed=$(git -C \"$(dirname \"$0\")/..\" show \"$1:speed\")\n"
-            "mkdir -p \"$2/bench\"\n"
-            "cat > \"$2/bench/kgate_bench\" <<EOF\n"
-            "#!/bin/sh\n"
-            "for a in \"\\$@\"; do case \\$a in\n"
-            "  --benchmark_list_tests*) echo '" + name + "'; exit 0 ;;\n"
-            "  --kgate_out=*) cp '" + canned + "/synthetic-'$speed'.json' \"\\${a#--kgate_out=}\" ;;\n"
-            "esac; done\n"
-            "EOF\n"
-            "chmod +x \"$2/bench/kgate_bench\"\n"
-            "echo built \"$1\" >> '" + dir.file("builds.log") + "'\n");
-  const std::string git = "git -C '" + repo + "' -c user.name=kgate -c user.email=kgate@example.com ";
-  ASSERT_EQ(shell("chmod +x '" + repo + "/scripts/build-at.sh' && " + git + "init -q"), 0);
-  for (const char* speed : {"fast", "fast", "slow", "slow", "slow"})
-    ASSERT_EQ(shell("echo " + std::string(speed) + " > '" + repo + "/speed' && " + git + "add -A && " + git + "commit -q --allow-empty -m " + speed), 0);
-
+  const synthetic::KernelRepository repo(dir, {"fast", "fast", "slow", "slow", "slow"});
   const auto bisect = [&](const std::string& good, const std::string& bad) {
-    return cli_test::kgate_cli({"bisect", "--source", repo, "--good", good, "--bad", bad, "--filter", "rmsnorm", "--rounds", "3",
-                                "--work-dir", dir.file("work"), "--thresholds", dir.file("none.json")});
+    return cli_test::kgate_cli({"bisect", "--source", repo.root(), "--good", good, "--bad", bad, "--filter", "scale_add", "--rounds",
+                                "3", "--build-cmd", synthetic::KernelRepository::kBuildCommand, "--bench",
+                                synthetic::KernelRepository::kBench, "--work-dir", dir.file("work"), "--thresholds",
+                                dir.file("none.json")});
   };
   const auto found = bisect("HEAD~4", "HEAD");
   ASSERT_EQ(found.status, 0) << found.out << found.err;
-  std::string third;
-  ASSERT_EQ(shell(git + "rev-parse HEAD~2 > '" + dir.file("third") + "'"), 0);
-  third = synthetic::read_text(dir.file("third"));
-  third.pop_back();
-  EXPECT_NE(found.out.find("first bad commit " + third + " slow"), std::string::npos) << found.out;
+  EXPECT_NE(found.out.find("first bad commit " + repo.commit("HEAD~2") + " slow"), std::string::npos) << found.out;
   EXPECT_NE(found.out.find("5 comparisons, 4 builds"), std::string::npos) << found.out;
+  // Each build ran in its commit's own worktree, which the build command saw as its directory.
+  const std::string builds = synthetic::read_text(dir.file("builds.log"));
+  EXPECT_NE(builds.find("built slow in " + dir.file("work/commit-" + repo.commit("HEAD~2").substr(0, 12)) + "\n"), std::string::npos)
+      << builds;
   // Run again: every build and comparison is reused.
   const auto again = bisect("HEAD~4", "HEAD");
   EXPECT_EQ(again.status, 0);
@@ -138,7 +111,29 @@ TEST(BisectCli, BuildsTheCommitsItNeedsAndNamesThePlantedOne) {
   // No slowdown between two fast commits; a bad commit that is not after the good one.
   EXPECT_EQ(bisect("HEAD~4", "HEAD~3").status, 1);
   EXPECT_EQ(bisect("HEAD", "HEAD~4").status, 2);
-  EXPECT_EQ(cli_test::kgate_cli({"bisect", "--source", repo, "--good", "HEAD~4"}).status, 2);
+}
+
+TEST(BisectCli, SaysHowEachCommitBuildsAndWhenABuildFails) {
+  synthetic::TempDir dir;
+  const synthetic::KernelRepository repo(dir, {"fast", "slow"});
+  const std::vector<std::string> range = {"bisect", "--source", repo.root(), "--good", "HEAD~1", "--bad", "HEAD", "--filter", "scale_add",
+                                          "--work-dir", dir.file("work")};
+  auto arguments = range;
+  const auto no_build = cli_test::kgate_cli(arguments);
+  EXPECT_EQ(no_build.status, 2);
+  EXPECT_NE(no_build.err.find("give --build-cmd CMD and --bench PATH"), std::string::npos) << no_build.err;
+
+  arguments.insert(arguments.end(), {"--build-cmd", "echo compiling; exit 3", "--bench", "out/mykernels_bench"});
+  const auto failed = cli_test::kgate_cli(arguments);
+  EXPECT_EQ(failed.status, 2);
+  EXPECT_NE(failed.err.find("the build command failed (exit status 3)"), std::string::npos) << failed.err;
+  EXPECT_NE(failed.err.find("compiling"), std::string::npos) << "the end of the build's log: " << failed.err;
+
+  arguments = range;
+  arguments.insert(arguments.end(), {"--build-cmd", "true", "--bench", "out/mykernels_bench"});
+  const auto no_binary = cli_test::kgate_cli(arguments);
+  EXPECT_EQ(no_binary.status, 2);
+  EXPECT_NE(no_binary.err.find("the build command made no out/mykernels_bench"), std::string::npos) << no_binary.err;
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// scripts/shard-run.sh without a GPU: a synthetic kgate_bench (tests/data/synthetic-kgate-bench.sh)
-// and a synthetic nvidia-smi stand in for the GPU side; the real kgate merges. Checks which GPU
-// each shard ran on, the flags each got, and the merged file's record of it.
+// kgate shard-run without a GPU: a synthetic benchmark binary (tests/data/synthetic-kgate-bench.sh)
+// and a synthetic nvidia-smi stand in for the GPU side; the real kgate binary runs them and merges.
+// Checks which GPU each shard ran on, the flags each got, and the merged file's record of it.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -19,26 +19,23 @@ const std::string kB = "fused_add_rmsnorm/vectorized/m:1/n:8192/bf16";
 
 void make_executable(const std::string& path) { fs::permissions(path, fs::perms::owner_all); }
 
-// A build directory whose kgate_bench is the synthetic one and whose kgate is the real one, and
-// an nvidia-smi that lists `gpus` H200s.
+// A suite's benchmark binary, mykernels_bench, that is the synthetic one, a baseline of it for
+// balancing by durations, and an nvidia-smi that lists `gpus` H200s.
 struct FakeMachine {
   const syn::TempDir& dir;
   FakeMachine(const syn::TempDir& d, int gpus) : dir(d) {
-    fs::create_directories(dir.file("build/bench"));
-    fs::create_directories(dir.file("build/tools/kgate"));
     fs::create_directories(dir.file("bin"));
-    make_executable(dir.write("build/bench/kgate_bench", "#!/bin/sh\nSYNTHETIC_BENCH_DIR='" + dir.path().string() +
-                                                             "' SYNTHETIC_BENCH_SIDE=bench exec /bin/sh '" KGATE_TEST_DATA_DIR
-                                                             "/synthetic-kgate-bench.sh' \"$@\"\n"));
-    fs::create_symlink(KGATE_CLI_PATH, dir.file("build/tools/kgate/kgate"));
+    fs::create_directories(dir.file("baselines/nvidia-h200"));
+    make_executable(dir.write("mykernels_bench", "#!/bin/sh\nSYNTHETIC_BENCH_DIR='" + dir.path().string() +
+                                                     "' SYNTHETIC_BENCH_SIDE=bench exec /bin/sh '" KGATE_TEST_DATA_DIR
+                                                     "/synthetic-kgate-bench.sh' \"$@\"\n"));
+    kgate::write_results_file(dir.file("baselines/nvidia-h200/mykernels.json"), kgate::to_json(syn::run({syn::benchmark(kA, {})})));
     std::string listing;
     for (int i = 0; i < gpus; ++i)
       listing += "echo 'GPU " + std::to_string(i) + ": NVIDIA H200 (UUID: GPU-synthetic-" + std::to_string(i) + ")'\n";
     make_executable(dir.write("bin/nvidia-smi", "#!/bin/sh\n"
                                                 "case \"$*\" in\n"
                                                 "  -L) " + listing + " ;;\n"
-                                                "  *--query-gpu=name,uuid*) echo 'NVIDIA H200, GPU-synthetic' ;;\n"
-                                                "  *--query-gpu=name*) echo 'NVIDIA H200' ;;\n"
                                                 "  *) exit 1 ;;\n"
                                                 "esac\n"));
     // Each shard's canned results, as kgate_bench --kgate_shard writes them.
@@ -50,12 +47,12 @@ struct FakeMachine {
     }
   }
 
-  // Runs the script with `environment` (e.g. "CUDA_VISIBLE_DEVICES=GPU-x"; CUDA_VISIBLE_DEVICES is
-  // unset otherwise) and returns its exit status; its output is in run.log.
+  // Runs kgate shard-run in the directory with `environment` (e.g. "CUDA_VISIBLE_DEVICES=GPU-x";
+  // CUDA_VISIBLE_DEVICES is unset otherwise) and returns its exit status; its output is in run.log.
   int shard_run(const std::string& arguments, const std::string& environment = "") const {
     const std::string command = "cd '" + dir.path().string() + "' && env -u CUDA_VISIBLE_DEVICES -u CUDA_DEVICE_ORDER PATH='" +
-                                dir.file("bin") + "':\"$PATH\" " + environment + " bash '" KGATE_SOURCE_DIR
-                                "/scripts/shard-run.sh' --build build " + arguments + " > run.log 2>&1";
+                                dir.file("bin") + "':\"$PATH\" " + environment + " '" KGATE_CLI_PATH
+                                "' shard-run --bench mykernels_bench " + arguments + " > run.log 2>&1";
     const int status = std::system(command.c_str());
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
@@ -71,8 +68,8 @@ TEST(ShardRun, OneShardPerGpuThenMerged) {
   EXPECT_NE(gpus.find("shard 0/2 on 0 order PCI_BUS_ID"), std::string::npos) << gpus;
   EXPECT_NE(gpus.find("shard 1/2 on 1 order PCI_BUS_ID"), std::string::npos) << gpus;
   const std::string calls = syn::read_text(dir.file("calls.log"));
-  EXPECT_NE(calls.find("bench --kgate_shard=0/2 --kgate_shard_durations=" KGATE_SOURCE_DIR
-                       "/baselines/nvidia-h200/kgate.json --kgate_out=out/shard-0-of-2.json --kgate_counters=off\n"),
+  EXPECT_NE(calls.find("bench --kgate_shard=0/2 --kgate_shard_durations=baselines/nvidia-h200/mykernels.json "
+                       "--kgate_out=out/shard-0-of-2.json --kgate_counters=off\n"),
             std::string::npos)
       << calls;
 
@@ -82,8 +79,18 @@ TEST(ShardRun, OneShardPerGpuThenMerged) {
   EXPECT_EQ(merged.benchmarks[0].provenance.at("gpu_index"), "0");
   EXPECT_EQ(merged.benchmarks[1].provenance.at("gpu_index"), "1");
   EXPECT_EQ(merged.benchmarks[1].provenance.at("shard"), "1/2");
-  EXPECT_NE(machine.log().find("shard-run: shard 1/2 on GPU 1 (NVIDIA H200, GPU-synthetic): exit 0"), std::string::npos)
+  EXPECT_NE(machine.log().find("kgate shard-run: shard 1/2 on GPU 1 (NVIDIA H200, GPU-synthetic-1): exit 0"), std::string::npos)
       << machine.log();
+}
+
+TEST(ShardRun, NamesTheMergedRunAsTheBenchmarkBinaryNamesARun) {
+  const syn::TempDir dir;
+  const FakeMachine machine(dir, 2);
+  ASSERT_EQ(machine.shard_run("--out-dir out --runs-dir runs --suite other"), 0) << machine.log();
+  EXPECT_TRUE(fs::exists(dir.file("runs/20261121T120000Z-nvidia-h200.json"))) << machine.log();
+  EXPECT_FALSE(fs::exists(dir.file("out/merged.json")));
+  EXPECT_NE(machine.log().find("balanced by count"), std::string::npos) << "no baseline of suite 'other': " << machine.log();
+  EXPECT_EQ(machine.shard_run("--out-dir out --runs-dir runs --out merged.json"), 2);
 }
 
 TEST(ShardRun, MoreShardsThanGpusRunOneAfterTheOther) {
@@ -117,7 +124,7 @@ TEST(ShardRun, AShardThatDoesNotRunFailsTheRun) {
   const FakeMachine machine(dir, 2);
   fs::remove(dir.file("bench-shard-1.json"));
   EXPECT_EQ(machine.shard_run("--out-dir out"), 2);
-  EXPECT_NE(machine.log().find("shard-run: shard 1/2 failed (exit 1)"), std::string::npos) << machine.log();
+  EXPECT_NE(machine.log().find("kgate shard-run: shard 1/2 failed (exit 1)"), std::string::npos) << machine.log();
   EXPECT_NE(machine.log().find("no canned results"), std::string::npos) << "its log's end is shown: " << machine.log();
   EXPECT_FALSE(fs::exists(dir.file("out/merged.json")));
 }

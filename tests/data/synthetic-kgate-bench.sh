@@ -1,5 +1,5 @@
 #!/bin/sh
-# A synthetic stand-in for kgate_bench, for the tests of `kgate ab` and scripts/shard-run.sh on
+# A synthetic stand-in for kgate_bench, for the tests of `kgate ab` and `kgate shard-run` on
 # machines without a GPU. It answers --benchmark_list_tests from $SYNTHETIC_BENCH_DIR/<side>.list;
 # a run copies canned results to --kgate_out: <side>-<n>.json for its n-th run, or, given
 # --kgate_shard=I/N, <side>-shard-I.json with @CUDA_VISIBLE_DEVICES@ replaced by the value it ran

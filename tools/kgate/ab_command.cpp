@@ -148,19 +148,20 @@ std::string list_names(const std::vector<std::string>& names) {
 
 }  // namespace
 
-int run_ab(const Arguments& arguments, Io& io) {
+OptionSpec ab_option_spec() {
   OptionSpec spec{.with_value = comparator_value_options(), .flags = comparator_flags(), .aliases = {{"--benchmark_filter", "--filter"}}};
   spec.flags.insert("--common-only");
   spec.with_value.insert({"--base", "--head", "--rounds", "--seed", "--filter", "--work-dir"});
-  const Args args(arguments, spec);
+  return spec;
+}
+
+int run_ab(const Arguments& arguments, Io& io) {
+  const Args args(arguments, ab_option_spec());
   if (args.help()) {
     io.out << kUsage << comparator_options_usage() << kTail;
     return kExitOk;
   }
-  const auto separator = std::find(arguments.begin(), arguments.end(), "--");
-  const std::vector<std::string> bench_flags(separator == arguments.end() ? separator : separator + 1, arguments.end());
-  if (args.positionals().size() != bench_flags.size())
-    throw UsageError("unexpected argument '" + args.positionals().front() + "' (flags for the benchmark binaries go after --)");
+  const std::vector<std::string> bench_flags = args.after_separator("flags for the benchmark binaries");
   const auto base_binary = args.value("--base"), head_binary = args.value("--head");
   if (!base_binary || !head_binary) throw UsageError("give both --base BASE_BENCH and --head HEAD_BENCH");
   const int rounds = static_cast<int>(args.number("--rounds", 5, 1, 1000));

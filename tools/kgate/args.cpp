@@ -24,6 +24,7 @@ Args::Args(const std::vector<std::string>& arguments, const OptionSpec& spec) {
     const std::string& arg = arguments[i];
     if (options_ended || arg == "-" || !arg.starts_with("-")) {
       positionals_.push_back(arg);
+      if (options_ended) ++separated_;
       continue;
     }
     if (arg == "--") {
@@ -49,6 +50,11 @@ Args::Args(const std::vector<std::string>& arguments, const OptionSpec& spec) {
       throw UsageError("unknown option " + name);
     }
   }
+}
+
+std::vector<std::string> Args::after_separator(const std::string& what) const {
+  if (positionals_.size() != separated_) throw UsageError("unexpected argument '" + positionals_.front() + "' (" + what + " go after --)");
+  return {positionals_.end() - static_cast<std::ptrdiff_t>(separated_), positionals_.end()};
 }
 
 std::optional<std::string> Args::value(const std::string& name) const {

@@ -31,6 +31,10 @@ class Args {
   bool flag(const std::string& name) const { return flags_.contains(name); }
   std::optional<std::string> value(const std::string& name) const;
   const std::vector<std::string>& positionals() const { return positionals_; }
+  // The arguments after "--", which a command passes on to the programs it runs (flags for a
+  // benchmark binary); throws UsageError when any other positional argument was given, saying
+  // that `what` go after "--".
+  std::vector<std::string> after_separator(const std::string& what) const;
 
   // The option's value as a number in [low, high]; `fallback` when it was not given.
   double number(const std::string& name, double fallback, double low, double high) const;
@@ -38,7 +42,8 @@ class Args {
  private:
   std::set<std::string> flags_;
   std::map<std::string, std::string> values_;  // the last one wins when an option is repeated
-  std::vector<std::string> positionals_;
+  std::vector<std::string> positionals_;  // including those after "--"
+  std::size_t separated_ = 0;              // how many of them came after "--"
 };
 
 // Throws UsageError unless `path`, the value of `option`, can be written: an existing file that is

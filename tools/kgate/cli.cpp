@@ -18,7 +18,9 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: kgate <command> [options]
 
-The regression gate of kgate's benchmark results (docs/compare.md, docs/results-format.md).
+The regression gate of CUDA kernel benchmarks: compares runs and keeps baselines, measures two
+builds against each other, reports, keeps a history and bisects, in any repository whose suite
+writes kgate, Google Benchmark or nvbench JSON.
 
 commands:
   compare BASELINE.json NEW.json      compare two runs benchmark by benchmark
@@ -29,17 +31,23 @@ commands:
   merge A.json B.json ... -o OUT.json merge the shards of one suite's run
   report NEW.json --out DIR           write a report (Markdown, HTML, SVG charts) of a run
   story WORKLOAD --out DIR            measure a transformer layer's step and tell it: timeline,
-                                      breakdown, roofline, top kernels, scaling (docs/story.md)
+                                      breakdown, roofline, top kernels, scaling
   history add|show|changes            the nightly runs in SQLite, their series and change points
-                                      (docs/history.md)
-  bisect --good C --bad C --filter RE build and A/B the commits between to find the one that
-                                      slowed RE down (docs/history.md)
+  bisect --good C --bad C --filter RE build (--build-cmd) and A/B the commits between to find the
+                                      one that slowed RE down
+
+CI commands (each step of a pull-request gate or a nightly job, in any git repository):
+  pr-gate --base REV --head REV       build base and head (--build-cmd, --bench), kgate ab them on
+                                      this GPU and write the verdicts and a report
+  shard-run --bench FILE              run a suite split over this machine's GPUs, merged
+  nightly SHARD_DIR                   merge a night's shards, compare them with the baseline,
+                                      report, and add the run to the history (--history)
 
 Run 'kgate <command> --help' for the options of a command; 'kgate --version' prints the version.
 
-exit status: 0 no regression / success, 1 regression or failed variant (compare, ab), a refused
-baseline update, a new slowdown change point (history changes) or no clean first bad commit
-(bisect), 2 bad input or usage.
+exit status: 0 no regression / success, 1 regression or failed variant (compare, ab, pr-gate,
+nightly), a refused baseline update, a new slowdown change point (history changes, nightly), a
+failed benchmark (shard-run) or no clean first bad commit (bisect), 2 bad input or usage.
 )";
 
 bool colour_wanted(const std::ostream& out) {
@@ -71,6 +79,9 @@ int kgate_main(int argc, char** argv, std::ostream& out, std::ostream& err) {
     if (command == "story") return cli::run_story(rest, io);
     if (command == "history") return cli::run_history(rest, io);
     if (command == "bisect") return cli::run_bisect(rest, io);
+    if (command == "pr-gate") return cli::run_pr_gate(rest, io);
+    if (command == "shard-run") return cli::run_shard_run(rest, io);
+    if (command == "nightly") return cli::run_nightly(rest, io);
     err << "kgate: " << (command.empty() ? "no command given" : "unknown command '" + command + "'") << "\n\n" << kUsage;
     return cli::kExitUsage;
   } catch (const cli::UsageError& e) {

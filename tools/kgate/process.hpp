@@ -1,16 +1,27 @@
 #pragma once
-// Child processes for the commands that run other programs (kgate ab runs benchmark binaries,
-// kgate bisect runs git and the build script).
+// Child processes for the commands that run other programs (kgate ab and shard-run run benchmark
+// binaries; bisect, pr-gate and nightly run git and the user's build command).
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <vector>
 
 namespace kgate::cli {
 
+// What a child gets beyond this process's own working directory and environment.
+struct ProcessSetup {
+  std::string directory;                 // its working directory; empty: this process's
+  std::vector<std::string> environment;  // NAME=VALUE entries that add to or replace this process's
+};
+
 // Runs `argv` (argv[0] looked up in PATH) with its standard output to `out_path` and its standard
-// error to `err_path` (the same file when equal); returns its exit status (128 + signal when
-// killed). Throws ResultsError when it cannot be started.
-int run_process(const std::vector<std::string>& argv, const std::string& out_path, const std::string& err_path);
+// error to `err_path` (the same file when equal; both relative to this process's directory);
+// returns its exit status (128 + signal when killed). Throws ResultsError when it cannot be started.
+int run_process(const std::vector<std::string>& argv, const std::string& out_path, const std::string& err_path,
+                const ProcessSetup& setup = {});
+
+// "12 s": the whole seconds since `start`, for the progress lines of the commands that wait on others.
+std::string seconds_since(std::chrono::steady_clock::time_point start);
 
 std::string read_text(const std::string& path);  // the whole file; empty when unreadable
 std::string last_lines(const std::string& path, std::size_t count);

@@ -23,4 +23,11 @@ std::string utc_now_iso8601();
 // "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3": the folder name of a GPU's baselines.
 std::string gpu_slug(const std::string& gpu_name);
 
+// "2026-11-21T13:45:00Z" -> "20261121T134500Z": an ISO 8601 date as file names carry it.
+std::string compact_date(std::string iso8601);
+
+// "20261121T134500Z-nvidia-h200.json": the name of a run's file in a directory of runs, from its
+// date and GPU (kgate_bench --kgate_out_dir, kgate shard-run --runs-dir).
+std::string run_file_name(const RunContext& run);
+
 }  // namespace kgate

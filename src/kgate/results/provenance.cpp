@@ -47,6 +47,13 @@ std::string gpu_slug(const std::string& gpu_name) {
   return slug.empty() ? "unknown-gpu" : slug;
 }
 
+std::string compact_date(std::string iso8601) {
+  std::erase_if(iso8601, [](char c) { return c == '-' || c == ':'; });
+  return iso8601;
+}
+
+std::string run_file_name(const RunContext& run) { return compact_date(run.date) + "-" + gpu_slug(run.gpu_name) + ".json"; }
+
 RunContext make_run_context(const DeviceInfo& device, const SuiteBuild& suite, const std::string& command_line) {
   RunContext c;
   c.suite = suite.name;

@@ -1,0 +1,229 @@
+// kgate shard-run: a suite's benchmark binary split over this machine's GPUs, one process per GPU
+// (the binary's --kgate_shard=I/N), the shards merged by kgate merge in-process. The split itself
+// is the binary's (include/kgate/results/shard.hpp); this file finds the GPUs and runs processes.
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "kgate/results/provenance.hpp"
+#include "kgate/results/results_io.hpp"
+#include "process.hpp"
+
+namespace kgate::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kUsage = R"(usage: kgate shard-run --bench FILE [options] [-- BENCH_FLAGS...]
+
+Runs a suite's benchmark binary split over this machine's GPUs: one process per GPU, each with
+its shard (--kgate_shard=I/N) and CUDA_VISIBLE_DEVICES naming its one GPU, then merges the shards
+into one results file (kgate merge) that records which GPU (index, UUID, name) measured each
+benchmark. With more shards than GPUs, each GPU runs its shards one after the other. The same
+command runs one CI job's part of the suite on a runner (--only); the final job merges the
+shards of all jobs (kgate nightly).
+
+options:
+  --bench FILE        the suite's benchmark binary (a kgate_add_suite <suite>_bench)
+  --gpus N            use the first N visible GPUs (default: all: the entries of
+                      CUDA_VISIBLE_DEVICES when it is set, else every GPU nvidia-smi -L lists,
+                      with CUDA_DEVICE_ORDER=PCI_BUS_ID so that CUDA numbers them as nvidia-smi)
+  --shards N          split the suite into N shards (default: one per GPU)
+  --only I[,J...]     run only these shards, counting from 0, and leave them unmerged in the
+                      output directory: a CI job's part of the suite
+  --durations FILE    balance the shards by the time each benchmark took in FILE, a results
+                      file (default: the baseline of this GPU and suite when it exists,
+                      BASELINE_DIR/<GPU slug>/<suite>.json, else by count)
+  --baseline-dir DIR  where that baseline is looked for (default: baselines)
+  --suite NAME        the suite's name in that baseline's file name (default: the binary's file
+                      name without its _bench suffix, as kgate_add_suite names it)
+  --out-dir DIR       the shards' results (shard-<i>-of-<n>.json) and logs (shard-<i>.log)
+                      (default: shards-<UTC date>)
+  --out FILE          the merged results (default: DIR/merged.json)
+  --runs-dir DIR      write the merged results as DIR/<UTC date>-<GPU slug>.json instead, the
+                      name the benchmark binary's --kgate_out_dir gives a run
+  -- BENCH_FLAGS...   flags for every benchmark process (e.g. --kgate_counters=off,
+                      --benchmark_filter=rmsnorm)
+  -h, --help          this text
+
+exit status: 0 all shards ran and merged, 1 a benchmark failed (a process exited 1: merged
+anyway), 2 bad input or usage, a shard that did not run, or a merge that failed
+)";
+
+struct Gpu {
+  std::string id;           // what CUDA_VISIBLE_DEVICES names it by: an index or a UUID
+  std::string description;  // "NVIDIA H200, GPU-..." as nvidia-smi lists it, else "?"
+  std::string name;         // "NVIDIA H200"; empty when nvidia-smi does not list it
+};
+
+// The GPUs this run may use: the entries of CUDA_VISIBLE_DEVICES when it is set, else those
+// nvidia-smi lists, each described from nvidia-smi's listing ("GPU 0: NVIDIA H200 (UUID: GPU-...)").
+std::vector<Gpu> visible_gpus(const fs::path& scratch) {
+  const std::string listing = (scratch / "nvidia-smi.txt").string();
+  int status = 0;
+  try {
+    status = run_process({"nvidia-smi", "-L"}, listing, listing);
+  } catch (const ResultsError& e) {
+    throw ResultsError(std::string("no GPU visible: ") + e.what());
+  }
+  if (status != 0)
+    throw ResultsError("no GPU visible: nvidia-smi -L failed (exit status " + std::to_string(status) + "): " + last_lines(listing, 3));
+  std::vector<Gpu> listed;
+  const std::regex line(R"(GPU (\d+): (.*) \(UUID: ([^)]+)\))");
+  std::istringstream lines(read_text(listing));
+  for (std::string text; std::getline(lines, text);)
+    if (std::smatch m; std::regex_match(text, m, line)) listed.push_back({m[1], m[2].str() + ", " + m[3].str(), m[2]});
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (!visible) return listed;
+  std::vector<Gpu> gpus;
+  std::istringstream entries(visible);
+  for (std::string id; std::getline(entries, id, ',');) {
+    if (id.empty()) continue;
+    Gpu gpu{id, "?", ""};
+    for (const Gpu& g : listed)
+      if (g.id == id || g.description.ends_with(", " + id)) gpu = {id, g.description, g.name};
+    gpus.push_back(gpu);
+  }
+  return gpus;
+}
+
+std::size_t whole_number(const Args& args, const std::string& option) {
+  const double value = args.number(option, 0, 0, 4096);
+  if (value != static_cast<double>(static_cast<std::size_t>(value))) throw UsageError(option + ": expected a whole number");
+  return static_cast<std::size_t>(value);
+}
+
+std::vector<std::size_t> selected_shards(const std::optional<std::string>& only, std::size_t shards) {
+  std::vector<std::size_t> selected;
+  if (!only) {
+    for (std::size_t s = 0; s < shards; ++s) selected.push_back(s);
+    return selected;
+  }
+  std::istringstream entries(*only);
+  for (std::string entry; std::getline(entries, entry, ',');) {
+    if (entry.empty() || entry.find_first_not_of("0123456789") != std::string::npos || std::stoul(entry) >= shards)
+      throw UsageError("--only " + *only + ": shards count from 0 to " + std::to_string(shards - 1));
+    selected.push_back(std::stoul(entry));
+  }
+  return selected;
+}
+
+// The suite's name from its binary's: mykernels_bench -> mykernels.
+std::string suite_of(const std::string& bench) {
+  const std::string file = fs::path(bench).filename().string();
+  return file.ends_with("_bench") ? file.substr(0, file.size() - 6) : file;
+}
+
+}  // namespace
+
+int run_shard_run(const Arguments& arguments, Io& io) {
+  const OptionSpec spec{.with_value = {"--bench", "--gpus", "--shards", "--only", "--durations", "--baseline-dir", "--suite", "--out-dir",
+                                       "--out", "--runs-dir"},
+                        .flags = {},
+                        .aliases = {}};
+  const Args args(arguments, spec);
+  if (args.help()) {
+    io.out << kUsage;
+    return kExitOk;
+  }
+  const Arguments bench_flags = args.after_separator("flags for the benchmark binary");
+  const auto bench_given = args.value("--bench");
+  if (!bench_given) throw UsageError("give --bench FILE, the suite's benchmark binary");
+  if (!fs::exists(*bench_given)) throw UsageError("--bench " + *bench_given + ": no such file");
+  const std::string bench = fs::absolute(*bench_given).string();  // a bare name is a file here, not a program on the PATH
+  if (args.value("--out") && args.value("--runs-dir")) throw UsageError("give --out FILE or --runs-dir DIR, not both");
+  const fs::path out_dir = args.value("--out-dir").value_or("shards-" + compact_date(utc_now_iso8601()));
+  fs::create_directories(out_dir);
+
+  std::vector<Gpu> gpus = visible_gpus(out_dir);
+  if (gpus.empty()) throw ResultsError("no GPU visible (CUDA_VISIBLE_DEVICES is empty, or nvidia-smi -L lists none)");
+  if (const std::size_t wanted = whole_number(args, "--gpus"); wanted > 0 && wanted < gpus.size()) gpus.resize(wanted);
+  const std::size_t shards = whole_number(args, "--shards") > 0 ? whole_number(args, "--shards") : gpus.size();
+  const std::vector<std::size_t> selected = selected_shards(args.value("--only"), shards);
+
+  std::string durations = args.value("--durations").value_or("");
+  if (durations.empty() && !gpus.front().name.empty()) {
+    const fs::path baseline = fs::path(args.value("--baseline-dir").value_or("baselines")) / gpu_slug(gpus.front().name) /
+                              (args.value("--suite").value_or(suite_of(bench)) + ".json");
+    if (fs::exists(baseline)) durations = baseline.string();
+  }
+  io.out << "kgate shard-run: " << selected.size() << " of " << shards << " shard(s) on " << gpus.size() << " GPU(s), balanced by "
+         << (durations.empty() ? "count" : durations) << "; results in " << out_dir.string() << "\n";
+
+  // Without CUDA_VISIBLE_DEVICES the GPUs are nvidia-smi's indices, which CUDA numbers the same way
+  // only in PCI bus order.
+  const bool order_by_bus = std::getenv("CUDA_VISIBLE_DEVICES") == nullptr;
+  const auto shard_file = [&](std::size_t s) {
+    return (out_dir / ("shard-" + std::to_string(s) + "-of-" + std::to_string(shards) + ".json")).string();
+  };
+  const auto shard_log = [&](std::size_t s) { return (out_dir / ("shard-" + std::to_string(s) + ".log")).string(); };
+  std::vector<int> statuses(shards, 0);
+  std::mutex printing;
+  // The shards of GPU slot `slot`, one after the other: slot, slot + GPUs, ... of the selection.
+  const auto run_on_gpu = [&](std::size_t slot) {
+    for (std::size_t k = slot; k < selected.size(); k += gpus.size()) {
+      const std::size_t s = selected[k];
+      Arguments argv = {bench, "--kgate_shard=" + std::to_string(s) + "/" + std::to_string(shards)};
+      if (!durations.empty()) argv.push_back("--kgate_shard_durations=" + durations);
+      argv.push_back("--kgate_out=" + shard_file(s));
+      argv.insert(argv.end(), bench_flags.begin(), bench_flags.end());
+      ProcessSetup setup{.directory = "", .environment = {"CUDA_VISIBLE_DEVICES=" + gpus[slot].id}};
+      if (order_by_bus) setup.environment.push_back("CUDA_DEVICE_ORDER=PCI_BUS_ID");
+      const auto started = std::chrono::steady_clock::now();
+      int status = 0;
+      try {
+        status = run_process(argv, shard_log(s), shard_log(s), setup);
+      } catch (const std::exception& e) {  // a thread must not throw: the shard counts as not run
+        std::ofstream(shard_log(s)) << e.what() << "\n";
+        status = 127;
+      }
+      statuses[s] = status;
+      const std::lock_guard lock(printing);
+      io.out << "kgate shard-run: shard " << s << "/" << shards << " on GPU " << gpus[slot].id << " (" << gpus[slot].description
+             << "): exit " << status << " after " << seconds_since(started) << "\n"
+             << std::flush;
+    }
+  };
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<std::thread> slots;
+  for (std::size_t slot = 0; slot < gpus.size() && slot < selected.size(); ++slot) slots.emplace_back(run_on_gpu, slot);
+  for (std::thread& t : slots) t.join();
+  io.out << "kgate shard-run: all shards done in " << seconds_since(started) << " wall\n";
+
+  int result = kExitOk;
+  Arguments merge_args;
+  for (const std::size_t s : selected) {
+    if (!fs::exists(shard_file(s)) || (statuses[s] != 0 && statuses[s] != 1)) {
+      io.err << "kgate shard-run: shard " << s << "/" << shards << " failed (exit " << statuses[s] << "); the end of " << shard_log(s)
+             << ":\n" << last_lines(shard_log(s), 15);
+      result = kExitUsage;
+    } else if (statuses[s] == 1) {
+      io.err << "kgate shard-run: shard " << s << "/" << shards << " recorded a failed benchmark (see " << shard_log(s) << ")\n";
+      if (result == kExitOk) result = kExitGate;
+    }
+    merge_args.push_back(shard_file(s));
+  }
+  if (result == kExitUsage) return result;
+  if (args.value("--only")) {
+    io.out << "kgate shard-run: shard(s) " << *args.value("--only") << " left in " << out_dir.string() << " for kgate merge\n";
+    return result;
+  }
+  std::string out = args.value("--out").value_or((out_dir / "merged.json").string());
+  if (const auto runs = args.value("--runs-dir")) {
+    fs::create_directories(*runs);
+    out = (fs::path(*runs) / run_file_name(read_results_file(merge_args.front()).context)).string();
+  }
+  merge_args.insert(merge_args.end(), {"-o", out});
+  if (const int merged = run_merge(merge_args, io); merged != kExitOk) return merged;
+  io.out << "kgate shard-run: merged into " << out << "\n";
+  return result;
+}
+
+}  // namespace kgate::cli
