@@ -75,15 +75,15 @@ kgate flags (Google Benchmark's own flags, listed below them, work as usual):
                                 benchmark's samples; each process takes 1/N of the sampling budget below
                                 (default 3). What a process brings (its allocations, its state) moves a
                                 median by ~1%, and cuBLAS sometimes runs a GEMV shape 9% slower for a whole
-                                benchmark; the pooled median follows the majority (docs/timing.md)
+                                benchmark; the pooled median follows the majority (kgate's docs/timing.md)
   --kgate_timer=cupti|events    a sample's clock: cupti, the span of the call's CUPTI activity records
                                 (first start to last end of its kernels, copies and sets, on the GPU's
                                 clock; the launch processing is not in it), or events, a CUDA event pair
                                 around the call (adds a fixed 2-4 us). Default cupti; where CUPTI cannot
-                                record (another profiler attached), events, with a warning (docs/timing.md)
+                                record (another profiler attached), events, with a warning
   --kgate_cupti_kernels=concurrent|serial
                                 the CUPTI activity kind kernels are recorded with (default concurrent, the
-                                cheaper on short kernels as measured: docs/timing.md)
+                                cheaper on short kernels as measured)
   --kgate_hold=on|off           queue each batch of samples behind a kernel that holds the stream until the
                                 host has enqueued it all (default on; off by itself under Nsight Compute,
                                 which serializes launches, so kgate_bench runs under ncu)
@@ -105,14 +105,14 @@ kgate flags (Google Benchmark's own flags, listed below them, work as usual):
   --kgate_metrics=a,b,...       range-profiler metrics (default: kgate's list; any metric the chip supports)
   --kgate_check=on|off          check each benchmark's output against the reference before timing (default on)
   --kgate_workloads=NAME,...    the workload benchmarks to run instead of the suite's, by name, e.g.
-                                workload/llama3-8b-decode/b:64/l:4096/bf16 (docs/story.md)
+                                workload/llama3-8b-decode/b:64/l:4096/bf16
   --kgate_shard=I/N             run shard I of N (counting from 0) of the benchmark list: a deterministic
-                                split, so N processes (one per GPU, scripts/shard-run.sh) run the suite
+                                split, so N processes (one per GPU: kgate shard-run) run the suite
                                 once between them; --benchmark_filter then narrows each shard
   --kgate_shard_durations=FILE  balance the shards by the time each benchmark took in FILE (a results
                                 file, e.g. the baseline); without it they are balanced by count
   --kgate_list_json=FILE        write every family's benchmark shapes as JSON (FILE, or - for standard
-                                output) and exit; needs no GPU (docs/peers.md)
+                                output) and exit; needs no GPU
 
 The sampling budget (samples, times) is per benchmark and mode, shared among the processes.
 nvbench's defaults are --kgate_min_time=0.5 --kgate_max_time=15; kgate's are shorter so that a

@@ -167,13 +167,20 @@ TEST(KgateCli, BadInputExitsTwoWithOneLine) {
   EXPECT_FALSE(fs::exists(dir.file("out.json")));
 }
 
+// Every command's --help, which must stand on its own where kgate is installed: it cites no path
+// of kgate's repository (a document is named as "kgate's docs/...", which the install carries).
 TEST(KgateCli, HelpForEveryCommand) {
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"--help"}, {"compare", "--help"}, {"baseline", "--help"}, {"baseline", "update", "--help"}, {"merge", "-h"}}) {
+           {"--help"}, {"compare", "--help"}, {"baseline", "--help"}, {"baseline", "update", "--help"}, {"merge", "-h"},
+           {"ab", "--help"}, {"report", "--help"}, {"story", "--help"}, {"history", "--help"}, {"bisect", "--help"},
+           {"pr-gate", "--help"}, {"shard-run", "--help"}, {"nightly", "--help"}}) {
     const Outcome r = kgate_cli(args);
     EXPECT_EQ(r.status, 0) << args[0];
     EXPECT_EQ(r.out.rfind("usage: kgate", 0), 0u) << r.out;
     EXPECT_TRUE(r.err.empty());
+    const std::string unqualified = std::regex_replace(r.out, std::regex("kgate's\\s+docs/"), "");
+    EXPECT_EQ(unqualified.find("docs/"), std::string::npos) << args[0] << " --help cites a repository path:\n" << r.out;
+    EXPECT_EQ(unqualified.find("scripts/"), std::string::npos) << args[0] << " --help cites a repository path:\n" << r.out;
   }
 }
 

@@ -30,18 +30,18 @@ namespace fs = std::filesystem;
 
 constexpr const char* kUsage = R"(usage: kgate ab --base BASE_BENCH --head HEAD_BENCH [options] [-- BENCH_FLAGS...]
 
-Measures two builds of the benchmark binary (kgate_bench) on this GPU in the same job: in each
-of R rounds every selected benchmark runs once per binary, base and head back to back in an
-order shuffled per round with the seed, each process in kgate_bench's usual mode (L2 flushed
-before every cold sample, samples at a throttled clock dropped). Each side's rounds are pooled
-and judged as kgate compare judges a run against its baseline (docs/compare.md); in addition a
-slower or faster verdict must hold in more than half of the rounds, else it is noisy. Both
-binaries first list their benchmarks (--benchmark_list_tests, with the filter): lists that
-differ are refused unless --common-only.
+Measures two builds of a suite's benchmark binary (kgate_add_suite's <suite>_bench) on this GPU
+in the same job: in each of R rounds every selected benchmark runs once per binary, base and
+head back to back in an order shuffled per round with the seed, each process in the binary's
+usual mode (L2 flushed before every cold sample, samples at a throttled clock dropped). Each
+side's rounds are pooled and judged as kgate compare judges a run against its baseline; in
+addition a slower or faster verdict must hold in more than half of the rounds, else it is
+noisy. Both binaries first list their benchmarks (--benchmark_list_tests, with the filter):
+lists that differ are refused unless --common-only.
 
 options:
-  --base FILE             the base build's kgate_bench (e.g. the pull request's merge base)
-  --head FILE             the head build's kgate_bench
+  --base FILE             the base build's benchmark binary (e.g. the pull request's merge base)
+  --head FILE             the head build's benchmark binary
   --rounds N              rounds (default 5)
   --seed N                seed of the order of base and head in each round (default 1)
   --filter RE             only the benchmarks matching RE (Google Benchmark's regular expression;
@@ -54,7 +54,7 @@ options:
                           (default: baselines/thresholds.json when it exists); the default
                           threshold of kgate ab is 1% (--threshold), not the file's default:
                           an A/A of 156 short benchmarks in 5 rounds on an H100 gave no slower or
-                          faster verdict at 0.5% or 1% (docs/compare.md)
+                          faster verdict at 0.5% or 1%
 )";
 
 constexpr const char* kTail = R"(  -- BENCH_FLAGS...       flags for both binaries, after kgate ab's own, which they override:

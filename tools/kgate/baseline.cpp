@@ -27,12 +27,12 @@ update  records NEW's benchmarks in DIR/<GPU slug>/<suite>.json (the slug from N
         each entry records the commit, date, driver and clocks of the run it came from. The file
         is replaced atomically. Refused (exit 1), naming per benchmark what to do about it, when
         NEW has a failed variant or a wrong result, a gated benchmark whose minimum detectable
-        change is above its threshold (it could not see a regression of that size: docs/compare.md),
+        change is above its threshold (it could not see a regression of that size),
         or a benchmark that lost most of its samples to throttling; --force records the others
         anyway (failed variants and wrong results are never recorded; skipped benchmarks keep
         their old entry). Refused always when the file would mix CUPTI-timed and event-timed
         entries (compare refuses to judge one against the other): record a whole-suite run with
-        --prune to replace them all. Peers (role "peer", docs/peers.md) are never recorded: they
+        --prune to replace them all. Peers (role "peer") are never recorded: they
         are not gated. --prune also drops the entries of benchmarks that NEW skipped or does not
         have (removed from the suite, or shapes a variant no longer benchmarks), so that compare
         stops listing them as missing: give it a run of the whole suite, never a shard or a

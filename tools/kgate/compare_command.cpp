@@ -18,7 +18,8 @@ constexpr const char* kUsage = R"(usage: kgate compare [options] BASELINE.json N
 
 Compares NEW with BASELINE benchmark by benchmark (matched by name) on the headline mode's
 samples: speedup = baseline median / new median, its confidence interval, a Mann-Whitney
-U test, and a verdict: slower, faster, same, noisy, new, missing or failed (docs/compare.md).
+U test, and a verdict: slower, faster, same, noisy, new, missing or failed (kgate's
+docs/compare.md says how each is decided).
 Prints slower, failed, faster, noisy, new and missing benchmarks, largest change first, then the
 summary line; warnings and notes go to standard error.
 Either file may be plain Google Benchmark JSON: then the comparison is on time only, with the

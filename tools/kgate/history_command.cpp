@@ -18,7 +18,7 @@ constexpr const char* kUsage = R"(usage: kgate history add RUN.json... [--db FIL
        kgate history changes [--since DATE|COMMIT|previous] [--json FILE] [options]
 
 Keeps every run's per-benchmark figures in an SQLite database and finds where a benchmark's
-time changed over the runs (docs/history.md).
+time changed over the runs (kgate's docs/history.md).
 
   add       one row per run (commit, date, GPU, host, driver, timer) and per benchmark and mode
             (median and its 95% interval, repetition medians, minimum detectable change, clock);

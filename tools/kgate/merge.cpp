@@ -21,7 +21,7 @@ runs of the same family, variant, shape and headline mode. Their samples are the
 timing mode and the summaries and derived figures recomputed. context.kgate.extra records the
 inputs ("merged_from") and, per benchmark, the input(s) it came from ("source:<benchmark name>");
 the other inputs' extra entries are kept where the first has none of that name. A peers file
-(scripts/peers/torch_peers.py, docs/peers.md) merges into a kgate run this way: its library
+(kgate's own PyTorch peers) merges into a kgate run this way: its library
 versions stay in extra ("peers.*") and in each peer benchmark's provenance, and its benchmarks,
 measured without ceilings of their own, are placed on the run's measured ceilings.
 

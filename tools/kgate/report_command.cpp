@@ -18,8 +18,8 @@ namespace {
 constexpr const char* kUsage = R"(usage: kgate report NEW.json [--baseline FILE | --baseline-dir DIR] [--previous FILE...]
                     [--correctness JUNIT.xml] --out DIR [--format all|markdown|html|text|github]
 
-Writes a report of NEW (docs/report.md): executive summary, environment, correctness, a table per
-kernel family, hardware behaviour (CUPTI metrics, bound classification, kernels launched),
+Writes a report of NEW: executive summary, environment, correctness, a table per kernel
+family, hardware behaviour (CUPTI metrics, bound classification, kernels launched),
 charts drawn as SVG (roofline, speedup, share of the roof, histograms, trends), observations,
 history and a reproduction guide. With a baseline, the verdicts are kgate compare's.
 
@@ -28,7 +28,7 @@ options:
   --baseline-dir DIR    compare NEW with DIR/<GPU slug of NEW>/<suite of NEW>.json
   --previous FILE...    earlier runs, for the history table and the trend charts; takes every
                         file up to the next option, and may be repeated
-  --history FILE        earlier runs from a kgate history database (docs/history.md): the
+  --history FILE        earlier runs from a kgate history database: the
                         newest runs of NEW's GPU and suite, for the history and trend charts
   --history-last N      how many runs --history takes (default 30)
   --out DIR             the directory to write to (created when missing); not needed for text
@@ -38,7 +38,7 @@ options:
                         text: a compact version on standard output
                         github: summary.md, short, for a GitHub step summary or PR comment
   --correctness FILE    the GPU correctness suite's results as ctest wrote them (ctest
-                        --output-junit FILE; scripts/gpu-tests.sh writes BUILD/correctness-junit.xml):
+                        --output-junit FILE):
                         its passed, failed and skipped cases (with the reason) per variant and shape,
                         reported apart from the checks kgate_bench made at bench time
   --thresholds FILE     per-family and per-benchmark thresholds

@@ -32,7 +32,7 @@ std::string usage(const WorkloadRegistry& registry) {
                    [--format all|markdown|html|trace|text]
 
 Tells one workload benchmark — a transformer layer's step built from the suite's kernels — as what
-happens on the GPU (docs/story.md): configuration, execution timeline (SVG Gantt chart and ASCII),
+happens on the GPU: configuration, execution timeline (SVG Gantt chart and ASCII),
 kernel time breakdown, each step on the roofline, the top kernels with their bound class and CUPTI
 counters, how the step scales with its parameters, and observations derived from the data.
 
