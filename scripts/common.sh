@@ -26,10 +26,3 @@ kgate_visible_gpus() {
     nvidia-smi -L 2>/dev/null | sed -n 's/^GPU \([0-9][0-9]*\):.*/\1/p'
   fi
 }
-
-# The name kgate gives GPU number $1's model in file names (gpu_slug in provenance.hpp):
-# "NVIDIA H200" -> nvidia-h200.
-kgate_gpu_slug() {
-  nvidia-smi --query-gpu=name --format=csv,noheader -i "$1" 2>/dev/null | head -n 1 |
-    tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/g; s/^-+//; s/-+$//'
-}

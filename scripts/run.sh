@@ -57,13 +57,14 @@ lap correctness
 echo "kgate: benchmark suite"
 # A benchmark that failed (exit 1) is in the run and the report; anything worse stops the job.
 if ((${#gpus[@]} > 1)); then
-  # One shard per GPU, merged into one run that records which GPU measured each benchmark.
-  run="$runs/$(date -u +%Y%m%dT%H%M%SZ)-$(kgate_gpu_slug "${gpus[0]}").json"
-  "$KGATE_ROOT/scripts/shard-run.sh" --build "$build" --out-dir "${run%.json}-shards" --out "$run" || (($? == 1))
+  # One shard per GPU, merged into one run that records which GPU measured each benchmark and is
+  # named as kgate_bench names a run.
+  "$kgate" shard-run --bench "$build/bench/kgate_bench" --baseline-dir "$KGATE_ROOT/baselines" \
+    --out-dir "$runs/shards-$(date -u +%Y%m%dT%H%M%SZ)" --runs-dir "$runs" || (($? == 1))
 else
   "$build/bench/kgate_bench" --kgate_out_dir="$runs" || (($? == 1))
-  run=$(ls -t "$runs"/*.json | head -n 1)
 fi
+run=$(ls -t "$runs"/*.json | head -n 1)
 lap suite
 # Peers (docs/peers.md): PyTorch's implementations of the same problems, timed the same way and
 # merged into the run for the report. They are never gated.
