@@ -119,6 +119,17 @@ TEST(ShardRun, OnlySomeShardsForACiJobAndVisibleDevicesRespected) {
   EXPECT_NE(machine.log().find("shards count from 0 to 1"), std::string::npos) << machine.log();
 }
 
+TEST(ShardRun, VisibleDevicesNeedNoNvidiaSmiButAMachineWithoutEitherHasNoGpu) {
+  const syn::TempDir dir;
+  const FakeMachine machine(dir, 2);
+  make_executable(dir.write("bin/nvidia-smi", "#!/bin/sh\necho 'NVIDIA-SMI has failed' >&2\nexit 9\n"));
+  ASSERT_EQ(machine.shard_run("--out-dir out", "CUDA_VISIBLE_DEVICES=0,1"), 0) << machine.log();
+  EXPECT_NE(machine.log().find("shard 1/2 on GPU 1 (?): exit 0"), std::string::npos) << machine.log();
+  EXPECT_EQ(machine.shard_run("--out-dir out"), 2);
+  EXPECT_NE(machine.log().find("no GPU visible: nvidia-smi -L failed (exit status 9): NVIDIA-SMI has failed"), std::string::npos)
+      << machine.log();
+}
+
 TEST(ShardRun, AShardThatDoesNotRunFailsTheRun) {
   const syn::TempDir dir;
   const FakeMachine machine(dir, 2);

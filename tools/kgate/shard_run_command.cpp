@@ -63,25 +63,36 @@ struct Gpu {
   std::string name;         // "NVIDIA H200"; empty when nvidia-smi does not list it
 };
 
-// The GPUs this run may use: the entries of CUDA_VISIBLE_DEVICES when it is set, else those
-// nvidia-smi lists, each described from nvidia-smi's listing ("GPU 0: NVIDIA H200 (UUID: GPU-...)").
-std::vector<Gpu> visible_gpus(const fs::path& scratch) {
+// What nvidia-smi -L lists ("GPU 0: NVIDIA H200 (UUID: GPU-...)"), or why it could not.
+std::vector<Gpu> listed_gpus(const fs::path& scratch, std::string& failure) {
   const std::string listing = (scratch / "nvidia-smi.txt").string();
-  int status = 0;
-  try {
-    status = run_process({"nvidia-smi", "-L"}, listing, listing);
-  } catch (const ResultsError& e) {
-    throw ResultsError(std::string("no GPU visible: ") + e.what());
-  }
-  if (status != 0)
-    throw ResultsError("no GPU visible: nvidia-smi -L failed (exit status " + std::to_string(status) + "): " + last_lines(listing, 3));
   std::vector<Gpu> listed;
+  try {
+    if (const int status = run_process({"nvidia-smi", "-L"}, listing, listing); status != 0) {
+      failure = "nvidia-smi -L failed (exit status " + std::to_string(status) + "): " + last_lines(listing, 3);
+      return listed;
+    }
+  } catch (const ResultsError& e) {
+    failure = e.what();
+    return listed;
+  }
   const std::regex line(R"(GPU (\d+): (.*) \(UUID: ([^)]+)\))");
   std::istringstream lines(read_text(listing));
   for (std::string text; std::getline(lines, text);)
     if (std::smatch m; std::regex_match(text, m, line)) listed.push_back({m[1], m[2].str() + ", " + m[3].str(), m[2]});
+  return listed;
+}
+
+// The GPUs this run may use: the entries of CUDA_VISIBLE_DEVICES when it is set (described from
+// nvidia-smi's listing where it names them), else every GPU nvidia-smi lists.
+std::vector<Gpu> visible_gpus(const fs::path& scratch) {
+  std::string failure;
+  const std::vector<Gpu> listed = listed_gpus(scratch, failure);
   const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-  if (!visible) return listed;
+  if (!visible) {
+    if (!failure.empty()) throw ResultsError("no GPU visible: " + failure);
+    return listed;
+  }
   std::vector<Gpu> gpus;
   std::istringstream entries(visible);
   for (std::string id; std::getline(entries, id, ',');) {
