@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <regex>
 
 #include <cstdlib>
@@ -184,10 +185,23 @@ TEST(KgateCli, HelpForEveryCommand) {
   }
 }
 
-TEST(KgateCli, Version) {
+TEST(KgateCli, VersionIsTheProjectsWithTheCommit) {
   const Outcome r = kgate_cli({"--version"});
   EXPECT_EQ(r.status, 0);
-  EXPECT_TRUE(std::regex_match(r.out, std::regex("kgate [0-9]+\\.[0-9]+\\.[0-9]+ \\(results schema version 1\\)\n"))) << r.out;
+  const std::string version = std::regex_replace(KGATE_PROJECT_VERSION, std::regex("\\."), "\\.");
+  EXPECT_TRUE(std::regex_match(
+      r.out, std::regex("kgate " + version + " \\(commit ([0-9a-f]{12}(\\+dirty)?|unknown), results schema version 1\\)\n")))
+      << r.out;
+}
+
+// The newest entry of CHANGELOG.md is the version project() declares (docs/releasing.md).
+TEST(KgateCli, ChangelogOpensWithTheProjectVersion) {
+  std::ifstream changelog(KGATE_SOURCE_DIR "/CHANGELOG.md");
+  ASSERT_TRUE(changelog) << "CHANGELOG.md is missing";
+  std::string line;
+  while (std::getline(changelog, line) && line.rfind("## ", 0) != 0) {
+  }
+  EXPECT_EQ(line.rfind("## [" KGATE_PROJECT_VERSION "]", 0), 0u) << "the newest entry of CHANGELOG.md: " << line;
 }
 
 TEST(KgateCli, PlainGoogleBenchmarkIsComparedOnTimeOnly) {

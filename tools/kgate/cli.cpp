@@ -9,6 +9,7 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "kgate_build_commit.hpp"
 #include "kgate/gate/compare.hpp"
 #include "kgate/results/results.hpp"
 #include "kgate/results/results_io.hpp"
@@ -68,7 +69,7 @@ int kgate_main(int argc, char** argv, std::ostream& out, std::ostream& err) {
       return cli::kExitOk;
     }
     if (command == "--version" || command == "-V") {
-      out << "kgate " KGATE_VERSION " (results schema version " << kResultsSchemaVersion << ")\n";
+      out << "kgate " KGATE_VERSION " (commit " KGATE_BUILD_COMMIT ", results schema version " << kResultsSchemaVersion << ")\n";
       return cli::kExitOk;
     }
     if (command == "compare") return cli::run_compare(rest, io);
