@@ -18,6 +18,7 @@
 #include <set>
 
 #include "counters.hpp"
+#include "kgate/core/ctest_gpu.hpp"
 #include "kgate/measure/calibration.hpp"
 #include "kgate/results/provenance.hpp"
 #include "kgate/results/repetitions.hpp"
@@ -208,7 +209,8 @@ int run(int argc, char** argv) {
 
   const DeviceProbe& probe = probe_device();
   if (!probe.device) {
-    std::cerr << "kgate_bench: " << probe.reason << "; nothing to measure\n";
+    const std::string unmet = unmet_gpu_requirement(probe.reason);  // KGATE_REQUIRE_GPU=1: the words every GPU program uses
+    std::cerr << "kgate_bench: " << (unmet.empty() ? probe.reason + "; nothing to measure" : unmet) << "\n";
     return 1;
   }
   const DeviceInfo& device = *probe.device;

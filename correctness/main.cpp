@@ -83,6 +83,13 @@ int main(int argc, char** argv) {
     return 1;
   }
   ::testing::InitGoogleTest(&argc, argv);
+  // Listing (gtest_discover_tests, at build time) needs no GPU, even where KGATE_REQUIRE_GPU=1.
+  if (!GTEST_FLAG_GET(list_tests)) {
+    if (const std::string unmet = kgate::unmet_gpu_requirement(kgate::probe_device().reason); !unmet.empty()) {
+      std::fprintf(stderr, "kgate_correctness: %s\n", unmet.c_str());
+      return 1;
+    }
+  }
   register_cases();
   return RUN_ALL_TESTS();
 }

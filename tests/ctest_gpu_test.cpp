@@ -1,9 +1,13 @@
-// ctest's GPU allocation (CTEST_RESOURCE_GROUP_<n>_GPUS) turned into CUDA_VISIBLE_DEVICES.
+// ctest's GPU allocation (CTEST_RESOURCE_GROUP_<n>_GPUS) turned into CUDA_VISIBLE_DEVICES, and
+// KGATE_REQUIRE_GPU's decision between skipping and failing where there is no GPU.
 #include "kgate/core/ctest_gpu.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <string>
+
+#include "kgate/results/device.hpp"
 
 namespace {
 
@@ -46,6 +50,47 @@ TEST(CtestGpu, AppliesTheAllocationToTheEnvironment) {
     unsetenv(name);
   if (saved) setenv("CUDA_VISIBLE_DEVICES", restore.c_str(), 1);
   else unsetenv("CUDA_VISIBLE_DEVICES");
+}
+
+using kgate::unmet_gpu_requirement;
+
+constexpr const char* kNoDevice = "no CUDA device found (cudaErrorNoDevice: no CUDA-capable device is detected)";
+
+TEST(GpuRequirement, WithoutTheVariableAMissingGpuSkips) {
+  EXPECT_EQ(unmet_gpu_requirement(kNoDevice, ""), "");
+  EXPECT_EQ(unmet_gpu_requirement(kNoDevice, "0"), "");
+}
+
+TEST(GpuRequirement, WithTheVariableAMissingGpuFailsWithTheReason) {
+  EXPECT_EQ(unmet_gpu_requirement(kNoDevice, "1"), std::string("KGATE_REQUIRE_GPU=1 but no usable CUDA device: ") + kNoDevice);
+  EXPECT_EQ(unmet_gpu_requirement("a CUDA device is present but its properties cannot be read", "yes"),
+            "KGATE_REQUIRE_GPU=yes but no usable CUDA device: a CUDA device is present but its properties cannot be read");
+}
+
+TEST(GpuRequirement, APresentGpuMeetsIt) {
+  EXPECT_EQ(unmet_gpu_requirement("", "1"), "");
+  EXPECT_EQ(unmet_gpu_requirement("", ""), "");
+}
+
+// The programs' overload reads the variable from the environment.
+TEST(GpuRequirement, ReadsTheEnvironment) {
+  const char* saved = std::getenv(kgate::kRequireGpuVariable);
+  const std::string restore = saved ? saved : "";
+  setenv(kgate::kRequireGpuVariable, "1", 1);
+  EXPECT_EQ(unmet_gpu_requirement(kNoDevice), std::string("KGATE_REQUIRE_GPU=1 but no usable CUDA device: ") + kNoDevice);
+  unsetenv(kgate::kRequireGpuVariable);
+  EXPECT_EQ(unmet_gpu_requirement(kNoDevice), "");
+
+  // What the programs decide on a machine without a GPU (CI's): fail with the probe's own reason.
+  const kgate::DeviceProbe& probe = kgate::probe_device();
+  if (!probe.device) {
+    EXPECT_FALSE(probe.reason.empty());
+    EXPECT_EQ(unmet_gpu_requirement(probe.reason, "1"), "KGATE_REQUIRE_GPU=1 but no usable CUDA device: " + probe.reason);
+    EXPECT_EQ(unmet_gpu_requirement(probe.reason), "");
+  } else {
+    EXPECT_EQ(unmet_gpu_requirement(probe.reason, "1"), "") << "a GPU is here: " << probe.device->name;
+  }
+  if (saved) setenv(kgate::kRequireGpuVariable, restore.c_str(), 1);
 }
 
 }  // namespace

@@ -55,4 +55,13 @@ std::string use_ctest_gpu() {
   return "";
 }
 
+std::string unmet_gpu_requirement(std::string_view no_device_reason, std::string_view require_gpu) {
+  if (no_device_reason.empty() || require_gpu.empty() || require_gpu == "0") return "";
+  return std::string(kRequireGpuVariable) + "=" + std::string(require_gpu) + " but no usable CUDA device: " + std::string(no_device_reason);
+}
+
+std::string unmet_gpu_requirement(std::string_view no_device_reason) {
+  return unmet_gpu_requirement(no_device_reason, env(kRequireGpuVariable));
+}
+
 }  // namespace kgate
