@@ -1,5 +1,6 @@
 // The GPU correctness suite: one GoogleTest case per registered variant x test shape, registered
-// from the kernel registry at start-up. Under ctest each case runs in its own process
+// from the kernel registry at start-up, and one per family that checks its host reference on the
+// CPU (host_reference.<family>, which needs no GPU). Under ctest each case runs in its own process
 // (gtest_discover_tests), so a variant that faults fails its own cases and no others.
 #include <gtest/gtest.h>
 
@@ -10,6 +11,7 @@
 #include "kgate/core/ctest_gpu.hpp"
 #include "kgate/results/device.hpp"
 #include "kgate/base/random.hpp"
+#include "kgate/core/reference_check.hpp"
 #include "kgate/core/registry.hpp"
 
 namespace {
@@ -60,9 +62,29 @@ class VariantCase : public ::testing::Test {
   kgate::Shape shape_;
 };
 
+// The family's fp64 host reference on its smallest test shape, on the CPU (reference_check.hpp):
+// runs without a GPU, so a user without one learns when the reference itself is wrong.
+class HostReferenceCase : public ::testing::Test {
+ public:
+  explicit HostReferenceCase(const kgate::Family* family) : family_(family) {}
+
+  void TestBody() override {
+    const std::uint64_t base_seed = kgate::session_seed();
+    const kgate::ReferenceCheck check = kgate::check_host_reference(
+        *family_, kgate::smallest_host_reference_shape(*family_), kgate::derive_seed(base_seed, "host_reference/" + family_->name()));
+    EXPECT_TRUE(check.passed()) << check.describe() << "\nreproduce with KGATE_SEED=" << base_seed;
+  }
+
+ private:
+  const kgate::Family* family_;
+};
+
 void register_cases() {
   const kgate::Registry& registry = kgate::Registry::instance();
   registry.validate();
+  for (const kgate::Family* family : registry.families())
+    ::testing::RegisterTest("host_reference", family->name().c_str(), nullptr, nullptr, __FILE__, __LINE__,
+                            [family]() -> ::testing::Test* { return new HostReferenceCase(family); });
   for (const kgate::Variant* variant : registry.variants()) {
     const kgate::Family* family = registry.find_family(variant->info.family);
     for (const kgate::Shape& shape : family->test_shapes()) {

@@ -47,7 +47,10 @@ class Family {
   virtual double min_bytes(const Shape& shape) const = 0;
   virtual double flops(const Shape& shape) const = 0;
 
-  // Expected values of the checked tensors (output and inout), computed in fp64 on the host.
+  // Expected values of the checked tensors (output and inout), computed in fp64 on the host: every
+  // element written, whatever the output entries held on entry, the inputs left as they are, and
+  // the same values on every call (the correctness suite's host_reference.<family> case checks
+  // all three on the CPU, reference_check.hpp).
   virtual void reference(const Shape& shape, HostTensors& tensors) const = 0;
 
   // FlashAttention's rule (accuracy.hpp, widen_by_baseline): a family whose outputs' error comes
