@@ -64,4 +64,23 @@ TEST(DetectableChange, ResolutionIsOneTickPerLaunch) {
   EXPECT_EQ(kgate::detectable_change(kgate::TimingRecord{}, 32e-9).fraction(), 0);
 }
 
+TEST(DetectableChange, CpuTimedBetweenIsTheSpreadOfItsRepetitions) {
+  // Plain Google Benchmark: one sample per repetition, 100 to 120 us as a loaded host spreads them.
+  kgate::TimingRecord record;
+  for (int i = 0; i <= 20; ++i) record.samples_s.push_back((100 + i) * 1e-6);
+  kgate::BenchmarkRecord benchmark;
+  benchmark.cold = record;
+  kgate::note_detectable_change(benchmark, 0);
+  EXPECT_EQ(benchmark.cold->min_detectable_change, 0);  // event-timed: the fixed minimum change is theirs
+  benchmark.cold->timer = record.timer = "cpu";
+  const kgate::DetectableChange change = kgate::detectable_change(record, 0);
+  EXPECT_NEAR(change.between, (118e-6 - 102e-6) / 110e-6, 1e-9);  // p10 to p90 of the repetitions
+  EXPECT_EQ(change.fraction(), change.between);
+  kgate::note_detectable_change(benchmark, 0);
+  EXPECT_DOUBLE_EQ(benchmark.cold->min_detectable_change, change.fraction());
+  EXPECT_TRUE(kgate::judged_by_detectable_change("cpu"));
+  EXPECT_TRUE(kgate::judged_by_detectable_change("cupti"));
+  EXPECT_FALSE(kgate::judged_by_detectable_change("events"));
+}
+
 }  // namespace

@@ -192,12 +192,18 @@ TEST(HistoryChanges, CuptiTimedRunsAreJudgedByTheirDetectableChange) {
   // A 10% step of 0.4 us: under the minimum change in time, over the detectable change.
   const std::vector<ChangePoint> cupti = find_change_points(series, {});
   ASSERT_EQ(cupti.size(), 1u);
-  EXPECT_TRUE(cupti.front().cupti_timed);
+  EXPECT_EQ(cupti.front().timer, "cupti");
   EXPECT_EQ(cupti.front().first_bad->commit, synthetic_commit(6));
+  for (HistoryPoint& p : series.points) p.timer = "cpu";  // plain Google Benchmark's wall clock: judged the same way
+  ASSERT_EQ(find_change_points(series, {}).size(), 1u);
+  EXPECT_EQ(find_change_points(series, {}).front().timer, "cpu");
   for (HistoryPoint& p : series.points) p.min_detectable_change = 0.15;
   EXPECT_TRUE(find_change_points(series, {}).empty());  // the runs cannot tell 10%
   for (HistoryPoint& p : series.points) p.timer = "events";
   EXPECT_TRUE(find_change_points(series, {}).empty());  // event-timed: 0.4 us is under the 1 us minimum change
+  series.points[0].timer = "cupti";
+  for (HistoryPoint& p : series.points) p.min_detectable_change = 0.02;
+  EXPECT_TRUE(find_change_points(series, {}).empty());  // a mix is judged as event-timed, as the gate judges it
 }
 
 TEST(HistoryChanges, NewSinceSaysWhichRunsRevealedTheChange) {
@@ -376,10 +382,67 @@ TEST(HistoryCli, AddShowAndChangesWithTheirExitStatus) {
   const auto refused = cli_test::kgate_cli({"history", "add", "--db", db, plain});
   EXPECT_EQ(refused.status, 2);
   EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
-  EXPECT_NE(refused.err.find("not a kgate result"), std::string::npos);
+  EXPECT_NE(refused.err.find("plain.json: does not say which GPU it ran on (plain Google Benchmark JSON does not): give --gpu NAME"),
+            std::string::npos)
+      << refused.err;
   EXPECT_EQ(cli_test::kgate_cli({"history", "show", "--db", dir.file("none.sqlite"), "x"}).status, 2);
   EXPECT_EQ(cli_test::kgate_cli({"history", "frobnicate", "--db", db}).status, 2);
   EXPECT_EQ(cli_test::kgate_cli({"history", "changes", "--db", db, "--since", "nonsense!"}).status, 2);
+}
+
+// Plain Google Benchmark JSON names no GPU and no commit: history add takes them from --gpu and
+// --commit, its date and host from Google Benchmark's context.
+TEST(HistoryCli, AddTakesPlainGoogleBenchmarkWithWhatItLacks) {
+  TempDir dir;
+  const std::string db = dir.file("h.sqlite");
+  const std::string plain = KGATE_TEST_DATA_DIR "/synthetic-gbench-repetitions.json";
+  auto r = cli_test::kgate_cli({"history", "add", "--db", db, plain, "--gpu", "Intel Xeon 8480"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("records no commit (nvbench and plain Google Benchmark JSON do not, nor a kgate run built outside git): give "
+                       "--commit SHA"),
+            std::string::npos)
+      << r.err;
+  r = cli_test::kgate_cli({"history", "add", "--db", db, plain, "--gpu", "Intel Xeon 8480", "--commit", "abcdef1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "kgate history: added 2026-11-21 abcdef1 on intel-xeon-8480 (synthetic-host, timer mixed), 3 benchmark x mode rows\n");
+  r = cli_test::kgate_cli({"history", "add", "--db", db, plain, "--gpu", "Intel Xeon 8480", "--commit", "abcdef1"});
+  EXPECT_NE(r.out.find("already there"), std::string::npos) << r.out;
+  const HistoryDb history(db, false);
+  ASSERT_EQ(history.runs().size(), 1u);
+  EXPECT_EQ(history.runs()[0].date, "2026-11-21T12:00:00Z");  // Google Benchmark's +00:00, as kgate writes dates
+  EXPECT_EQ(history.runs()[0].suite, "gbench");
+  const std::vector<HistorySeries> copy = history.series({.benchmark_regex = "BM_Copy", .gpu = {}, .last = {}});
+  ASSERT_EQ(copy.size(), 1u);
+  EXPECT_EQ(copy[0].points[0].timer, "cpu");
+  EXPECT_GT(copy[0].points[0].min_detectable_change, 0);  // from its own repetitions' spread
+}
+
+TEST(HistoryCli, AddRefusesOptionsThatContradictTheFile) {
+  TempDir dir;
+  const std::string db = dir.file("h.sqlite");
+  const std::string run = dir.file("synthetic-run.json");
+  write_results_file(run, to_json(synthetic::run({synthetic::benchmark("rmsnorm/vectorized/m:1/n:1/bf16", {})})));
+  const auto refused = [&](std::vector<std::string> options, const std::string& expected) {
+    std::vector<std::string> args = {"history", "add", "--db", db, run};
+    args.insert(args.end(), options.begin(), options.end());
+    const auto r = cli_test::kgate_cli(args);
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+  };
+  refused({"--gpu", "NVIDIA H100"}, "synthetic-run.json: ran on NVIDIA H200, not the --gpu given (NVIDIA H100)");
+  refused({"--commit", "deadbeef"}, "records commit 0123456789abcdef0123456789abcdef01234567, not the --commit given (deadbeef)");
+  refused({"--date", "2026-11-22"}, "records the date 2026-11-21T12:00:00Z, not the --date given (2026-11-22T00:00:00Z)");
+  refused({"--date", "yesterday"}, "--date: expected an ISO 8601 date such as 2026-11-21T12:00:00Z, got 'yesterday'");
+  refused({"--commit", "v1.0"}, "--commit: expected a commit hash (git rev-parse HEAD), got 'v1.0'");
+  refused({"--suite", "a/b"}, "suite name 'a/b' is not a plain file name");
+  // What agrees with the file is accepted: the GPU's slug, a prefix of the commit, the same instant.
+  const auto r = cli_test::kgate_cli({"history", "add", "--db", db, run, "--gpu", "nvidia-h200", "--commit", "0123456", "--date",
+                                      "2026-11-21T13:00:00+01:00", "--suite", "nightly"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const HistoryDb history(db, false);
+  ASSERT_EQ(history.runs().size(), 1u);
+  EXPECT_EQ(history.runs()[0].suite, "nightly");
+  EXPECT_EQ(history.runs()[0].commit, "0123456789abcdef0123456789abcdef01234567");
 }
 
 TEST(HistoryCli, ReportDrawsTheTrendFromTheDatabase) {

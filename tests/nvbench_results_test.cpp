@@ -156,7 +156,7 @@ TEST(NvbenchResults, EachStateIsABenchmarkWithItsSamplesAndClock) {
   EXPECT_EQ(run.context.gpu_name, "NVIDIA H100 80GB HBM3");
   EXPECT_EQ(run.context.compute_capability, 90);
   EXPECT_DOUBLE_EQ(run.context.sm_clock_mhz_default, 1980);
-  EXPECT_EQ(run.context.suite, "copy_bench");
+  EXPECT_EQ(run.context.suite, "nvbench");  // not the executable's name: renaming it keeps the baseline
   ASSERT_EQ(run.benchmarks.size(), 2u);
   const kgate::BenchmarkRecord& r = run.benchmarks[0];
   EXPECT_EQ(r.name, "copy/T:F32/Elements:1048576");
@@ -245,7 +245,7 @@ TEST(NvbenchResults, BaselineUpdateAndReportTakeNvbenchRuns) {
   const std::string a = write_nvbench(dir, "synthetic-nvbench-a.json", kTwoSizes, true, 1);
   auto r = kgate_cli({"baseline", "update", a, "--baseline-dir", dir.file("baselines")});
   ASSERT_EQ(r.status, 0) << r.err;
-  const std::string stored = dir.file("baselines/nvidia-h100-80gb-hbm3/copy_bench.json");
+  const std::string stored = dir.file("baselines/nvidia-h100-80gb-hbm3/nvbench.json");
   ASSERT_TRUE(fs::exists(stored)) << r.out;
   EXPECT_EQ(kgate::read_results_file(stored).benchmarks.size(), 2u);
 
@@ -257,13 +257,19 @@ TEST(NvbenchResults, BaselineUpdateAndReportTakeNvbenchRuns) {
   EXPECT_NE(r.out.find("copy/T:F32/Elements:16777216"), std::string::npos) << r.out;
 }
 
-// Real nvbench output from a GPU (scripts/record-nvbench.sh): two runs of one build, one of the
-// build with a planted slowdown (a sixth more memory traffic), one without sample files.
-TEST(NvbenchResults, RecordedRunsAreGated) {
+// Real nvbench output from a GPU (scripts/record-nvbench.sh), unpacked into `dir`: two runs of one
+// build, one of the build with a planted slowdown (a sixth more memory traffic), one without sample
+// files. False when the archive is not there.
+bool unpack_recorded_nvbench(const syn::TempDir& dir) {
   const std::string archive = KGATE_TEST_DATA_DIR "/recorded-nvbench.tar.gz";
-  if (!fs::exists(archive)) GTEST_SKIP() << "no recorded nvbench runs: scripts/record-nvbench.sh on a GPU writes them";
+  if (!fs::exists(archive)) return false;
+  EXPECT_EQ(std::system(("tar -xzf '" + archive + "' -C '" + dir.path().string() + "'").c_str()), 0);
+  return true;
+}
+
+TEST(NvbenchResults, RecordedRunsAreGated) {
   const syn::TempDir dir;
-  ASSERT_EQ(std::system(("tar -xzf '" + archive + "' -C '" + dir.path().string() + "'").c_str()), 0);
+  if (!unpack_recorded_nvbench(dir)) GTEST_SKIP() << "no recorded nvbench runs: scripts/record-nvbench.sh on a GPU writes them";
   const kgate::RunResults a = kgate::read_results_file(dir.file("recorded-nvbench-run-a.json"));
   ASSERT_FALSE(a.benchmarks.empty());
   for (const kgate::BenchmarkRecord& r : a.benchmarks) {
@@ -279,6 +285,113 @@ TEST(NvbenchResults, RecordedRunsAreGated) {
   EXPECT_NE(r.out.find("slower"), std::string::npos) << r.out;
   r = kgate_cli({"compare", dir.file("recorded-nvbench-summaries.json"), dir.file("recorded-nvbench-run-b.json")});
   EXPECT_NE(r.err.find("time-only, low-confidence comparison"), std::string::npos) << r.err;
+}
+
+// The same document as if another executable had written it (nvbench's meta.argv).
+std::string renamed_executable(const syn::TempDir& dir, const std::string& path, const std::string& executable) {
+  json doc = kgate::read_json_file(path);
+  doc["meta"]["argv"][0] = executable;
+  return dir.write(fs::path(path).filename().string(), doc.dump());
+}
+
+TEST(NvbenchResults, SuiteIsStableAndCanBeNamed) {
+  const syn::TempDir dir;
+  const std::string baselines = dir.file("baselines");
+  const std::string a = write_nvbench(dir, "synthetic-nvbench-a.json", kTwoSizes, true, 1);
+  ASSERT_EQ(kgate_cli({"baseline", "update", a, "--baseline-dir", baselines}).status, 0);
+  // A renamed binary still finds its baseline: a planted slowdown is caught, not "no baseline".
+  const std::string slow = renamed_executable(
+      dir, write_nvbench(dir, "synthetic-nvbench-slow.json", {{1 << 20, 20e-6}, {1 << 24, 230e-6}}, true, 3), "./build/copy_bench_v2");
+  auto r = kgate_cli({"compare", "--baseline-dir", baselines, slow});
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("copy/T:F32/Elements:16777216"), std::string::npos) << r.out;
+
+  // --suite files a run under a name of its own, in the stored file's context too.
+  ASSERT_EQ(kgate_cli({"baseline", "update", a, "--baseline-dir", baselines, "--suite", "copies"}).status, 0);
+  const std::string named = dir.file("baselines/nvidia-h100-80gb-hbm3/copies.json");
+  EXPECT_EQ(kgate::read_results_file(named).context.suite, "copies");
+  fs::remove(dir.file("baselines/nvidia-h100-80gb-hbm3/nvbench.json"));
+  const std::string b = write_nvbench(dir, "synthetic-nvbench-b.json", kTwoSizes, true, 2);
+  r = kgate_cli({"compare", "--baseline-dir", baselines, "--suite", "copies", b});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  r = kgate_cli({"report", b, "--baseline-dir", baselines, "--suite", "copies", "--format", "text"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  r = kgate_cli({"report", b, "--baseline-dir", baselines, "--format", "text"});
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.err.find("nvbench.json: no baseline"), std::string::npos) << r.err;
+  r = kgate_cli({"report", b, "--baseline-dir", baselines, "--suite", "../up", "--format", "text"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("suite name '../up' is not a plain file name"), std::string::npos) << r.err;
+}
+
+// The one file format that can never gate: summaries without samples (nvbench --json without --jsonbin).
+TEST(NvbenchResults, BaselineUpdateRefusesWhatCanNeverGate) {
+  const syn::TempDir dir;
+  const std::string baselines = dir.file("baselines");
+  const std::string summaries = write_nvbench(dir, "synthetic-nvbench-summaries.json", kTwoSizes, false, 1);
+  for (const bool force : {false, true}) {
+    std::vector<std::string> args = {"baseline", "update", summaries, "--baseline-dir", baselines};
+    if (force) args.push_back("--force");
+    const auto r = kgate_cli(args);
+    EXPECT_EQ(r.status, 1) << r.out << r.err;
+    EXPECT_NE(r.err.find("refused: it can never gate: each of its 2 benchmark(s) has one sample"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("nvbench wrote only its summary of 200 samples: run it with --jsonbin FILE"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(baselines)) << "nothing may be written";
+  }
+
+  // One state without its samples among others: refused naming it; --force records the others.
+  const std::string a = write_nvbench(dir, "synthetic-nvbench-a.json", kTwoSizes, true, 1);
+  json doc = kgate::read_json_file(a);
+  json summaries_kept = json::array();
+  for (const json& s : doc["benchmarks"][0]["states"][0]["summaries"])
+    if (s["tag"].get<std::string>().rfind("nv/json/", 0) != 0) summaries_kept.push_back(s);
+  doc["benchmarks"][0]["states"][0]["summaries"] = summaries_kept;
+  const std::string mixed = dir.write("synthetic-nvbench-mixed.json", doc.dump());
+  auto r = kgate_cli({"baseline", "update", mixed, "--baseline-dir", baselines});
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("copy/T:F32/Elements:1048576: one sample, so no comparison against it can be significant"), std::string::npos)
+      << r.err;
+  r = kgate_cli({"baseline", "update", mixed, "--baseline-dir", baselines, "--force"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("1 added"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("not recorded: copy/T:F32/Elements:1048576 (one sample"), std::string::npos) << r.out;
+}
+
+// The recorded nvbench files through every command: a baseline that survives the planted build's
+// other executable name, the summaries-only file refused as a baseline, and the history.
+TEST(NvbenchResults, RecordedRunsGoAllTheWayThrough) {
+  const syn::TempDir dir;
+  if (!unpack_recorded_nvbench(dir)) GTEST_SKIP() << "no recorded nvbench runs: scripts/record-nvbench.sh on a GPU writes them";
+  const std::string baselines = dir.file("baselines"), db = dir.file("history.sqlite");
+  const auto file = [&](const std::string& run) { return dir.file("recorded-nvbench-" + run + ".json"); };
+  auto r = kgate_cli({"baseline", "update", file("run-a"), "--baseline-dir", baselines});
+  ASSERT_EQ(r.status, 0) << r.err;
+  // scale_add_slow, the planted build, against scale_add_same's baseline.
+  r = kgate_cli({"compare", "--baseline-dir", baselines, file("slow")});
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  r = kgate_cli({"baseline", "update", file("summaries"), "--baseline-dir", dir.file("other-baselines")});
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("it can never gate"), std::string::npos) << r.err;
+
+  r = kgate_cli({"history", "add", "--db", db, file("run-a")});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("records no commit (nvbench and plain Google Benchmark JSON do not"), std::string::npos) << r.err;
+  r = kgate_cli({"history", "add", "--db", db, file("run-a"), "--commit", "1a2b3c4d"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("records no date to order the run by (nvbench JSON does not): give --date"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(db)) << "a refused file adds nothing";
+  const std::vector<std::pair<std::string, std::string>> nights = {
+      {"run-a", "2026-11-20T02:00:00Z"}, {"run-b", "2026-11-21T03:00:00+01:00"}, {"slow", "2026-11-22"}};
+  for (std::size_t i = 0; i < nights.size(); ++i) {
+    r = kgate_cli({"history", "add", "--db", db, file(nights[i].first), "--commit", std::string(7, static_cast<char>('a' + i)),
+                   "--date", nights[i].second});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("on nvidia-h100-80gb-hbm3"), std::string::npos) << r.out;
+  }
+  r = kgate_cli({"history", "show", "scale_add/Elements:1048576", "--db", db});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("(cold, 3 runs)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2026-11-21 bbbbbbb"), std::string::npos) << r.out;  // 03:00 at +01:00 is 02:00 UTC, the same day
 }
 
 }  // namespace

@@ -310,7 +310,7 @@ TEST(ResultsIo, BadInputIsOneLineNamingFileAndPath) {
       {"time as string", kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["samples_s"][1] = "fast"; }),
        "$.benchmarks[0].kgate.cold.samples_s[1]: time must be positive and finite, got string \"fast\""},
       {"unknown timer", kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["timer"] = "rdtsc"; }),
-       "$.benchmarks[0].kgate.cold.timer: must be \"cupti\" or \"events\""},
+       "$.benchmarks[0].kgate.cold.timer: must be \"cupti\", \"events\" or \"cpu\""},
       {"negative detectable change",
        kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["min_detectable_change"] = -0.01; }),
        "$.benchmarks[0].kgate.cold.min_detectable_change: must be a finite number >= 0, got -0.01"},

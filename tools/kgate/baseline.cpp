@@ -30,9 +30,12 @@ update  records NEW's benchmarks in DIR/<GPU slug>/<suite>.json (the slug from N
         change is above its threshold (it could not see a regression of that size),
         or a benchmark that lost most of its samples to throttling; --force records the others
         anyway (failed variants and wrong results are never recorded; skipped benchmarks keep
-        their old entry). Refused always when the file would mix CUPTI-timed and event-timed
-        entries (compare refuses to judge one against the other): record a whole-suite run with
-        --prune to replace them all. Peers (role "peer") are never recorded: they
+        their old entry). A benchmark with one sample is never recorded either: no significance
+        test can judge a run against one figure, so it could never gate (nvbench writes its
+        summaries alone without --jsonbin; Google Benchmark one sample per repetition), and a
+        file of nothing else is refused whole, --force or not. Refused always when the file
+        would mix CUPTI-timed and event-timed entries (compare refuses to judge one against the
+        other): record a whole-suite run with --prune to replace them all. Peers (role "peer") are never recorded: they
         are not gated. --prune also drops the entries of benchmarks that NEW skipped or does not
         have (removed from the suite, or shapes a variant no longer benchmarks), so that compare
         stops listing them as missing: give it a run of the whole suite, never a shard or a
@@ -42,7 +45,8 @@ show    lists the baselines in DIR, or the entries of one GPU's baselines.
 options:
   --baseline-dir DIR  where the baselines live (default: baselines); update reads the thresholds
                       from DIR/thresholds.json when it exists
-  --suite NAME        update: the suite file to write (default: NEW's suite)
+  --suite NAME        update: the suite file to write (default: NEW's suite; 'nvbench' for
+                      nvbench JSON)
   --force             update: record despite the problems listed above
   --prune             update: drop the entries NEW skipped or lacks (a whole-suite run only)
   -h, --help          this text
@@ -60,28 +64,41 @@ std::string format_cuda_version(int version) {  // cudaDriverGetVersion's 1000 *
   return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
 }
 
-void check_suite_name(const std::string& suite) {
-  const bool plain = !suite.empty() && suite.front() != '.' && std::all_of(suite.begin(), suite.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
-  });
-  if (!plain) throw UsageError("suite name '" + suite + "' is not a plain file name (letters, digits, '-', '_', '.')");
+// A benchmark with one sample can never gate: compare needs two on each side for its
+// significance test, and judges a change against one figure on its threshold alone (noisy, never
+// slower).
+bool untestable(const BenchmarkRecord& r) {
+  const TimingRecord* t = r.status == BenchmarkStatus::ok ? r.headline() : nullptr;
+  return t && t->samples_s.size() < 2;
+}
+
+// Why a benchmark has one sample, and how its format records more.
+std::string one_sample_reason(const RunResults& run, const TimingRecord& t) {
+  if (t.summary.count > t.samples_s.size())
+    return "nvbench wrote only its summary of " + std::to_string(t.summary.count) + " samples: run it with --jsonbin FILE " +
+           "instead of --json FILE, which writes the samples beside the JSON file";
+  if (!run.has_kgate_block) return "one repetition: run it with --benchmark_repetitions=10 or more, each repetition a sample";
+  return "kgate_bench kept one sample: run it again on an idle GPU";
 }
 
 // Why a record must not become a baseline entry, with what to do about it; empty when it may.
-// A baseline entry is fit when the gate can use it: it ran, it was right, its samples came at
-// full clock, and it can detect a change of its threshold's size (a gated benchmark whose
-// repetitions scatter wider than its threshold would hide exactly the regressions it is for).
-std::string unfit_reason(const BenchmarkRecord& r, const Thresholds& thresholds, double timer_resolution_s) {
+// A baseline entry is fit when the gate can use it: it ran, it was right, it has samples to test,
+// they came at full clock, and it can detect a change of its threshold's size (a gated benchmark
+// whose repetitions scatter wider than its threshold would hide exactly the regressions it is for).
+std::string unfit_reason(const BenchmarkRecord& r, const RunResults& run, const Thresholds& thresholds) {
   if (r.status == BenchmarkStatus::failed) return "failed (" + r.error + "): fix the variant; a failed variant is never recorded";
   if (r.correct == false) return "wrong result (" + r.correctness_detail + "): fix the variant; a wrong result is never recorded";
   const TimingRecord* t = r.headline();
   if (r.status != BenchmarkStatus::ok || !t) return "";
+  if (untestable(r))
+    return "one sample, so no comparison against it can be significant and it could never gate (" + one_sample_reason(run, *t) +
+           "); never recorded";
   if (t->throttled_samples > static_cast<int>(t->samples_s.size()))
     return std::to_string(t->throttled_samples) + " of its " + r.headline_mode + " samples ran below the throttle clock and were " +
            "dropped (" + std::to_string(t->samples_s.size()) + " kept): the GPU is throttling; check its cooling and power " +
            "(nvidia-smi -q -d PERFORMANCE) and run again";
   if (r.role == "vendor") return "";  // shown, never gated (docs/compare.md): what it can detect gates nothing
-  const DetectableChange detectable = detectable_change(*t, t->timer == "cupti" ? timer_resolution_s : 0);
+  const DetectableChange detectable = detectable_change(*t, t->timer == "cupti" ? run.context.calibration.timer_resolution_s : 0);
   const double threshold = thresholds.for_benchmark(r.name, r.family);
   if (detectable.fraction() <= threshold) return "";
   std::string why;
@@ -119,7 +136,7 @@ void thin_samples(std::optional<TimingRecord>& timing) {
   timing->samples_s = std::move(kept);
 }
 
-bool never_recorded(const BenchmarkRecord& r) { return r.status != BenchmarkStatus::ok || r.correct == false; }
+bool never_recorded(const BenchmarkRecord& r) { return r.status != BenchmarkStatus::ok || r.correct == false || untestable(r); }
 
 std::map<std::string, std::string> provenance_of(const BenchmarkRecord& r, const RunContext& c, const std::string& source) {
   std::map<std::string, std::string> p = {{"commit", c.git_commit},
@@ -141,14 +158,23 @@ int update(const Args& args, Io& io) {
   if (args.positionals().size() != 1)
     throw UsageError("baseline update takes one results file, got " + std::to_string(args.positionals().size()));
   const std::string source = args.positionals().front();
-  const RunResults run = read_results_file(source);
+  RunResults run = read_results_file(source);
   const std::string path = baseline_file_for(args.value("--baseline-dir").value_or("baselines"), run, source, args.value("--suite"));
+  run.context.suite = args.value("--suite").value_or(run.context.suite);  // the stored file says which suite it is
 
   const fs::path thresholds_file = fs::path(args.value("--baseline-dir").value_or("baselines")) / "thresholds.json";
   const Thresholds thresholds = fs::exists(thresholds_file) ? read_thresholds_file(thresholds_file.string()) : Thresholds{};
-  const auto unfit = [&](const BenchmarkRecord& r) {
-    return unfit_reason(r, thresholds, run.context.calibration.timer_resolution_s);
-  };
+  const auto unfit = [&](const BenchmarkRecord& r) { return unfit_reason(r, run, thresholds); };
+  // A file of one-sample benchmarks alone can never gate: refused whole, --force or not.
+  std::vector<const BenchmarkRecord*> testable, one_sample;
+  for (const BenchmarkRecord& r : run.benchmarks)
+    if (r.role != "peer" && r.status == BenchmarkStatus::ok) (untestable(r) ? one_sample : testable).push_back(&r);
+  if (testable.empty() && !one_sample.empty()) {
+    io.err << "kgate baseline update: " << source << ": refused: it can never gate: each of its " << one_sample.size()
+           << " benchmark(s) has one sample, and no comparison against one figure can be significant ("
+           << one_sample_reason(run, *one_sample.front()->headline()) << ")\n";
+    return kExitGate;
+  }
   std::vector<std::string> problems;
   for (const BenchmarkRecord& r : run.benchmarks)
     if (const std::string reason = r.role == "peer" ? "" : unfit(r); !reason.empty()) problems.push_back(r.name + ": " + reason);
@@ -294,6 +320,13 @@ int show(const Args& args, Io& io) {
 }
 
 }  // namespace
+
+void check_suite_name(const std::string& suite) {
+  const bool plain = !suite.empty() && suite.front() != '.' && std::all_of(suite.begin(), suite.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  });
+  if (!plain) throw UsageError("suite name '" + suite + "' is not a plain file name (letters, digits, '-', '_', '.')");
+}
 
 std::string baseline_file_for(const std::string& dir, const RunResults& run, const std::string& run_source,
                               const std::optional<std::string>& suite) {

@@ -9,6 +9,10 @@
 
 namespace kgate::cli {
 
+// Throws UsageError unless `suite` can name a baseline file (letters, digits, '-', '_', '.'):
+// what --suite gives (compare, baseline update, report, history add).
+void check_suite_name(const std::string& suite);
+
 // The baseline file a run is compared with: dir/<gpu_slug(run's GPU)>/<suite>.json, the suite
 // being `suite` when given, else the run's own. Throws ResultsError when the run has no kgate
 // block (plain Google Benchmark JSON does not say which GPU it ran on) and UsageError on a suite

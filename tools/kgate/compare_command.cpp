@@ -23,12 +23,14 @@ docs/compare.md says how each is decided).
 Prints slower, failed, faster, noisy, new and missing benchmarks, largest change first, then the
 summary line; warnings and notes go to standard error.
 Either file may be plain Google Benchmark JSON: then the comparison is on time only, with the
-repetitions as samples.
+repetitions as samples; a benchmark without manual time is CPU-timed, and its band is at least
+the spread of its own repetitions rather than the minimum change in time.
 
 options:
   --baseline-dir DIR      checked-in baselines (default: baselines). Given one file, compares it
                           with DIR/<GPU slug of NEW>/<suite of NEW>.json
-  --suite NAME            with --baseline-dir: the baseline suite to use (default: NEW's suite)
+  --suite NAME            with --baseline-dir: the baseline suite to use (default: NEW's suite;
+                          'nvbench' for nvbench JSON)
   --thresholds FILE       per-family and per-benchmark thresholds
                           (default: DIR/thresholds.json when it exists)
   --allow-env-mismatch    compare runs from different GPU models (warns instead of refusing)
@@ -39,7 +41,7 @@ constexpr const char* kComparatorUsage = R"(  --threshold FRACTION    the defaul
   --min-change-us US      the smallest change in an event-timed median that can count (default:
                           the file's min_change_us, else 1): their launch overhead shifts short
                           kernels by up to ~0.9 us between separate runs of identical code.
-                          CUPTI-timed medians use each benchmark's minimum detectable change
+                          CUPTI- and CPU-timed medians use each benchmark's minimum detectable change
   --allow-timer-mismatch  compare a CUPTI-timed benchmark with an event-timed one (as event-timed)
                           instead of refusing
   --alpha P               significance level of the U test (default 0.01; intervals at 1 - P)

@@ -3,17 +3,21 @@
 #include <algorithm>
 #include <filesystem>
 #include <cstdio>
+#include <optional>
 #include <regex>
 
 #include "args.hpp"
+#include "baseline.hpp"
 #include "commands.hpp"
 #include "kgate/history/history.hpp"
+#include "kgate/results/provenance.hpp"
 #include "kgate/results/results_io.hpp"
 
 namespace kgate::cli {
 namespace {
 
-constexpr const char* kUsage = R"(usage: kgate history add RUN.json... [--db FILE]
+constexpr const char* kUsage = R"(usage: kgate history add RUN.json... [--db FILE] [--gpu NAME] [--commit SHA] [--date DATE]
+                         [--suite NAME]
        kgate history show BENCHMARK-REGEX [--gpu SLUG] [--last N] [--db FILE]
        kgate history changes [--since DATE|COMMIT|previous] [--json FILE] [options]
 
@@ -22,7 +26,10 @@ time changed over the runs (kgate's docs/history.md).
 
   add       one row per run (commit, date, GPU, host, driver, timer) and per benchmark and mode
             (median and its 95% interval, repetition medians, minimum detectable change, clock);
-            adding a run that is already there changes nothing
+            adding a run that is already there changes nothing. Takes kgate results, nvbench
+            JSON and plain Google Benchmark JSON: what a file does not record (nvbench: commit
+            and date; Google Benchmark: GPU and commit) comes from --gpu, --commit and --date,
+            and without them the file is refused naming the option it needs
   show      each matching benchmark's series on each GPU: one line per run, oldest first
   changes   change points per benchmark and GPU in the headline mode's run medians: E-divisive
             means with a permutation test, confirmed by the runs' statistics (the step exceeds
@@ -31,7 +38,19 @@ time changed over the runs (kgate's docs/history.md).
 
 options:
   --db FILE             the database (default: history.sqlite; add creates it)
-  --gpu SLUG            only this GPU (e.g. nvidia-h200); show and changes
+  --gpu SLUG            show and changes: only this GPU (e.g. nvidia-h200)
+  --gpu NAME            add: the GPU the runs ran on where a file does not say (plain Google
+                        Benchmark JSON; for CPU-timed benchmarks, a name for the machine); a
+                        file that names another GPU is refused
+  --commit SHA          add: the commit measured where a file records none (nvbench, plain Google
+                        Benchmark JSON, a kgate run built outside git); one that records another
+                        is refused
+  --date DATE           add: when the run ran, ISO 8601 (2026-11-21T12:00:00Z; an offset is
+                        converted to UTC), where a file records none (nvbench); one that records
+                        another is refused
+  --suite NAME          add: the suite the runs are filed under, which report --history looks up
+                        (default: the file's; 'nvbench' for nvbench JSON, 'gbench' for plain
+                        Google Benchmark JSON)
   --last N              show: only the newest N runs of each series
   --filter RE           changes: only benchmarks whose name matches RE
   --since WHEN          changes: which change points are new: a date (2026-11-20: runs from that
@@ -47,8 +66,8 @@ options:
   -h, --help            this text
 
 exit status: 0 success (changes: no new slowdown), 1 changes: a new change point that is a
-slowdown, 2 bad input or usage (a file that is not a kgate result, a database that is not a
-kgate history)
+slowdown, 2 bad input or usage (a file that is not a results file, or lacks what --gpu, --commit
+or --date gives; a database that is not a kgate history)
 )";
 
 using Operands = std::vector<std::string>;  // the arguments after the action
@@ -65,12 +84,60 @@ std::string micros(double seconds) { return printed("%.4g us", seconds * 1e6); }
 
 std::string percent(double fraction) { return printed("%+.1f%%", fraction * 100); }
 
-int run_add(const Operands& files, const std::string& db_path, Io& io) {
+// What keys a run in the history that a file may not record, as history add's options give it.
+struct GivenIdentity {
+  std::optional<std::string> gpu, commit, date, suite;
+};
+
+GivenIdentity given_identity(const Args& args) {
+  GivenIdentity given{.gpu = args.value("--gpu"), .commit = args.value("--commit"), .date = std::nullopt, .suite = args.value("--suite")};
+  if (given.gpu && given.gpu->empty()) throw UsageError("--gpu: give the GPU's name, e.g. \"NVIDIA H100 80GB HBM3\"");
+  if (given.commit && !std::regex_match(*given.commit, std::regex("[0-9a-fA-F]{4,40}")))
+    throw UsageError("--commit: expected a commit hash (git rev-parse HEAD), got '" + *given.commit + "'");
+  if (const auto date = args.value("--date")) {
+    given.date = iso8601_utc(*date);
+    if (!given.date) throw UsageError("--date: expected an ISO 8601 date such as 2026-11-21T12:00:00Z, got '" + *date + "'");
+  }
+  if (given.suite) check_suite_name(*given.suite);
+  return given;
+}
+
+// Fills in the run's GPU, commit, date and suite where the file records none; a file that lacks
+// one the options do not give, or records another than they give, is refused naming the option.
+void complete_identity(RunResults& run, const std::string& path, const GivenIdentity& given) {
+  RunContext& c = run.context;
+  if (given.gpu && !c.gpu_name.empty() && gpu_slug(c.gpu_name) != gpu_slug(*given.gpu))
+    throw ResultsError(path + ": ran on " + c.gpu_name + ", not the --gpu given (" + *given.gpu + ")");
+  if (c.gpu_name.empty()) c.gpu_name = given.gpu.value_or("");
+  if (c.gpu_name.empty())
+    throw ResultsError(path + ": does not say which GPU it ran on (plain Google Benchmark JSON does not): give --gpu NAME");
+
+  const bool has_commit = !c.git_commit.empty() && c.git_commit != "unknown";
+  if (given.commit && has_commit && !c.git_commit.starts_with(*given.commit) && !given.commit->starts_with(c.git_commit))
+    throw ResultsError(path + ": records commit " + c.git_commit + ", not the --commit given (" + *given.commit + ")");
+  if (!has_commit) c.git_commit = given.commit.value_or("");
+  if (c.git_commit.empty())
+    throw ResultsError(path + ": records no commit (nvbench and plain Google Benchmark JSON do not, nor a kgate run built "
+                              "outside git): give --commit SHA");
+
+  if (given.date && !c.date.empty() && iso8601_utc(c.date) != given.date)
+    throw ResultsError(path + ": records the date " + c.date + ", not the --date given (" + *given.date + ")");
+  if (c.date.empty()) c.date = given.date.value_or("");
+  if (c.date.empty())
+    throw ResultsError(path + ": records no date to order the run by (nvbench JSON does not): give --date, e.g. --date " +
+                       utc_now_iso8601());
+  c.suite = given.suite.value_or(c.suite);
+}
+
+int run_add(const Operands& files, const GivenIdentity& given, const std::string& db_path, Io& io) {
   if (files.empty()) throw UsageError("history add: give one or more results files");
+  // Every file is read and completed before the first is added: a refused file adds nothing.
+  std::vector<RunResults> runs;
+  for (const std::string& path : files) complete_identity(runs.emplace_back(read_results_file(path)), path, given);
   HistoryDb db(db_path, true);
-  for (const std::string& path : files) {
-    const RunResults run = read_results_file(path);
-    if (!run.has_kgate_block) throw ResultsError(path + ": not a kgate result (no kgate block: plain Google Benchmark JSON)");
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::string& path = files[i];
+    const RunResults& run = runs[i];
     const HistoryDb::Added added = db.add(run, path);
     io.out << "kgate history: " << (added.added ? "added " : "already there: ") << added.run.label() << " on "
            << added.run.gpu << " (" << added.run.host << ", timer " << added.run.timer << ")";
@@ -168,8 +235,8 @@ int run_changes(const Args& args, const Operands& operands, const std::string& d
 }  // namespace
 
 int run_history(const Arguments& arguments, Io& io) {
-  const Args args(arguments, {.with_value = {"--db", "--gpu", "--last", "--filter", "--since", "--json", "--thresholds", "--alpha",
-                                             "--permutations"},
+  const Args args(arguments, {.with_value = {"--db", "--gpu", "--commit", "--date", "--suite", "--last", "--filter", "--since", "--json",
+                                             "--thresholds", "--alpha", "--permutations"},
                               .flags = {},
                               .aliases = {}});
   if (args.help() || args.positionals().empty()) {
@@ -180,7 +247,7 @@ int run_history(const Arguments& arguments, Io& io) {
   const Operands operands(args.positionals().begin() + 1, args.positionals().end());
   const std::string db_path = args.value("--db").value_or("history.sqlite");
   try {
-    if (action == "add") return run_add(operands, db_path, io);
+    if (action == "add") return run_add(operands, given_identity(args), db_path, io);
     if (action == "show") return run_show(args, operands, db_path, io);
     if (action == "changes") return run_changes(args, operands, db_path, io);
   } catch (const HistoryError& e) {

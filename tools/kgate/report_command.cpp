@@ -31,6 +31,8 @@ options:
   --history FILE        earlier runs from a kgate history database: the
                         newest runs of NEW's GPU and suite, for the history and trend charts
   --history-last N      how many runs --history takes (default 30)
+  --suite NAME          NEW's suite for --baseline-dir and --history (default: NEW's own;
+                        'nvbench' for nvbench JSON, 'gbench' for plain Google Benchmark JSON)
   --out DIR             the directory to write to (created when missing); not needed for text
   --format FORMAT       all (default): report.md, report.html, the charts (.svg) and summary.md
                         markdown: report.md and the charts it links
@@ -109,7 +111,7 @@ int run_report(const Arguments& all_arguments, Io& io) {
   Arguments arguments = all_arguments;
   const std::vector<std::string> previous_paths = take_previous(arguments);
   const Args args(arguments, {.with_value = {"--baseline", "--baseline-dir", "--out", "--format", "--thresholds", "--history",
-                                             "--history-last", "--correctness"},
+                                             "--history-last", "--correctness", "--suite"},
                               .flags = {"--allow-env-mismatch", "--allow-timer-mismatch"},
                               .aliases = {}});
   if (args.help()) {
@@ -144,6 +146,10 @@ int run_report(const Arguments& all_arguments, Io& io) {
   std::vector<std::future<RunResults>> previous_runs;
   for (const std::string& path : previous_paths) previous_runs.push_back(read_later(path));
   inputs.current = {args.positionals().front(), read_results_file(args.positionals().front())};
+  if (const auto suite = args.value("--suite")) {
+    check_suite_name(*suite);
+    inputs.current.run.context.suite = *suite;
+  }
   if (named_baseline) {
     inputs.baseline = NamedRun{*baseline_file, named_baseline->get()};
   } else if (baseline_dir) {

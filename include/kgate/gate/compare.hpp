@@ -98,9 +98,9 @@ struct BenchmarkComparison {
   double p_value = 1;
   double baseline_clock_mhz = 0, new_clock_mhz = 0;  // 0 = unknown
   double cycle_speedup = 0;                           // 0 when a clock is unknown
-  std::string timer;  // "cupti" | "events": how both sides' headline samples were timed; empty when not compared
-  // The smallest change this comparison can detect, as a fraction: for CUPTI-timed sides the
-  // larger of the two sides' detectable_change(); 0 for event-timed sides (their minimum change
+  std::string timer;  // "cupti" | "events" | "cpu": how both sides' headline samples were timed; empty when not compared
+  // The smallest change this comparison can detect, as a fraction: for CUPTI- or CPU-timed sides
+  // the larger of the two sides' detectable_change(); 0 for event-timed sides (their minimum change
   // in time widens `threshold` instead) and rows not compared. threshold >= this.
   double min_detectable_change = 0;
   std::vector<std::string> notes;  // why: clock differences, counter deltas, errors

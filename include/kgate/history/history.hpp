@@ -79,7 +79,8 @@ class HistoryDb {
     HistoryRun run;
     std::size_t rows = 0;  // benchmark x mode rows written
   };
-  // One transaction per run. Throws HistoryError for a run without a kgate block or a date.
+  // One transaction per run, of any results format (kgate, nvbench, plain Google Benchmark) once
+  // its context names the GPU and the date. Throws HistoryError for a run without either.
   Added add(const RunResults& run, const std::string& source);
 
   // Every run, oldest first (the order of their dates: a nightly measures the commit of its day).
@@ -117,7 +118,9 @@ struct ChangePoint {
   double p_value = 1;   // of the permutation test
   double threshold = 0;
   double min_detectable_change = 0;  // the largest of the runs on either side (0 = none recorded)
-  bool cupti_timed = false;          // every run on either side CUPTI-timed: judged by the detectable change
+  // The timer of every run on either side, or "events" when they differ (judged as event-timed, as
+  // the gate judges a mix); CUPTI- and CPU-timed steps are judged by the detectable change.
+  std::string timer = "events";
   std::size_t runs_before = 0, runs_after = 0;
   bool is_new = true;  // see mark_new_changes
   bool slowdown() const { return ratio.ratio > 1; }

@@ -13,9 +13,15 @@
 //  * resolution: one tick of the timer's clock (32 ns for CUPTI on an H100): a smaller change moves
 //    no sample onto another tick. (The noise spreads samples over neighbouring ticks, so a median
 //    of many can move by less; one tick is the honest claim.)
-// A CUPTI-timed benchmark's band is the larger of its threshold and this; event-timed ones keep
-// the fixed minimum change instead, since their launch overhead shifts between processes by more
-// than their samples show (compare.hpp).
+// A CPU-timed record (plain Google Benchmark's real_time around a CPU loop, timer "cpu") has one
+// sample per repetition, and a loaded host moves whole repetitions (another process takes the core
+// for a while) as it moves whole runs: its between is also the spread of its repetitions' middle
+// 80% (p10 to p90), the change that the host's load alone makes.
+// A CUPTI- or CPU-timed benchmark's band is the larger of its threshold and this; event-timed ones
+// keep the fixed minimum change instead, since their launch overhead shifts between processes by
+// more than their samples show (compare.hpp).
+#include <string>
+
 #include "kgate/results/results.hpp"
 
 namespace kgate {
@@ -30,7 +36,11 @@ struct DetectableChange {
 // 1 - alpha).
 DetectableChange detectable_change(const TimingRecord& record, double timer_resolution_s, double confidence = 0.99);
 
-// Sets min_detectable_change of each CUPTI-timed mode of the record (at the comparator's default
+// True for the timers whose records are judged by their minimum detectable change ("cupti",
+// "cpu"); an event-timed one is judged by the fixed minimum change in time.
+bool judged_by_detectable_change(const std::string& timer);
+
+// Sets min_detectable_change of each mode of the record judged by it (at the comparator's default
 // 99%); event-timed modes keep 0, since the fixed minimum change in time is theirs.
 void note_detectable_change(BenchmarkRecord& record, double timer_resolution_s);
 

@@ -17,6 +17,11 @@
 
 namespace kgate {
 
+// The suite of an nvbench file, which names none: a fixed name, not the executable's, so that
+// renaming the binary does not orphan its baseline or its history. Give a suite of several nvbench
+// executables each its own name with --suite (compare, baseline update, report, history add).
+inline constexpr const char* kNvbenchSuite = "nvbench";
+
 // True for a document nvbench's JSON printer wrote: meta.version.nvbench and benchmarks[].states.
 bool is_nvbench_json(const nlohmann::json& doc);
 

@@ -1,5 +1,9 @@
 #pragma once
 // Where a run came from: the GPU, the build and the source tree, for the results' context.
+#include <optional>
+#include <string>
+#include <string_view>
+
 #include "kgate/results/device.hpp"
 #include "kgate/results/results.hpp"
 
@@ -22,6 +26,12 @@ std::string utc_now_iso8601();
 
 // "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3": the folder name of a GPU's baselines.
 std::string gpu_slug(const std::string& gpu_name);
+
+// A date as ISO 8601 UTC to the second, the form runs are ordered by: "2026-11-21T13:00:00+01:00"
+// -> "2026-11-21T12:00:00Z". Takes a date alone ("2026-11-21": midnight), 'T' or a space between
+// date and time, fractions of a second (dropped), and 'Z', "+HH:MM", "+HHMM" or no zone (read as
+// UTC). Nullopt for anything else, or a day that does not exist.
+std::optional<std::string> iso8601_utc(std::string_view date);
 
 // "2026-11-21T13:45:00Z" -> "20261121T134500Z": an ISO 8601 date as file names carry it.
 std::string compact_date(std::string iso8601);

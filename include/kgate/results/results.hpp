@@ -71,8 +71,9 @@ struct TimingRecord {
   std::vector<double> repetition_medians_s;
   // Where the samples' times come from (docs/timing.md): "cupti", the span of the call's CUPTI
   // activity records (first start to last end of its kernels, copies and sets, on the GPU's own
-  // clock), or "events", a CUDA event pair around the call (launch processing included). Files
-  // without the field were event-timed.
+  // clock), "events", a CUDA event pair around the call (launch processing included), or "cpu",
+  // the host's clock around a CPU loop (plain Google Benchmark JSON without manual time, one
+  // sample per repetition). Files without the field were event-timed.
   std::string timer = "events";
   // CUPTI-timed records only (0 otherwise), over the same calls as the samples: the median time
   // between the CUDA events around a call (end to end, launch included) and the median sum of its

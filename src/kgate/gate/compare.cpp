@@ -310,18 +310,21 @@ void require_every_repetition(const TimingRecord& current, BenchmarkComparison& 
   row.verdict = Verdict::noisy;
 }
 
-// Widens the row's band to what the two sides can resolve: for CUPTI-timed sides their minimum
-// detectable change (the larger of the two), for event-timed ones the fixed minimum change in time.
+// Widens the row's band to what the two sides can resolve: for CUPTI- or CPU-timed sides their
+// minimum detectable change (the larger of the two), for event-timed ones the fixed minimum change
+// in time.
 void widen_to_detectable(const TimingRecord& b, const TimingRecord& c, const Calibration& b_cal, const Calibration& c_cal,
                          const CompareOptions& options, BenchmarkComparison& row) {
   row.timer = b.timer == c.timer ? b.timer : "events";
-  if (row.timer == "cupti") {
+  if (judged_by_detectable_change(row.timer)) {
     const DetectableChange before = detectable_change(b, b_cal.timer_resolution_s, 1 - options.alpha);
     const DetectableChange after = detectable_change(c, c_cal.timer_resolution_s, 1 - options.alpha);
     const DetectableChange& wider = before.fraction() >= after.fraction() ? before : after;
     row.min_detectable_change = wider.fraction();
     if (row.min_detectable_change <= row.threshold) return;
-    const char* limit = wider.fraction() == wider.between ? "the spread between its repetitions' medians"
+    const char* spread =
+        row.timer == "cpu" ? "the spread of its repetitions (the host's load)" : "the spread between its repetitions' medians";
+    const char* limit = wider.fraction() == wider.between  ? spread
                         : wider.fraction() == wider.within ? "the sampling error of its medians"
                                                            : "the timer's resolution";
     row.notes.push_back("band widened to ±" + printf_string("%.1f%%", row.min_detectable_change * 100) +

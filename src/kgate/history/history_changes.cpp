@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kgate/history/history.hpp"
+#include "kgate/results/detectable.hpp"
 
 namespace kgate {
 namespace {
@@ -33,22 +34,23 @@ ChangePoint judge(const HistorySeries& series, const SplitTest& split, std::size
   c.after_median_s = median(after);
   c.ratio = median_ratio_interval(after, before, options.confidence);
   c.threshold = options.thresholds.for_benchmark(series.benchmark, series.family);
-  c.cupti_timed = true;
+  c.timer = series.points[begin].timer;
   for (std::size_t i = begin; i < end; ++i) {
     c.min_detectable_change = std::max(c.min_detectable_change, series.points[i].min_detectable_change);
-    c.cupti_timed = c.cupti_timed && series.points[i].timer == "cupti";
+    if (series.points[i].timer != c.timer) c.timer = "events";
   }
   return c;
 }
 
 // The step is material as the gate judges it (compare.hpp) and its interval lies on one side of
-// 1: beyond the benchmark's threshold, widened for CUPTI-timed runs to their minimum detectable
-// change, and for event-timed ones by the minimum change in time.
+// 1: beyond the benchmark's threshold, widened for CUPTI- and CPU-timed runs to their minimum
+// detectable change, and for event-timed ones by the minimum change in time.
 bool confirmed(const ChangePoint& c, const ChangeOptions& options) {
   const double r = c.ratio.ratio;
   const double step = std::max(r, 1 / r) - 1;
-  const bool material = c.cupti_timed ? step > std::max(c.threshold, c.min_detectable_change)
-                                      : step > c.threshold && std::abs(c.after_median_s - c.before_median_s) >= options.thresholds.min_change_s;
+  const bool material = judged_by_detectable_change(c.timer)
+                            ? step > std::max(c.threshold, c.min_detectable_change)
+                            : step > c.threshold && std::abs(c.after_median_s - c.before_median_s) >= options.thresholds.min_change_s;
   return material && (r > 1 ? c.ratio.low > 1 : c.ratio.high < 1);
 }
 
@@ -111,7 +113,7 @@ nlohmann::json changes_to_json(const std::vector<ChangePoint>& changes) {
                               {"confidence", c.ratio.confidence},
                               {"p_value", c.p_value},
                               {"threshold", c.threshold},
-                              {"timer", c.cupti_timed ? "cupti" : "events"},
+                              {"timer", c.timer},
                               {"min_detectable_change", c.min_detectable_change},
                               {"runs_before", c.runs_before},
                               {"runs_after", c.runs_after}});

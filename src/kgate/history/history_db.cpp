@@ -170,7 +170,6 @@ void HistoryDb::load_runs() {
 
 HistoryDb::Added HistoryDb::add(const RunResults& run, const std::string& source) {
   const RunContext& c = run.context;
-  if (!run.has_kgate_block) throw HistoryError(source + ": not a kgate result (plain Google Benchmark JSON has no kgate block)");
   if (c.date.empty()) throw HistoryError(source + ": the run has no date (context.kgate.provenance.date): it cannot be ordered");
   if (c.gpu_name.empty()) throw HistoryError(source + ": the run does not name its GPU");
 

@@ -21,14 +21,21 @@ DetectableChange detectable_change(const TimingRecord& record, double timer_reso
     const auto [lowest, highest] = std::minmax_element(medians.begin(), medians.end());
     change.between = (*highest - *lowest) / center;
   }
+  if (record.timer == "cpu" && record.samples_s.size() >= 2) {
+    const SampleSummary repetitions = summarize(record.samples_s);
+    change.between = std::max(change.between, (repetitions.p90 - repetitions.p10) / center);
+  }
   // A hot sample is one replay divided by its launches: the timer's tick is divided with it.
   change.resolution = timer_resolution_s / std::max(record.launches_per_sample, 1) / center;
   return change;
 }
 
+bool judged_by_detectable_change(const std::string& timer) { return timer == "cupti" || timer == "cpu"; }
+
 void note_detectable_change(BenchmarkRecord& record, double timer_resolution_s) {
   for (std::optional<TimingRecord>* mode : {&record.cold, &record.hot})
-    if (*mode && (*mode)->timer == "cupti") (*mode)->min_detectable_change = detectable_change(**mode, timer_resolution_s).fraction();
+    if (*mode && judged_by_detectable_change((*mode)->timer))
+      (*mode)->min_detectable_change = detectable_change(**mode, timer_resolution_s).fraction();
 }
 
 }  // namespace kgate

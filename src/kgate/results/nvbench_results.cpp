@@ -210,12 +210,10 @@ RunResults parse_nvbench_results(const json& doc, const std::string& path) {
   RunResults results;
   results.has_kgate_block = false;
   RunContext& context = results.context;
-  if (doc["meta"].contains("argv") && doc["meta"]["argv"].is_array()) {
+  if (doc["meta"].contains("argv") && doc["meta"]["argv"].is_array())
     for (const json& arg : doc["meta"]["argv"])
       if (arg.is_string()) context.command_line += (context.command_line.empty() ? "" : " ") + arg.get<std::string>();
-    if (!doc["meta"]["argv"].empty() && doc["meta"]["argv"][0].is_string())
-      context.suite = std::filesystem::path(doc["meta"]["argv"][0].get<std::string>()).filename().string();
-  }
+  context.suite = kNvbenchSuite;
   context.git_commit = "unknown";
   context.extra["format"] = "nvbench " + (version["nvbench"].contains("string") ? version["nvbench"]["string"].get<std::string>() : "");
   std::map<long long, std::pair<const json*, Place>> devices;

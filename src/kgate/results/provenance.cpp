@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <regex>
 
 namespace kgate {
 namespace {
@@ -23,15 +24,30 @@ std::string run_command(const std::string& command) {
   return out;
 }
 
-}  // namespace
-
-std::string utc_now_iso8601() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+std::string format_iso8601_utc(std::time_t time) {
   std::tm utc{};
-  gmtime_r(&now, &utc);
+  gmtime_r(&time, &utc);
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
   return text;
+}
+
+}  // namespace
+
+std::string utc_now_iso8601() { return format_iso8601_utc(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())); }
+
+std::optional<std::string> iso8601_utc(std::string_view date) {
+  static const std::regex kDate(R"((\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?(Z|([+-])(\d{2}):?(\d{2}))?)");
+  std::match_results<std::string_view::const_iterator> m;
+  if (!std::regex_match(date.begin(), date.end(), m, kDate)) return std::nullopt;
+  const auto field = [&](int i) { return m[i].matched ? std::stoi(m[i].str()) : 0; };
+  using namespace std::chrono;
+  const year_month_day day{year{field(1)}, month{static_cast<unsigned>(field(2))}, std::chrono::day{static_cast<unsigned>(field(3))}};
+  const int hour = field(4), minute = field(5), second = field(6);
+  const int offset_minutes = (m[8].matched && m[8].str() == "-" ? -1 : 1) * (field(9) * 60 + field(10));
+  if (!day.ok() || hour > 23 || minute > 59 || second > 60 || field(9) > 23 || field(10) > 59) return std::nullopt;
+  const sys_seconds time = sys_days{day} + hours{hour} + minutes{minute - offset_minutes} + seconds{second};
+  return format_iso8601_utc(system_clock::to_time_t(time));
 }
 
 std::string gpu_slug(const std::string& gpu_name) {

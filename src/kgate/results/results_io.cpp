@@ -6,22 +6,24 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
-#include <set>
-#include <sstream>
 #include <string_view>
 
+#include "gbench_rows.hpp"
+#include "json_node.hpp"
 #include "kgate/results/nvbench_results.hpp"
 #include "kgate/results/roofline.hpp"
 
 namespace kgate {
 
+using json_node::Node;
+using json_node::read_opt;
 using nlohmann::json;
 
 const TimingRecord* BenchmarkRecord::headline() const {
@@ -44,160 +46,6 @@ std::string to_string(BenchmarkStatus status) {
 }
 
 namespace {
-
-// ---------------------------------------------------------------------------------------------
-// Reading with a JSON path: every accessor knows where its value sits, so every error names it.
-
-std::string describe_value(const json& value) {
-  if (value.is_number()) {
-    std::ostringstream text;
-    text << value.get<double>();
-    return text.str();
-  }
-  std::string dumped = value.dump();
-  if (dumped.size() > 40) dumped = dumped.substr(0, 37) + "...";
-  return value.is_null() ? "null" : std::string(value.type_name()) + " " + dumped;
-}
-
-bool is_identifier(std::string_view key) {
-  if (key.empty() || std::isdigit(static_cast<unsigned char>(key[0]))) return false;
-  for (char c : key)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-  return true;
-}
-
-class Node {
- public:
-  Node(const json& value, std::string path, const std::string& source)
-      : value_(value), path_(std::move(path)), source_(source) {}
-
-  const json& value() const { return value_; }
-
-  [[noreturn]] void fail(const std::string& problem) const {
-    throw ResultsError(source_ + ": " + path_ + ": " + problem);
-  }
-
-  void require(bool holds, const char* expected) const {
-    if (!holds) fail(std::string("expected ") + expected + ", got " + describe_value(value_));
-  }
-
-  bool has(const std::string& key) const { return value_.contains(key); }
-
-  Node child_path(const std::string& key, const json& child) const {
-    return Node(child, path_ + (is_identifier(key) ? "." + key : "[" + json(key).dump() + "]"), source_);
-  }
-
-  Node at(const std::string& key, const std::string& why_required = "") const {
-    require(value_.is_object(), "an object");
-    const auto it = value_.find(key);
-    if (it == value_.end()) child_path(key, value_).fail("required field is missing" + why_required);
-    return child_path(key, *it);
-  }
-
-  std::optional<Node> find(const std::string& key) const {
-    require(value_.is_object(), "an object");
-    const auto it = value_.find(key);
-    if (it == value_.end()) return std::nullopt;
-    return child_path(key, *it);
-  }
-
-  std::size_t size() const { return value_.size(); }
-  Node operator[](std::size_t index) const {
-    return Node(value_[index], path_ + "[" + std::to_string(index) + "]", source_);
-  }
-
-  Node array() const {
-    require(value_.is_array(), "an array");
-    return *this;
-  }
-
-  Node object() const {
-    require(value_.is_object(), "an object");
-    return *this;
-  }
-
-  double number() const {
-    require(value_.is_number(), "a number");
-    return value_.get<double>();
-  }
-
-  double non_negative() const {
-    const double v = number();
-    if (!(v >= 0) || !std::isfinite(v)) fail("must be a finite number >= 0, got " + describe_value(value_));
-    return v;
-  }
-
-  double time() const {
-    if (!value_.is_number() || !(value_.get<double>() > 0) || !std::isfinite(value_.get<double>()))
-      fail("time must be positive and finite, got " + describe_value(value_));
-    return value_.get<double>();
-  }
-
-  long long integer() const {
-    if (!value_.is_number_integer() && !(value_.is_number_float() && std::trunc(value_.get<double>()) == value_.get<double>()))
-      fail("expected an integer, got " + describe_value(value_));
-    return value_.is_number_float() ? static_cast<long long>(value_.get<double>()) : value_.get<long long>();
-  }
-
-  std::string string() const {
-    require(value_.is_string(), "a string");
-    return value_.get<std::string>();
-  }
-
-  bool boolean() const {
-    require(value_.is_boolean(), "true or false");
-    return value_.get<bool>();
-  }
-
- private:
-  const json& value_;
-  std::string path_;
-  const std::string& source_;
-};
-
-// Optional fields: absent leaves the default; present must have the right type.
-void read_opt(const Node& parent, const std::string& key, std::string& out) {
-  if (auto node = parent.find(key)) out = node->string();
-}
-void read_opt(const Node& parent, const std::string& key, double& out) {
-  if (auto node = parent.find(key)) out = node->non_negative();
-}
-void read_opt(const Node& parent, const std::string& key, bool& out) {
-  if (auto node = parent.find(key)) out = node->boolean();
-}
-void read_opt(const Node& parent, const std::string& key, long long& out) {
-  if (auto node = parent.find(key)) out = node->integer();
-}
-void read_opt(const Node& parent, const std::string& key, int& out) {
-  if (auto node = parent.find(key)) out = static_cast<int>(node->integer());
-}
-
-// Divided by, not multiplied with the inverse: 1200 ns is then exactly the double nearest 1.2e-6 s.
-double units_per_second(const Node& unit) {
-  const std::string name = unit.string();
-  if (name == "ns") return 1e9;
-  if (name == "us") return 1e6;
-  if (name == "ms") return 1e3;
-  if (name == "s") return 1.0;
-  unit.fail("unknown time unit \"" + name + "\" (expected ns, us, ms or s)");
-}
-
-// Google Benchmark appends its run options to a benchmark's name (UseManualTime -> "/manual_time",
-// Iterations(n) -> "/iterations:n", ...); kgate's own name has none of them.
-std::string without_gbench_suffixes(std::string name) {
-  static const char* const kFlags[] = {"manual_time", "real_time", "process_time"};
-  static const char* const kValued[] = {"iterations:", "repeats:", "min_time:", "min_warmup_time:", "threads:"};
-  for (;;) {
-    const auto slash = name.rfind('/');
-    if (slash == std::string::npos) return name;
-    const std::string_view last(name.c_str() + slash + 1);
-    bool strip = false;
-    for (const char* flag : kFlags) strip = strip || last == flag;
-    for (const char* prefix : kValued) strip = strip || last.starts_with(prefix);
-    if (!strip) return name;
-    name.erase(slash);
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // The kgate blocks.
@@ -266,7 +114,7 @@ TimingRecord timing_from_json(const Node& node) {
     for (std::size_t i = 0; i < medians.size(); ++i) t.repetition_medians_s.push_back(medians[i].time());
   }
   read_opt(node, "timer", t.timer);
-  if (t.timer != "cupti" && t.timer != "events") node.at("timer").fail("must be \"cupti\" or \"events\"");
+  if (t.timer != "cupti" && t.timer != "events" && t.timer != "cpu") node.at("timer").fail("must be \"cupti\", \"events\" or \"cpu\"");
   if (node.has("event_median_s")) t.event_median_s = node.at("event_median_s").time();
   if (node.has("busy_median_s")) t.busy_median_s = node.at("busy_median_s").time();
   read_opt(node, "min_detectable_change", t.min_detectable_change);
@@ -681,76 +529,6 @@ json gbench_entry(const BenchmarkRecord& r, int family_index, int instance_index
   return entry;
 }
 
-// Plain Google Benchmark rows of one run name, gathered in file order: the repetitions.
-struct GbenchRun {
-  std::string name;
-  std::vector<double> samples_s;
-  std::set<long long> repetition_indices;
-  int rows = 0;
-  std::string error;
-  bool failed = false;
-};
-
-bool is_aggregate(const Node& entry) {
-  if (auto run_type = entry.find("run_type")) {
-    const std::string type = run_type->string();
-    if (type == "aggregate") return true;
-    if (type != "iteration") run_type->fail("unknown run_type \"" + type + "\" (expected iteration or aggregate)");
-    return false;
-  }
-  return entry.has("aggregate_name");  // Google Benchmark before run_type existed
-}
-
-void add_gbench_row(const Node& entry, const std::string& name, std::map<std::string, GbenchRun>& runs,
-                    std::vector<std::string>& order) {
-  auto [it, inserted] = runs.try_emplace(name);
-  GbenchRun& run = it->second;
-  if (inserted) {
-    run.name = name;
-    order.push_back(name);
-  } else {
-    // The same name again is a repetition only when Google Benchmark says it ran several.
-    long long repetitions = 1;
-    if (auto reps = entry.find("repetitions")) repetitions = reps->integer();
-    bool repeated = repetitions > 1 && run.rows < repetitions;
-    if (auto index = entry.find("repetition_index"))
-      repeated = repeated && !run.repetition_indices.contains(index->integer());
-    if (!repeated) entry.at("name").fail("duplicate benchmark name \"" + name + "\" (not a repetition of the same run)");
-  }
-  ++run.rows;
-  if (auto index = entry.find("repetition_index")) run.repetition_indices.insert(index->integer());
-
-  std::string message;
-  read_opt(entry, "error_message", message);
-  bool error = false;
-  read_opt(entry, "error_occurred", error);
-  if (error || entry.has("error_message")) {
-    // A row that did not run has no time to read (Google Benchmark writes 0).
-    run.failed = run.failed || error;
-    if (run.error.empty()) run.error = message;
-    return;
-  }
-  const double per_second = units_per_second(entry.at("time_unit"));
-  run.samples_s.push_back(entry.at("real_time").time() / per_second);
-}
-
-BenchmarkRecord record_from_gbench_run(const GbenchRun& run) {
-  BenchmarkRecord r;
-  r.name = run.name;
-  r.family = run.name.substr(0, run.name.find('/'));
-  r.headline_mode = "cold";  // plain Google Benchmark times have one mode; kgate files it as the headline
-  if (run.failed || run.samples_s.empty()) {  // every row is a sample or an error: no sample means skipped
-    r.status = run.failed ? BenchmarkStatus::failed : BenchmarkStatus::skipped;
-    r.error = run.error;
-    return r;
-  }
-  TimingRecord timing;
-  timing.samples_s = run.samples_s;
-  timing.summary = summarize(timing.samples_s);
-  r.cold = timing;
-  return r;
-}
-
 // Byte offsets where a substitution changed the text's length, to map a parser position back.
 struct Substitution {
   std::size_t position;  // in the rewritten text, just after the replacement
@@ -845,8 +623,8 @@ void attach_kgate_blocks(json& gbench_doc, const RunResults& results) {
   for (std::size_t i = 0; i < list.size(); ++i) {
     const Node entry = list[i];
     if (auto f = entry.find("family_index")) families = std::max(families, static_cast<int>(f->integer()) + 1);
-    if (is_aggregate(entry)) continue;
-    first_row.try_emplace(without_gbench_suffixes(entry.at("name").string()), i);
+    if (gbench::is_aggregate(entry)) continue;
+    first_row.try_emplace(gbench::without_suffixes(entry.at("name").string()), i);
   }
   struct Indices {
     int family, next_instance;
@@ -879,33 +657,28 @@ RunResults parse_results(const json& doc, const std::string& source) {
   const std::optional<Node> kgate_context = context ? context->find("kgate") : std::nullopt;
   results.has_kgate_block = kgate_context.has_value();
   if (kgate_context) results.context = context_from_block(*kgate_context);
+  else gbench::read_context(context, results.context);
 
   std::map<std::string, std::string> kgate_paths;  // name -> JSON path, for duplicate messages
-  std::map<std::string, GbenchRun> gbench_runs;
-  std::vector<std::string> gbench_order;
+  gbench::Runs gbench_runs;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const Node entry = list[i].object();
     const std::string gbench_name = entry.at("name").string();
     if (auto block = entry.find("kgate")) {
       if (!kgate_context) root.at("context").at("kgate", " (benchmarks carry kgate blocks)");
-      BenchmarkRecord record = benchmark_from_block(*block, without_gbench_suffixes(gbench_name));
+      BenchmarkRecord record = benchmark_from_block(*block, gbench::without_suffixes(gbench_name));
       const std::string path = "$.benchmarks[" + std::to_string(i) + "]";
       if (const auto [it, inserted] = kgate_paths.try_emplace(record.name, path); !inserted)
         entry.at("kgate").fail("duplicate benchmark name \"" + record.name + "\" (also at " + it->second + ")");
       results.benchmarks.push_back(std::move(record));
       continue;
     }
-    if (is_aggregate(entry)) continue;
-    std::string run_name = gbench_name;
-    read_opt(entry, "run_name", run_name);
-    add_gbench_row(entry, run_name, gbench_runs, gbench_order);
+    if (!gbench::is_aggregate(entry)) gbench_runs.add(entry);
   }
   // Rows without a kgate block in a kgate file are the other repetitions of a run kgate recorded
   // (its block holds all the samples), or benchmarks kgate knows nothing about (time only).
-  for (const std::string& name : gbench_order) {
-    if (kgate_paths.contains(without_gbench_suffixes(name))) continue;
-    results.benchmarks.push_back(record_from_gbench_run(gbench_runs.at(name)));
-  }
+  for (BenchmarkRecord& record : gbench_runs.records([&](const std::string& name) { return kgate_paths.contains(name); }))
+    results.benchmarks.push_back(std::move(record));
   if (results.benchmarks.empty())
     list.fail("only aggregate rows (mean, median, ...), no iteration rows: run without --benchmark_report_aggregates_only");
   return results;
@@ -968,9 +741,9 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   const std::filesystem::path directory = target.has_parent_path() ? target.parent_path() : ".";
   // A name of our own (not mkstemp's) so the file gets the usual permissions through the umask.
   static std::atomic<unsigned> counter{0};
-  const std::string temp = (directory / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()) +
-                                         "." + std::to_string(counter++)))
-                               .string();
+  // Appended piece by piece: g++ 12 warns falsely (-Wrestrict) about "." + name once inlined.
+  const std::string temp_name = std::string(".").append(target.filename().string()).append(".tmp.").append(std::to_string(::getpid()));
+  const std::string temp = (directory / (temp_name + "." + std::to_string(counter++))).string();
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0) throw ResultsError(path + ": cannot create a temporary file in " + directory.string() + ": " + system_error_text());
   const auto fail = [&](const char* what) {
