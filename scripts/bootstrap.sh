@@ -52,6 +52,8 @@ if ((!minimal)); then
   need chromium /usr/bin/chromium
   # The workflow check parses .github/workflows/*.yml.
   need python3-yaml "/usr/lib/python3/dist-packages/yaml"
+  # The results schema's test validates the recorded runs against docs/results.schema.json.
+  need python3-jsonschema "/usr/lib/python3/dist-packages/jsonschema"
 fi
 
 if ((${#missing[@]})); then
