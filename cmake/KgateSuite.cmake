@@ -6,7 +6,9 @@
 #   <name>_bench        the benchmarks (kgate::bench_main: --kgate_out=run.json, --help)
 #   <name>_correctness  the GoogleTest suite: one ctest entry per variant x test shape, label gpu,
 #                       each needing one GPU (RESOURCE_GROUPS gpus:1, for ctest --resource-spec-file);
-#                       without a GPU every case reports SKIPPED with the reason.
+#                       without a GPU every case reports SKIPPED with the reason (with
+#                       KGATE_REQUIRE_GPU=1 it fails instead); and host_reference.<family>, label
+#                       cpu, each family's reference checked on the CPU.
 # LIBRARIES are linked into the kernels and both programs (cuBLAS, a workload library, ...).
 # The call must come after enable_testing() for the ctest entries to register.
 include_guard(GLOBAL)
@@ -48,7 +50,14 @@ const kgate::SuiteBuild kgate::kThisSuite{\"${name}\", R\"kgate(${PROJECT_SOURCE
 
   add_executable(${name}_correctness)
   target_link_libraries(${name}_correctness PRIVATE ${name}_kernels kgate::correctness_main ${arg_LIBRARIES})
+  # The variant cases need a GPU each; host_reference.<family> checks a family's fp64 reference on
+  # the CPU (kgate/core/reference_check.hpp), so `ctest -L cpu` finds a wrong one without a GPU.
   gtest_discover_tests(${name}_correctness
+    TEST_FILTER "-host_reference.*"
     DISCOVERY_TIMEOUT 60
     PROPERTIES LABELS gpu TIMEOUT 300 RESOURCE_GROUPS gpus:1)
+  gtest_discover_tests(${name}_correctness
+    TEST_FILTER "host_reference.*"
+    DISCOVERY_TIMEOUT 60
+    PROPERTIES LABELS cpu TIMEOUT 300)
 endfunction()
