@@ -4,7 +4,8 @@
 # installed package hidden and GoogleTest built from source instead (FETCHCONTENT_SOURCE_DIR_GTEST,
 # as after a download), installs that into a temporary prefix and checks that GoogleTest was
 # installed beside kgate; then configures, builds and tests examples/external-kernels against that
-# prefix alone (find_package(kgate CONFIG REQUIRED)). Without a GPU its correctness cases report
+# prefix alone (find_package(kgate CONFIG REQUIRED)), and docs/adding-a-family.md's suite as the
+# page shows it (tests/doc_project.sh). Without a GPU its correctness cases report
 # SKIPPED; with one they run, and the suite is benchmarked twice and compared (same build: no
 # regression).
 # Usage: scripts/external-example.sh [BUILD_DIR]   (default build-external/, kept for the next run)
@@ -40,9 +41,11 @@ listed=$("$work/build/external_bench" --benchmark_list_tests)
 grep -qx 'scale_add/vectorized/n:4194304/fp32' <<<"$listed" ||
   { echo "external_bench does not list scale_add/vectorized/n:4194304/fp32:"; echo "$listed"; exit 1; }
 ctest --test-dir "$work/build" --output-on-failure -j "$(nproc)"
+# docs/adding-a-family.md's suite, as the page shows it, against the same install.
+"$KGATE_ROOT/tests/doc_project.sh" "$KGATE_ROOT/docs/adding-a-family.md" "$work/prefix"
 if kgate_has_gpu; then
   "$work/build/external_bench" --kgate_out="$work/a.json"
   "$work/build/external_bench" --kgate_out="$work/b.json"
   "$work/prefix/bin/kgate" compare "$work/a.json" "$work/b.json"
 fi
-echo "external-example: passed (kgate installed with GoogleTest built from source; the example built and tested against it)"
+echo "external-example: passed (kgate installed with GoogleTest built from source; the example and the family page's suite built and tested against it)"
