@@ -15,6 +15,7 @@
 #include <regex>
 #include <set>
 
+#include "kgate/base/escape.hpp"
 #include "kgate/gate/compare.hpp"
 #include "kgate/results/results_io.hpp"
 #include "kgate/base/statistics.hpp"
@@ -499,12 +500,14 @@ TEST(Report, SyntheticNewRunAgainstTheRecordedBaseline) {
   EXPECT_EQ(std::get<kgate::report::Paragraph>(opening.blocks.at(0)).text, "**" + report.gate_line + "**");
   const auto& changes = std::get<kgate::report::Table>(opening.blocks.at(1));
   ASSERT_EQ(changes.rows.size(), 3u);  // the planted slowdown, failure and speedup
-  EXPECT_EQ(changes.rows[0][0].text, "[`" + planted.slower + "`](#family-" + planted.slower.substr(0, planted.slower.find('/')) + ")");
+  // The anchor is the family's slug ([a-z0-9-] only): fused_add_rmsnorm -> family-fused-add-rmsnorm.
+  const std::string family_anchor = "family-" + kgate::slug(planted.slower.substr(0, planted.slower.find('/')));
+  EXPECT_EQ(changes.rows[0][0].text, "[`" + planted.slower + "`](#" + family_anchor + ")");
   EXPECT_EQ(changes.rows[0][1].text, "slower");
   EXPECT_EQ(changes.rows[1][1].text, "failed");
   EXPECT_EQ(changes.rows[2][1].text, "faster");
   const std::string html = kgate::report::render_html(doc);
-  EXPECT_NE(html.find("<h3 id=\"family-" + planted.slower.substr(0, planted.slower.find('/')) + "\">"), std::string::npos);
+  EXPECT_NE(html.find("<h3 id=\"" + family_anchor + "\">"), std::string::npos);
   EXPECT_LT(html.find(planted.slower), html.find("<section id=\"environment\">"));
 
   // The summary names the slowdown and its cause from the counter deltas.

@@ -16,6 +16,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "comparator_options.hpp"
+#include "kgate/base/escape.hpp"
 #include "kgate/gate/ab.hpp"
 #include "kgate/results/results_io.hpp"
 #include "process.hpp"
@@ -142,7 +143,7 @@ std::string exact_filter(const std::vector<std::string>& names) {
 
 std::string list_names(const std::vector<std::string>& names) {
   std::string text;
-  for (const std::string& n : names) text += "  " + n + "\n";
+  for (const std::string& n : names) text += "  " + terminal_text(n) + "\n";
   return text;
 }
 

@@ -9,6 +9,7 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "kgate/base/escape.hpp"
 #include "kgate/gate/compare.hpp"
 #include "kgate/results/detectable.hpp"
 #include "kgate/results/provenance.hpp"
@@ -265,18 +266,19 @@ std::vector<fs::path> sorted_entries(const fs::path& dir, bool directories) {
 }
 
 void show_entries(const fs::path& file, const RunResults& baseline, Io& io) {
-  io.out << file.string() << ": " << baseline.context.gpu_name << ", suite " << baseline.context.suite << ", "
-         << baseline.benchmarks.size() << " benchmarks\n";
+  io.out << terminal_text(file.string()) << ": " << terminal_text(baseline.context.gpu_name) << ", suite "
+         << terminal_text(baseline.context.suite) << ", " << baseline.benchmarks.size() << " benchmarks\n";
   std::size_t width = 9;
-  for (const BenchmarkRecord& r : baseline.benchmarks) width = std::max(width, r.name.size());
+  for (const BenchmarkRecord& r : baseline.benchmarks) width = std::max(width, terminal_text(r.name).size());
   const auto pad = [](std::string text, std::size_t to) { return text.size() < to ? text + std::string(to - text.size(), ' ') : text; };
   io.out << "  " << pad("Benchmark", width) << "  mode   median (us)  samples   MHz  commit        date\n";
   for (const BenchmarkRecord& r : baseline.benchmarks) {
     const TimingRecord* t = r.headline();
-    io.out << "  " << pad(r.name, width) << "  " << pad(r.headline_mode, 4) << "  "
+    io.out << "  " << pad(terminal_text(r.name), width) << "  " << pad(terminal_text(r.headline_mode), 4) << "  "
            << format_number("%12.3f", r.headline_median_s() * 1e6) << "  " << format_number("%7.0f", t ? double(t->samples_s.size()) : 0)
            << "  " << std::string(4 - std::min<std::size_t>(4, provenance_value(r, "sm_clock_mhz").size()), ' ') + provenance_value(r, "sm_clock_mhz") << "  "
-           << pad(provenance_value(r, "commit").substr(0, 12), 12) << "  " << provenance_value(r, "date") << "\n";
+           << pad(terminal_text(provenance_value(r, "commit").substr(0, 12)), 12) << "  " << terminal_text(provenance_value(r, "date"))
+           << "\n";
   }
 }
 
@@ -290,7 +292,7 @@ int show(const Args& args, Io& io) {
     try {
       return read_results_file(file.string());
     } catch (const ResultsError& e) {
-      io.err << "kgate baseline show: " << e.what() << "\n";
+      io.err << "kgate baseline show: " << terminal_text(e.what(), "\n") << "\n";
       status = kExitUsage;
       return std::nullopt;
     }
@@ -302,8 +304,9 @@ int show(const Args& args, Io& io) {
         if (const auto baseline = read(file)) {
           std::string newest;
           for (const BenchmarkRecord& r : baseline->benchmarks) newest = std::max(newest, provenance_value(r, "date"));
-          io.out << gpu.filename().string() << "/" << file.filename().string() << "  " << baseline->context.gpu_name << "  "
-                 << baseline->benchmarks.size() << " benchmarks, newest entry " << newest << "\n";
+          io.out << terminal_text(gpu.filename().string() + "/" + file.filename().string()) << "  "
+                 << terminal_text(baseline->context.gpu_name) << "  " << baseline->benchmarks.size() << " benchmarks, newest entry "
+                 << terminal_text(newest) << "\n";
         }
     return status;
   }

@@ -9,6 +9,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "git_checkout.hpp"
+#include "kgate/base/escape.hpp"
 #include "kgate/history/bisect.hpp"
 #include "kgate/results/results_io.hpp"
 #include "process.hpp"
@@ -146,10 +147,10 @@ int run_bisect(const Arguments& arguments, Io& io) {
   for (const BisectProbe& p : result.probes) {
     io.out << "  " << labels[p.base] << " -> " << labels[p.head] << ": " << to_string(p.change);
     const std::vector<std::string>& names = p.change == StepChange::faster ? p.faster : p.slower;
-    for (std::size_t i = 0; i < names.size() && i < 3; ++i) io.out << (i ? ", " : " (") << names[i];
+    for (std::size_t i = 0; i < names.size() && i < 3; ++i) io.out << (i ? ", " : " (") << terminal_text(names[i]);
     io.out << (names.empty() ? "" : names.size() > 3 ? ", ...)" : ")") << "\n";
   }
-  for (const std::string& note : result.notes) io.out << "note: " << note << "\n";
+  for (const std::string& note : result.notes) io.out << "note: " << terminal_text(note) << "\n";
   const std::string summary =
       std::to_string(result.probes.size()) + " comparisons, " + std::to_string(builds) + " builds, " + seconds_since(started) + " in all";
   if (result.outcome == BisectResult::Outcome::no_slowdown) {
@@ -163,7 +164,7 @@ int run_bisect(const Arguments& arguments, Io& io) {
            << " but shows between no two neighbours (" << summary << ")\n";
     return kExitGate;
   }
-  io.out << "kgate bisect: first bad commit " << first_bad << "\n  last good " << labels[result.last_good] << "; "
+  io.out << "kgate bisect: first bad commit " << terminal_text(first_bad) << "\n  last good " << labels[result.last_good] << "; "
          << std::string(to_string(result.outcome)) << "; " << summary << "\n";
   return result.outcome == BisectResult::Outcome::not_monotonic ? kExitGate : kExitOk;
 }

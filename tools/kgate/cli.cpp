@@ -10,6 +10,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "kgate_build_commit.hpp"
+#include "kgate/base/escape.hpp"
 #include "kgate/gate/compare.hpp"
 #include "kgate/results/results.hpp"
 #include "kgate/results/results_io.hpp"
@@ -51,6 +52,10 @@ nightly), a refused baseline update, a new slowdown change point (history change
 failed benchmark (shard-run) or no clean first bad commit (bisect), 2 bad input or usage.
 )";
 
+// An error message names files and values from the input: its control characters are shown as
+// escapes (a name's ESC or BEL never reaches the terminal), its lines kept.
+std::string shown(std::string_view text) { return terminal_text(text, "\n"); }
+
 bool colour_wanted(const std::ostream& out) {
   const char* no_colour = std::getenv("NO_COLOR");
   return &out == &std::cout && isatty(STDOUT_FILENO) && !(no_colour && *no_colour);
@@ -83,21 +88,21 @@ int kgate_main(int argc, char** argv, std::ostream& out, std::ostream& err) {
     if (command == "pr-gate") return cli::run_pr_gate(rest, io);
     if (command == "shard-run") return cli::run_shard_run(rest, io);
     if (command == "nightly") return cli::run_nightly(rest, io);
-    err << "kgate: " << (command.empty() ? "no command given" : "unknown command '" + command + "'") << "\n\n" << kUsage;
+    err << "kgate: " << (command.empty() ? "no command given" : "unknown command '" + terminal_text(command) + "'") << "\n\n" << kUsage;
     return cli::kExitUsage;
   } catch (const cli::UsageError& e) {
-    err << "kgate " << command << ": " << e.what() << " (see 'kgate " << command << " --help')\n";
+    err << "kgate " << command << ": " << shown(e.what()) << " (see 'kgate " << command << " --help')\n";
   } catch (const ResultsError& e) {
-    err << "kgate " << command << ": " << e.what() << "\n";
+    err << "kgate " << command << ": " << shown(e.what()) << "\n";
   } catch (const EnvironmentMismatch& e) {
-    err << "kgate " << command << ": " << e.what() << "\n";
+    err << "kgate " << command << ": " << shown(e.what()) << "\n";
   } catch (const TimerMismatch& e) {
-    err << "kgate " << command << ": " << e.what() << "\n";
+    err << "kgate " << command << ": " << shown(e.what()) << "\n";
   } catch (const std::filesystem::filesystem_error& e) {
-    err << "kgate " << command << ": " << e.what() << "\n";  // names the path and the system's reason
+    err << "kgate " << command << ": " << shown(e.what()) << "\n";  // names the path and the system's reason
   } catch (const std::exception& e) {
     // Not expected: every input problem above has its own message. Still exit 2, never 0.
-    err << "kgate " << command << ": internal error: " << e.what() << "\n";
+    err << "kgate " << command << ": internal error: " << shown(e.what()) << "\n";
   } catch (...) {
     err << "kgate " << command << ": internal error\n";
   }

@@ -9,6 +9,7 @@
 #include "args.hpp"
 #include "baseline.hpp"
 #include "commands.hpp"
+#include "kgate/base/escape.hpp"
 #include "kgate/history/history.hpp"
 #include "kgate/results/provenance.hpp"
 #include "kgate/results/results_io.hpp"
@@ -139,8 +140,8 @@ int run_add(const Operands& files, const GivenIdentity& given, const std::string
     const std::string& path = files[i];
     const RunResults& run = runs[i];
     const HistoryDb::Added added = db.add(run, path);
-    io.out << "kgate history: " << (added.added ? "added " : "already there: ") << added.run.label() << " on "
-           << added.run.gpu << " (" << added.run.host << ", timer " << added.run.timer << ")";
+    io.out << "kgate history: " << (added.added ? "added " : "already there: ") << terminal_text(added.run.label()) << " on "
+           << terminal_text(added.run.gpu) << " (" << terminal_text(added.run.host) << ", timer " << terminal_text(added.run.timer) << ")";
     if (added.added) io.out << ", " << added.rows << " benchmark x mode rows";
     io.out << "\n";
   }
@@ -154,12 +155,14 @@ int run_show(const Args& args, const Operands& operands, const std::string& db_p
   if (args.value("--last")) query.last = static_cast<std::size_t>(args.number("--last", 0, 1, 1e9));
   const std::vector<HistorySeries> all = db.series(query);
   if (all.empty()) {
-    io.err << "kgate history show: no benchmark matches '" << query.benchmark_regex << "'"
-           << (query.gpu ? " on " + *query.gpu : std::string()) << " in " << db_path << " (" << db.runs().size() << " runs)\n";
+    io.err << "kgate history show: no benchmark matches '" << terminal_text(query.benchmark_regex) << "'"
+           << (query.gpu ? " on " + terminal_text(*query.gpu) : std::string()) << " in " << terminal_text(db_path) << " ("
+           << db.runs().size() << " runs)\n";
     return kExitOk;
   }
   for (const HistorySeries& s : all) {
-    io.out << s.benchmark << " on " << s.gpu << " (" << s.mode << ", " << s.points.size() << " runs)\n";
+    io.out << terminal_text(s.benchmark) << " on " << terminal_text(s.gpu) << " (" << terminal_text(s.mode) << ", " << s.points.size()
+           << " runs)\n";
     io.out << printed("  %-18s %12s %27s %8s %7s %6s %9s  %s\n", "run", "median", "95% interval", "vs prev", "rsd", "mdc", "clock",
                       "timer, host");
     for (std::size_t i = 0; i < s.points.size(); ++i) {
@@ -168,9 +171,9 @@ int run_show(const Args& args, const Operands& operands, const std::string& db_p
       const std::string interval = printed("[%s, %s]", micros(p.ci_low_s).c_str(), micros(p.ci_high_s).c_str());
       const std::string mdc = p.min_detectable_change > 0 ? printed("%.1f%%", p.min_detectable_change * 100) : "-";
       const std::string clock = p.sm_clock_mhz > 0 ? printed("%.0f MHz", p.sm_clock_mhz) : "-";
-      io.out << printed("  %-18s %12s %27s %8s %6.1f%% %6s %9s  %s, %s\n", p.run->label().c_str(), micros(p.median_s).c_str(),
-                        interval.c_str(), change.c_str(), p.rel_stddev * 100, mdc.c_str(), clock.c_str(), p.timer.c_str(),
-                        p.run->host.c_str());
+      io.out << printed("  %-18s %12s %27s %8s %6.1f%% %6s %9s  %s, %s\n", terminal_text(p.run->label()).c_str(),
+                        micros(p.median_s).c_str(), interval.c_str(), change.c_str(), p.rel_stddev * 100, mdc.c_str(), clock.c_str(),
+                        terminal_text(p.timer).c_str(), terminal_text(p.run->host).c_str());
     }
   }
   return kExitOk;
@@ -219,10 +222,11 @@ int run_changes(const Args& args, const Operands& operands, const std::string& d
   std::size_t new_slowdowns = 0;
   for (const ChangePoint& c : changes) {
     new_slowdowns += c.is_new && c.slowdown();
-    io.out << (c.slowdown() ? "slower " : "faster ") << (c.is_new ? "new " : "    ") << c.benchmark << " on " << c.gpu << " (" << c.mode
-           << "): " << percent(c.ratio.ratio - 1) << " [" << percent(c.ratio.low - 1) << ", " << percent(c.ratio.high - 1) << "], "
-           << micros(c.before_median_s) << " -> " << micros(c.after_median_s) << "; last good " << c.last_good->label()
-           << ", first bad " << c.first_bad->label() << "; " << c.runs_before << " runs before, " << c.runs_after
+    io.out << (c.slowdown() ? "slower " : "faster ") << (c.is_new ? "new " : "    ") << terminal_text(c.benchmark) << " on "
+           << terminal_text(c.gpu) << " (" << terminal_text(c.mode) << "): " << percent(c.ratio.ratio - 1) << " ["
+           << percent(c.ratio.low - 1) << ", " << percent(c.ratio.high - 1) << "], " << micros(c.before_median_s) << " -> "
+           << micros(c.after_median_s) << "; last good " << terminal_text(c.last_good->label()) << ", first bad "
+           << terminal_text(c.first_bad->label()) << "; " << c.runs_before << " runs before, " << c.runs_after
            << " after, p " << printed("%.3f", c.p_value) << "\n";
   }
   std::size_t runs_seen = 0;

@@ -9,6 +9,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "git_checkout.hpp"
+#include "kgate/base/escape.hpp"
 #include "history_branch.hpp"
 #include "process.hpp"
 #include "step_summary.hpp"
@@ -72,7 +73,7 @@ int step(const char* name, int (*command)(const Arguments&, Io&), const Argument
   try {
     return command(args, io);
   } catch (const std::exception& e) {
-    io.err << "kgate nightly: kgate " << name << ": " << e.what() << "\n";
+    io.err << "kgate nightly: kgate " << name << ": " << terminal_text(e.what(), "\n") << "\n";
     return kExitUsage;
   }
 }

@@ -9,6 +9,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "git_checkout.hpp"
+#include "kgate/base/escape.hpp"
 #include "process.hpp"
 #include "revision_build.hpp"
 #include "step_summary.hpp"
@@ -145,7 +146,7 @@ int run_pr_gate(const Arguments& arguments, Io& io) {
   try {
     run_report(report_args, report_io);
   } catch (const std::exception& e) {
-    io.err << "kgate pr-gate: the report could not be written (the verdicts above stand): " << e.what() << "\n";
+    io.err << "kgate pr-gate: the report could not be written (the verdicts above stand): " << terminal_text(e.what(), "\n") << "\n";
   }
   add_to_step_summary(read_text(markdown));
   io.out << "kgate pr-gate: kgate ab exit status " << status << "; verdicts in " << markdown << ", report in " << (out / "report").string()

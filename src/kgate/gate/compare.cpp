@@ -1,5 +1,5 @@
 #include "kgate/gate/compare.hpp"
-#include "kgate/base/xml.hpp"
+#include "kgate/base/escape.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -479,16 +479,6 @@ const char* verdict_colour(Verdict verdict) {
 }
 
 
-std::string markdown_cell(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
-  }
-  return out;
-}
-
 json number_or_null(double value) { return value > 0 ? json(value) : json(nullptr); }
 
 std::string describe_for_junit(const BenchmarkComparison& row) {
@@ -508,9 +498,9 @@ void markdown_table(std::string& out, const std::vector<const BenchmarkCompariso
     for (const std::string& note : row->notes) notes += (notes.empty() ? "" : "; ") + note;
     const bool flagged = row->fails_gate();
     const std::string verdict = flagged ? "**" + verdict_text(*row) + "**" : verdict_text(*row);
-    out += "| `" + markdown_cell(row->name) + "` | " + format_time(row->baseline_median_s) + " | " +
+    out += "| " + markdown_code_span(row->name, true) + " | " + format_time(row->baseline_median_s) + " | " +
            format_time(row->new_median_s) + " | " + format_ratio(row->speedup) + " | " + format_ci(*row) + " | " +
-           format_p(*row) + " | " + format_detectable(*row) + " | " + verdict + " | " + markdown_cell(notes) + " |\n";
+           format_p(*row) + " | " + format_detectable(*row) + " | " + verdict + " | " + markdown_text(notes) + " |\n";
   }
 }
 
@@ -709,8 +699,8 @@ std::string format_table(const ComparisonReport& report, bool colour, bool with_
                                            printf_string("%.0f%% CI", report.confidence * 100), "p", "Detects", "Verdict"};
   std::vector<std::vector<std::string>> cells;
   for (const BenchmarkComparison* row : rows)
-    cells.push_back({row->name, format_time(row->baseline_median_s), format_time(row->new_median_s), format_ratio(row->speedup),
-                     format_ci(*row), format_p(*row), format_detectable(*row), verdict_text(*row)});
+    cells.push_back({terminal_text(row->name), format_time(row->baseline_median_s), format_time(row->new_median_s),
+                     format_ratio(row->speedup), format_ci(*row), format_p(*row), format_detectable(*row), verdict_text(*row)});
   std::vector<std::size_t> width(header.size());
   for (std::size_t i = 0; i < header.size(); ++i) {
     width[i] = header[i].size();
@@ -734,7 +724,7 @@ std::string format_table(const ComparisonReport& report, bool colour, bool with_
     out += std::string(rule - 2, '-') + "\n";
     for (std::size_t i = 0; i < cells.size(); ++i) {
       out += render(cells[i], colour ? verdict_colour(rows[i]->verdict) : "");
-      for (const std::string& note : rows[i]->notes) out += "    - " + note + "\n";
+      for (const std::string& note : rows[i]->notes) out += "    - " + terminal_text(note) + "\n";
     }
     out += "\n";
   }
@@ -745,8 +735,9 @@ std::string format_table(const ComparisonReport& report, bool colour, bool with_
 
 std::string format_warnings(const ComparisonReport& report, bool colour) {
   std::string out;
-  for (const std::string& warning : report.warnings) out += (colour ? "\033[33mwarning:\033[0m " : "warning: ") + warning + "\n";
-  for (const std::string& notice : report.notices) out += "note: " + notice + "\n";
+  for (const std::string& warning : report.warnings)
+    out += (colour ? "\033[33mwarning:\033[0m " : "warning: ") + terminal_text(warning) + "\n";
+  for (const std::string& notice : report.notices) out += "note: " + terminal_text(notice) + "\n";
   return out;
 }
 
@@ -822,11 +813,11 @@ std::string report_to_junit(const ComparisonReport& report) {
 }
 
 std::string report_to_markdown(const ComparisonReport& report) {
-  std::string out = "### " + markdown_cell(report.title) + ": " + markdown_cell(report.summary_line()) + "\n\n";
-  out += "Baseline `" + markdown_cell(report.baseline_source) + "`, new `" + markdown_cell(report.new_source) + "`.\n\n";
+  std::string out = "### " + markdown_text(report.title) + ": " + markdown_text(report.summary_line()) + "\n\n";
+  out += "Baseline " + markdown_code_span(report.baseline_source) + ", new " + markdown_code_span(report.new_source) + ".\n\n";
   std::vector<std::string> quoted;
-  for (const std::string& warning : report.warnings) quoted.push_back("**warning:** " + markdown_cell(warning));
-  for (const std::string& notice : report.notices) quoted.push_back(markdown_cell(notice));
+  for (const std::string& warning : report.warnings) quoted.push_back("**warning:** " + markdown_text(warning));
+  for (const std::string& notice : report.notices) quoted.push_back(markdown_text(notice, true));
   for (std::size_t i = 0; i < quoted.size(); ++i) out += (i ? ">\n> " : "> ") + quoted[i] + "\n";
   if (!quoted.empty()) out += "\n";
 

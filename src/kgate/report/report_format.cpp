@@ -96,7 +96,7 @@ std::string format_dims(const int (&dims)[3]) {
 
 std::string code(std::string_view name) {
   std::string text(1, '`');
-  text += name;
+  text += literal(name);
   return text += '`';
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kgate/results/results.hpp"
+#include "report_inline.hpp"
 
 namespace kgate::report {
 
@@ -28,7 +29,7 @@ std::string format_mhz(double mhz);                // "1980 MHz", "-" when unkno
 std::string format_cuda_version(int version);      // 13000 -> "13.0"
 std::string format_dims(const int (&dims)[3]);     // "4096×1×1"
 
-// `name` as inline code.
+// `name` as inline code, each character of it shown as is (literal() for plain text).
 std::string code(std::string_view name);
 
 // A kernel's name short enough for a table: the demangled name without return type, namespaces,

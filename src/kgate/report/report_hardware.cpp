@@ -54,7 +54,7 @@ Table metrics_table(const ReportModel& model) {
   }
   Table table;
   table.columns.push_back({"Benchmark"});
-  for (const auto& [name, column] : columns) table.columns.push_back({column.title ? column.title : name, true});
+  for (const auto& [name, column] : columns) table.columns.push_back({column.title ? column.title : literal(name), true});
   for (const BenchmarkView& v : model.views) {
     if (v.record->metrics.empty()) continue;
     std::vector<Cell> row = {{code(v.record->name)}};
@@ -195,7 +195,7 @@ Section hardware_section(const ReportModel& model) {
     std::string why;
     for (const BenchmarkView& v : model.views)  // peers are never profiled: their reason is not the run's
       if (!v.record->metrics_unavailable.empty() && v.record->role != "peer") why = v.record->metrics_unavailable;
-    section.blocks.push_back(Paragraph{"No CUPTI metrics were recorded" + (why.empty() ? std::string(".") : ": " + why)});
+    section.blocks.push_back(Paragraph{"No CUPTI metrics were recorded" + (why.empty() ? std::string(".") : ": " + literal(why))});
   } else {
     section.blocks.push_back(Paragraph{metric_legend(metrics)});
     section.blocks.push_back(metrics);

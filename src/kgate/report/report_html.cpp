@@ -88,7 +88,7 @@ std::string inline_html(std::string_view text) {
   for (const Span& span : parse_inline(text)) {
     const std::string escaped = xml_escape(span.text);
     if (span.kind == Span::Kind::link)
-      out += "<a href=\"#" + xml_escape(span.target) + "\">" + inline_html(span.text) + "</a>";
+      out += "<a href=\"" + xml_escape(span.target) + "\">" + inline_html(span.text) + "</a>";
     else if (span.kind == Span::Kind::code)
       out += "<code>" + escaped + "</code>";
     else if (span.kind == Span::Kind::bold)

@@ -1,39 +1,109 @@
 #include "report_inline.hpp"
 
+#include <optional>
+
 namespace kgate::report {
+namespace {
+
+constexpr std::string_view kMarkup = "\\`*[]";
+
+// From `from`, the text up to the first unescaped `marker`, escapes removed, into `out`; the
+// marker's position, or npos when it never comes.
+std::size_t read_until(std::string_view text, std::size_t from, std::string_view marker, std::string& out) {
+  for (std::size_t i = from; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 1 < text.size()) {
+      out += text[++i];
+    } else if (text.substr(i).starts_with(marker)) {
+      return i;
+    } else {
+      out += text[i];
+    }
+  }
+  return std::string_view::npos;
+}
+
+// A link's target: an anchor in the document or a file name beside it, never a scheme, a path
+// out of the folder or markup.
+bool valid_target(std::string_view target) {
+  if (target.size() < 2) return false;
+  const bool anchor = target.front() == '#';
+  if (!anchor && target.front() == '.') return false;
+  for (const char c : anchor ? target.substr(1) : target) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+                    (anchor ? static_cast<unsigned char>(c) >= 0x80 : (c >= 'A' && c <= 'Z') || c == '.');
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// The link that starts at text[start] == '[': its span and the position after it.
+std::optional<std::pair<Span, std::size_t>> read_link(std::string_view text, std::size_t start) {
+  for (std::size_t i = start + 1; i < text.size(); ++i) {
+    if (text[i] == '\\') {
+      ++i;
+    } else if (text[i] == '`') {
+      std::string skipped;
+      if (const std::size_t close = read_until(text, i + 1, "`", skipped); close != std::string_view::npos) i = close;
+    } else if (text[i] == '[') {
+      return std::nullopt;  // links do not nest
+    } else if (text[i] == ']') {
+      const std::size_t close = text.find(')', i);
+      if (text.substr(i + 1, 1) != "(" || close == std::string_view::npos) return std::nullopt;
+      const std::string_view target = text.substr(i + 2, close - i - 2);
+      if (!valid_target(target)) return std::nullopt;
+      return std::pair{Span{Span::Kind::link, std::string(text.substr(start + 1, i - start - 1)), std::string(target)}, close + 1};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 std::vector<Span> parse_inline(std::string_view text) {
   std::vector<Span> spans;
-  const auto add = [&](Span::Kind kind, std::string_view part) {
-    if (!part.empty()) spans.push_back({kind, std::string(part)});
+  std::string plain;
+  const auto flush_plain = [&] {
+    if (!plain.empty()) spans.push_back({Span::Kind::text, std::move(plain)});
+    plain.clear();
   };
-  std::size_t plain_start = 0, i = 0;
-  while (i < text.size()) {
+  for (std::size_t i = 0; i < text.size();) {
+    if (text[i] == '\\' && i + 1 < text.size()) {
+      plain += text[i + 1];
+      i += 2;
+      continue;
+    }
     if (text[i] == '[') {
-      const std::size_t middle = text.find("](#", i), close = middle == std::string_view::npos ? middle : text.find(')', middle);
-      if (close != std::string_view::npos && text.substr(i + 1, middle - i - 1).find('[') == std::string_view::npos) {
-        add(Span::Kind::text, text.substr(plain_start, i - plain_start));
-        spans.push_back({Span::Kind::link, std::string(text.substr(i + 1, middle - i - 1)),
-                         std::string(text.substr(middle + 3, close - middle - 3))});
-        i = plain_start = close + 1;
+      if (auto link = read_link(text, i)) {
+        flush_plain();
+        spans.push_back(std::move(link->first));
+        i = link->second;
         continue;
       }
     }
-    const bool code = text[i] == '`';
-    const bool bold = text.substr(i).starts_with("**");
-    if (!code && !bold) {
-      ++i;
-      continue;
+    if (text[i] == '`' || text.substr(i).starts_with("**")) {
+      const std::string_view marker = text[i] == '`' ? "`" : "**";
+      std::string content;
+      if (const std::size_t close = read_until(text, i + marker.size(), marker, content); close != std::string_view::npos) {
+        flush_plain();
+        if (!content.empty()) spans.push_back({marker == "`" ? Span::Kind::code : Span::Kind::bold, std::move(content)});
+        i = close + marker.size();
+        continue;
+      }
     }
-    const std::string_view marker = code ? "`" : "**";
-    const std::size_t close = text.find(marker, i + marker.size());
-    if (close == std::string_view::npos) break;  // an unmatched marker is plain text
-    add(Span::Kind::text, text.substr(plain_start, i - plain_start));
-    add(code ? Span::Kind::code : Span::Kind::bold, text.substr(i + marker.size(), close - i - marker.size()));
-    i = plain_start = close + marker.size();
+    plain += text[i++];  // an unmatched marker is plain text
   }
-  add(Span::Kind::text, text.substr(plain_start));
+  flush_plain();
   return spans;
+}
+
+std::string literal(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    if (kMarkup.find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
 }
 
 std::string plain_text(std::string_view text) {

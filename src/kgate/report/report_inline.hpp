@@ -1,7 +1,8 @@
 #pragma once
 // The report's inline markup, shared by its renderers: `code` spans and **bold** runs (not
-// nested), links within the document ([text](#anchor), the text itself inline markup), everything
-// else plain text.
+// nested), links ([text](#anchor) within the document, [text](file.svg) to a file beside it; the
+// text itself inline markup), everything else plain text. A backslash makes the character after
+// it plain: literal() and code() write a name from an input so that no character of it is markup.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,11 +11,14 @@ namespace kgate::report {
 
 struct Span {
   enum class Kind { text, code, bold, link } kind;
-  std::string text;
-  std::string target{};  // a link's anchor, without the '#'
+  std::string text;      // without escapes; a link's text is still inline markup
+  std::string target{};  // a link's target: "#anchor" (letters, digits, '-', '_') or a file name ([A-Za-z0-9._-])
 };
 
 std::vector<Span> parse_inline(std::string_view text);
+
+// `text` as plain text in inline markup: each markup character in it escaped.
+std::string literal(std::string_view text);
 
 // The text without its markup, for the terminal.
 std::string plain_text(std::string_view text);

@@ -16,19 +16,19 @@ constexpr std::size_t kMaxNoisyNamed = 10;
 std::string short_commit(const RunContext& c) {
   if (c.git_commit.empty()) return "unknown";
   std::string commit = c.git_commit.size() > 12 && c.git_commit != "unknown" ? c.git_commit.substr(0, 12) : c.git_commit;
-  return commit + (c.git_dirty ? " (dirty)" : "");
+  return literal(commit) + (c.git_dirty ? " (dirty)" : "");
 }
 
 // What a results file without kgate blocks is: nvbench's reader names itself in the context.
 std::string foreign_format(const RunResults& run) {
   const auto format = run.context.extra.find("format");
-  return format == run.context.extra.end() ? "plain Google Benchmark JSON" : format->second + " JSON";
+  return format == run.context.extra.end() ? "plain Google Benchmark JSON" : literal(format->second) + " JSON";
 }
 
 std::string subtitle(const ReportModel& model) {
   const ReportInputs& in = *model.inputs;
   std::string s = "Run " + code(in.current.source);
-  if (in.current.run.has_kgate_block) s += ", commit " + short_commit(model.context()) + ", " + model.context().date;
+  if (in.current.run.has_kgate_block) s += ", commit " + short_commit(model.context()) + ", " + literal(model.context().date);
   if (in.baseline) s += "; baseline " + code(in.baseline->source);
   return s;
 }
@@ -74,7 +74,7 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const NamedRun
     rows.emplace_back("Environment", "not recorded (" + foreign_format(named.run) + ")");
     return rows;
   }
-  std::string gpu = c.gpu_name + " (compute capability " + std::to_string(c.compute_capability / 10) + "." +
+  std::string gpu = literal(c.gpu_name) + " (compute capability " + std::to_string(c.compute_capability / 10) + "." +
                     std::to_string(c.compute_capability % 10) + ", " + std::to_string(c.sm_count) + " SMs, " +
                     format_bytes(static_cast<double>(c.memory_bytes)) + ", L2 " + format_bytes(static_cast<double>(c.l2_bytes)) +
                     ")";
@@ -97,11 +97,11 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const NamedRun
           {"Calibration", cal.cached_from.empty() ? "measured in this run" : "reused from " + code(cal.cached_from)},
           {"Timer", timer_badge(named.run)},
           {"Commit", c.git_commit.empty() ? "unknown" : code(c.git_commit) + (c.git_dirty ? " with uncommitted changes" : "")},
-          {"Build", (c.build_type.empty() ? "-" : c.build_type) + ", CUDA architectures " +
-                        (c.cuda_architectures.empty() ? "-" : c.cuda_architectures)},
-          {"Date", c.date.empty() ? "-" : c.date},
-          {"Host", c.host.empty() ? "-" : c.host},
-          {"Suite", c.suite},
+          {"Build", (c.build_type.empty() ? "-" : literal(c.build_type)) + ", CUDA architectures " +
+                        (c.cuda_architectures.empty() ? "-" : literal(c.cuda_architectures))},
+          {"Date", c.date.empty() ? "-" : literal(c.date)},
+          {"Host", c.host.empty() ? "-" : literal(c.host)},
+          {"Suite", literal(c.suite)},
       });
   return rows;
 }
@@ -132,7 +132,7 @@ Table history_table(const ReportModel& model) {
     const RunContext& c = row.run->run.context;
     std::vector<Cell> cells = {{code(row.run->source)},
                                {short_commit(c)},
-                               {c.date.empty() ? "-" : c.date},
+                               {c.date.empty() ? "-" : literal(c.date)},
                                {row.against ? code(row.against->source) : "-"}};
     if (row.comparison) {
       const std::size_t slower = row.comparison->count(Verdict::slower), failed = row.comparison->count(Verdict::failed);
@@ -177,7 +177,7 @@ Table changes_table(const ComparisonReport& comparison, bool link) {
          {row->min_detectable_change > 0 ? "≥" + format_pct(row->min_detectable_change * 100) : "-"},
          {format_time(row->baseline_median_s)},
          {format_time(row->new_median_s)},
-         {notes.empty() ? "-" : notes}});
+         {notes.empty() ? "-" : literal(notes)}});
   }
   return table;
 }
@@ -196,7 +196,7 @@ Section failed_section(const std::vector<const BenchmarkView*>& failed) {
     const BenchmarkRecord& r = *v->record;
     std::string why = r.status == BenchmarkStatus::failed ? "error: " + r.error : "wrong result: " + r.correctness_detail;
     std::replace(why.begin(), why.end(), '\n', ' ');
-    table.rows.push_back({{code(r.name)}, {why, Tone::bad}});
+    table.rows.push_back({{code(r.name)}, {literal(why), Tone::bad}});
   }
   section.blocks.push_back(std::move(table));
   return section;
@@ -228,7 +228,7 @@ Document summary_document(const ReportModel& model, const Document& full) {
   if (!failed.empty()) doc.sections.push_back(failed_section(failed));
   Section links{"Full report", {}};
   std::string charts;
-  for (const Chart& chart : full.charts) charts += (charts.empty() ? "" : ", ") + ("[" + chart.title + "](" + chart.file + ")");
+  for (const Chart& chart : full.charts) charts += (charts.empty() ? "" : ", ") + ("[" + literal(chart.title) + "](" + chart.file + ")");
   links.blocks.push_back(
       Paragraph{"[report.md](report.md), [report.html](report.html) (self-contained); charts: " + charts + "."});
   doc.sections.push_back(std::move(links));
@@ -272,8 +272,8 @@ Section summary_section(const ReportModel& model) {
   if (Table peers = peer_summary_table(model); !peers.rows.empty()) section.blocks.push_back(std::move(peers));
   if (model.comparison && !(model.comparison->warnings.empty() && model.comparison->notices.empty())) {
     Bullets notes{{}, true};
-    for (const std::string& w : model.comparison->warnings) notes.items.push_back("**warning:** " + w);
-    for (const std::string& n : model.comparison->notices) notes.items.push_back(n);
+    for (const std::string& w : model.comparison->warnings) notes.items.push_back("**warning:** " + literal(w));
+    for (const std::string& n : model.comparison->notices) notes.items.push_back(literal(n));
     section.blocks.push_back(notes);
   }
   return section;
@@ -308,7 +308,7 @@ std::optional<Section> run_metadata_appendix(const ReportModel& model) {
     // kgate merge's per-benchmark "source:<name>" entries say where each benchmark came from, one
     // per benchmark; "merged_from" names the inputs once.
     for (const auto& [key, value] : named.run.context.extra)
-      if (!key.starts_with("source:")) table.rows.push_back({{code(named.source)}, {code(key)}, {value}});
+      if (!key.starts_with("source:")) table.rows.push_back({{code(named.source)}, {code(key)}, {literal(value)}});
   };
   add(model.inputs->current);
   if (model.inputs->baseline) add(*model.inputs->baseline);
@@ -354,11 +354,12 @@ Section reproduction_section(const ReportModel& model) {
   const RunContext& c = model.context();
   const ReportInputs& in = *model.inputs;
   if (!in.current.run.has_kgate_block) {
+    const std::string& command = in.current.run.context.command_line;
     section.blocks.push_back(Paragraph{"The run is " + foreign_format(in.current.run) + ": it records no commit" +
-                                       (in.current.run.context.command_line.empty() ? " and no command." : "; it ran `" + in.current.run.context.command_line + "`.")});
+                                       (command.empty() ? " and no command." : "; it ran " + code(command) + ".")});
     return section;
   }
-  std::string where = "Measured on " + c.gpu_name + " with CUDA driver " + format_cuda_version(c.driver_version) +
+  std::string where = "Measured on " + literal(c.gpu_name) + " with CUDA driver " + format_cuda_version(c.driver_version) +
                       " and runtime " + format_cuda_version(c.runtime_version) + ", default SM clock " +
                       format_mhz(c.sm_clock_mhz_default) + ".";
   if (c.git_commit.empty() || c.git_commit == "unknown")
@@ -386,7 +387,7 @@ Report build_report(const ReportInputs& inputs) {
   const ReportModel model = build_model(inputs);
   Report report;
   Document& doc = report.full;
-  doc.title = "kgate report" + (model.context().gpu_name.empty() ? std::string() : ": " + model.context().gpu_name);
+  doc.title = "kgate report" + (model.context().gpu_name.empty() ? std::string() : ": " + literal(model.context().gpu_name));
   doc.subtitle = subtitle(model);
   doc.charts = draw_charts(model);
   doc.sections = {summary_section(model),  environment_section(model),        correctness_section(model), families_section(model),

@@ -103,7 +103,7 @@ std::string describe_shapes(const std::vector<const BenchmarkView*>& all, const 
   for (std::size_t key = 0; all.size() > 1 && key < shape_parts(all.front()->record->shape).size(); ++key)
     if (const auto condition = shape_condition(all, subset, key); condition && (!best || condition->size() < best->size()))
       best = condition;
-  if (best) return *best;
+  if (best) return literal(*best);  // shape ids from the input, joined by words without markup
   std::vector<std::string> names;
   for (std::size_t i = 0; i < subset.size() && i < kMaxListed; ++i) names.push_back(code(subset[i]->record->shape));
   if (subset.size() > kMaxListed) names.push_back(std::to_string(subset.size() - kMaxListed) + " more");
@@ -144,7 +144,7 @@ void regressions(const ReportModel& model, std::vector<std::string>& out) {
                                           ? " failed"
                                           : " is slower than the baseline: " + format_time(row.baseline_median_s) + " → " +
                                                 format_time(row.new_median_s) + " (" + format_ratio(row.speedup) + ")");
-    for (std::size_t n = 0; n < row.notes.size(); ++n) s += (n ? "; " : ": ") + row.notes[n];
+    for (std::size_t n = 0; n < row.notes.size(); ++n) s += (n ? "; " : ": ") + literal(row.notes[n]);
     out.push_back(s + ".");
   }
   if (flagged.size() > kMaxRegressions)
@@ -238,7 +238,7 @@ void versus(const ReportModel& model, const FamilyView& family, std::vector<std:
                       format_time(a.best_at->median_s) + "), " + format_ratio(a.geomean) + " geomean over " +
                       std::to_string(a.each.size()) + " shapes.");
       else if (!is_reference)
-        out.push_back(variant_name(family, variant) + " against " + code(comparator) + " (" + family.roles.at(comparator) +
+        out.push_back(variant_name(family, variant) + " against " + code(comparator) + " (" + literal(family.roles.at(comparator)) +
                       "): " + format_ratio(a.geomean) + " geomean over " + std::to_string(a.each.size()) + " shapes (" +
                       range(a.worst, a.best, format_ratio) + ").");
       if (!is_reference) continue;
@@ -299,7 +299,7 @@ void noise(const ReportModel& model, std::vector<std::string>& out) {
   std::vector<std::string> why;
   for (const auto& [reason, n] : reasons) {
     missed += n;
-    why.push_back(std::to_string(n) + " " + reason);
+    why.push_back(std::to_string(n) + " " + literal(reason));
   }
   const double target_low = targets.begin()->first * 100, target_high = targets.rbegin()->first * 100;
   out.push_back(std::to_string(missed) + " of " + std::to_string(timed) +

@@ -52,7 +52,7 @@ std::string measured_sentence(const ReportModel& model) {
   for (const FamilyView& f : model.families) families.push_back(code(f.name));
   std::string s = "Measured " + plural(model.views.size(), "benchmark", "benchmarks") + " of " +
                   plural(model.families.size(), "kernel family", "kernel families") + " (" + join_words(families) + ")";
-  if (!model.context().gpu_name.empty()) s += " on " + model.context().gpu_name;
+  if (!model.context().gpu_name.empty()) s += " on " + literal(model.context().gpu_name);
   const BenchmarkView* best = nullptr;
   for (const BenchmarkView& v : model.views)
     if (v.ran() && v.roof.pct > 0 && (!best || v.roof.pct > best->roof.pct)) best = &v;
@@ -117,6 +117,7 @@ std::string peer_libraries(const ReportModel& model) {
         libraries.push_back(std::move(library));
     }
   }
+  for (std::string& library : libraries) library = literal(library);
   return join_words(libraries);
 }
 

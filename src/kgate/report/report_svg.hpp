@@ -1,7 +1,7 @@
 #pragma once
 // A tiny SVG writer for the report's charts: shapes, text and tooltips, nothing else. The output
 // is a standalone document (a file a browser or GitHub opens) that can also be inlined in HTML.
-#include "kgate/base/xml.hpp"
+#include "kgate/base/escape.hpp"
 #include <string>
 #include <string_view>
 #include <utility>

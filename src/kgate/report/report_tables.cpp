@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 
+#include "kgate/base/escape.hpp"
 #include "report_format.hpp"
 #include "report_sections.hpp"
 
@@ -16,13 +17,13 @@ std::string figures(const BenchmarkRecord& r) {
   const std::vector<TensorCheck> checks = parse_correctness_detail(r.correctness_detail);
   std::string out;
   for (const TensorCheck& c : checks) {
-    out += (out.empty() ? "" : "; ") + c.tensor + ": rel_l2 " + sig3(c.rel_l2) + " (limit " + sig3(c.limit) + "), max_abs " +
+    out += (out.empty() ? "" : "; ") + literal(c.tensor) + ": rel_l2 " + sig3(c.rel_l2) + " (limit " + sig3(c.limit) + "), max_abs " +
            sig3(c.max_abs);
-    if (!c.violations.empty()) out += ", " + c.violations + " outside the bound";
+    if (!c.violations.empty()) out += ", " + literal(c.violations) + " outside the bound";
   }
   if (!checks.empty()) return out;
   for (const char ch : r.correctness_detail) out += ch == '\n' ? std::string("; ") : std::string(1, ch);
-  return out.empty() ? "-" : out;
+  return out.empty() ? "-" : literal(out);
 }
 
 // Plain Google Benchmark JSON has no variant and shape: the rest of the name stands for the shape.
@@ -34,7 +35,7 @@ Cell shape_cell(const BenchmarkRecord& r) {
 Cell variant_cell(const BenchmarkRecord& r) { return {r.variant.empty() ? "-" : code(r.variant)}; }
 
 Cell result_cell(const BenchmarkRecord& r) {
-  if (r.status == BenchmarkStatus::failed) return {"did not run: " + r.error, Tone::bad};
+  if (r.status == BenchmarkStatus::failed) return {"did not run: " + literal(r.error), Tone::bad};
   if (!r.correct) return {"not checked", Tone::muted};
   return *r.correct ? Cell{"pass", Tone::good} : Cell{"**FAIL**", Tone::bad};
 }
@@ -42,7 +43,7 @@ Cell result_cell(const BenchmarkRecord& r) {
 Cell time_cell(const BenchmarkView& v) {
   if (v.ran()) return {format_time(v.median_s)};
   const BenchmarkRecord& r = *v.record;
-  return {to_string(r.status) + (r.error.empty() ? "" : ": " + r.error),
+  return {to_string(r.status) + (r.error.empty() ? "" : ": " + literal(r.error)),
           r.status == BenchmarkStatus::failed ? Tone::bad : Tone::muted};
 }
 
@@ -69,7 +70,7 @@ Table family_table(const ReportModel& model, const FamilyView& family) {
     table.columns.insert(table.columns.end(), {{"Median", true}, {"rsd", true, false}});
   table.columns.insert(table.columns.end(), {{"Achieved", true, false}, {"% of roof", true}, {"Bound", false, false}});
   for (const std::string& comparator : family.comparators)
-    table.columns.push_back({"vs " + comparator + " (" + family.roles.at(comparator) + ")", true});
+    table.columns.push_back({"vs " + literal(comparator) + " (" + literal(family.roles.at(comparator)) + ")", true});
   if (!family.peers.empty()) table.columns.push_back({"vs best peer", true});
 
   for (const BenchmarkView* v : family.rows) {
@@ -196,11 +197,11 @@ Bullets peer_notes(const FamilyView& family) {
     };
     std::string text = code(peer) + " (peer)";
     if (!said("call").empty()) text += ": " + code(said("call"));
-    if (!said("library").empty()) text += ", " + said("library");
-    if (!said("note").empty()) text += ". " + said("note");
+    if (!said("library").empty()) text += ", " + literal(said("library"));
+    if (!said("note").empty()) text += ". " + literal(said("note"));
     if (const std::string compiled = compile_time(family, peer); !compiled.empty()) text += "; " + compiled;
     if (std::find(family.wrong_peers.begin(), family.wrong_peers.end(), peer) != family.wrong_peers.end())
-      text += ". **Left out of the comparison: its output failed the check** (" + first->correctness_detail + ")";
+      text += ". **Left out of the comparison: its output failed the check** (" + literal(first->correctness_detail) + ")";
     else if (first->correct)
       text += ". Output checked against kgate's definition at " + code(first->shape) + ": " + figures(*first);
     notes.items.push_back(text + ".");
@@ -224,7 +225,7 @@ void suite_blocks(const ReportInputs& inputs, Section& section) {
     table.rows.push_back({{code(c.variant)},
                           {c.shape.empty() ? "-" : code(c.shape)},
                           {result, c.result == SuiteCase::Result::failed ? Tone::bad : c.result == SuiteCase::Result::skipped ? Tone::muted : Tone::good},
-                          {c.reason.empty() ? "-" : c.reason}});
+                          {c.reason.empty() ? "-" : literal(c.reason)}});
     if (c.result == SuiteCase::Result::passed) ++passed;
     if (c.result == SuiteCase::Result::failed) {
       ++failed;
@@ -243,7 +244,7 @@ void suite_blocks(const ReportInputs& inputs, Section& section) {
       true});
   if (!skipped.empty()) {
     Bullets reasons{{}, true};
-    for (const auto& [reason, n] : skipped) reasons.items.push_back(std::to_string(n) + " skipped: " + reason);
+    for (const auto& [reason, n] : skipped) reasons.items.push_back(std::to_string(n) + " skipped: " + literal(reason));
     section.blocks.push_back(std::move(reasons));
   }
   table.folded = std::to_string(inputs.correctness.size()) + " cases (show each)";
@@ -272,13 +273,13 @@ Section correctness_section(const ReportModel& model) {
   if (!unchecked.empty()) {
     Bullets reasons;
     for (const auto& [reason, n] : unchecked)
-      reasons.items.push_back(std::to_string(n) + (reason.starts_with("not checked") ? " " : " not checked: ") + reason);
+      reasons.items.push_back(std::to_string(n) + (reason.starts_with("not checked") ? " " : " not checked: ") + literal(reason));
     section.blocks.push_back(reasons);
   }
   if (passed + wrong == 0 && unchecked.contains(kNoReason) && unchecked.size() == 1) return section;  // nothing to tabulate
   for (const FamilyView& family : model.families) {
     if (family.rows.empty()) continue;
-    section.blocks.push_back(Subheading{family.name});
+    section.blocks.push_back(Subheading{literal(family.name)});
     Table table;
     table.columns = {{"Shape"}, {"Variant"}, {"Result"}, {"Error figures (per output tensor)"}};
     std::size_t family_passed = 0, family_unchecked = 0;
@@ -297,7 +298,7 @@ Section correctness_section(const ReportModel& model) {
   return section;
 }
 
-std::string family_anchor(const std::string& family) { return "family-" + anchor(family); }
+std::string family_anchor(const std::string& family) { return "family-" + slug(family); }
 
 // "`naive` → `vectorized` 2.10× (12 shapes) → `weight_first` 1.06× (12 shapes)": each step of the
 // family's journey against the one before it, chained where one step starts at the variant the
@@ -340,7 +341,7 @@ Section families_section(const ReportModel& model) {
            "kgate's fastest variant (its reference or a candidate).";
   section.blocks.emplace_back(Paragraph{intro});
   for (const FamilyView& family : model.families) {
-    section.blocks.emplace_back(Subheading{family.name, true, family_anchor(family.name)});
+    section.blocks.emplace_back(Subheading{literal(family.name), true, family_anchor(family.name)});
     if (!family.rows.empty()) section.blocks.emplace_back(family_table(model, family));
     if (!family.journey.empty())
       section.blocks.emplace_back(Paragraph{"**Journey**, each step's speedup over the variant before it (geomean over the "

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "kgate/base/escape.hpp"
 #include "kgate/report/report.hpp"
 #include "report_inline.hpp"
 
@@ -10,6 +11,13 @@ namespace kgate::report {
 namespace {
 
 constexpr std::size_t kWrap = 100;
+
+// Inline text for the terminal: without its markup, each control character in it shown as an
+// escape (a name's ESC or BEL never reaches the terminal).
+std::string on_terminal(std::string_view text) { return terminal_text(plain_text(text)); }
+
+// A chart's ASCII rendering, whose labels are names: each line made visible, the lines kept.
+std::string lines_on_terminal(std::string_view text) { return terminal_text(text, "\n"); }
 
 // Columns on a terminal: one per code point (the report's symbols µ × → — are all narrow).
 std::size_t display_width(std::string_view text) {
@@ -56,7 +64,7 @@ void table(std::string& out, const Table& t) {
   for (const auto& row : t.rows) {
     std::vector<std::string> texts(row.size());
     for (const std::size_t i : shown) {
-      texts[i] = plain_text(row[i].text);
+      texts[i] = on_terminal(row[i].text);
       if (display_width(texts[i]) <= kFootnotedCell) continue;
       footnotes.push_back(texts[i]);
       std::size_t cut = texts[i].rfind(' ', kFootnoteCut);
@@ -67,7 +75,7 @@ void table(std::string& out, const Table& t) {
     cells.push_back(std::move(texts));
   }
   for (const std::size_t i : shown) {
-    std::size_t w = display_width(t.columns[i].title);
+    std::size_t w = display_width(on_terminal(t.columns[i].title));
     for (const auto& texts : cells) w = std::max(w, display_width(texts[i]));
     width.push_back(w);
   }
@@ -79,7 +87,7 @@ void table(std::string& out, const Table& t) {
     }
     return text + "\n";
   };
-  out += line([&](std::size_t i) { return t.columns[i].title; });
+  out += line([&](std::size_t i) { return on_terminal(t.columns[i].title); });
   std::string rule = " ";
   for (const std::size_t w : width) rule.append(1, ' ').append(w, '-');
   out += rule + "\n";
@@ -98,24 +106,24 @@ void table(std::string& out, const Table& t) {
 }  // namespace
 
 std::string render_text(const Document& document) {
-  std::string out = plain_text(document.title) + "\n" + plain_text(document.subtitle) + "\n";
+  std::string out = on_terminal(document.title) + "\n" + on_terminal(document.subtitle) + "\n";
   for (const Section& section : document.sections) {
     std::string body;
     for (const Block& block : section.blocks) {
       if (const auto* p = std::get_if<Paragraph>(&block); p && p->compact) {
-        body += wrapped(plain_text(p->text), "  ", "  ");
+        body += wrapped(on_terminal(p->text), "  ", "  ");
       } else if (const auto* b = std::get_if<Bullets>(&block); b && b->compact) {
-        for (const std::string& item : b->items) body += wrapped(plain_text(item), "  - ", "    ");
+        for (const std::string& item : b->items) body += wrapped(on_terminal(item), "  - ", "    ");
       } else if (const auto* h = std::get_if<Subheading>(&block); h && h->compact) {
-        body += (body.empty() || body.ends_with("\n\n") ? "  " : "\n  ") + plain_text(h->text) + "\n";
+        body += (body.empty() || body.ends_with("\n\n") ? "  " : "\n  ") + on_terminal(h->text) + "\n";
       } else if (const auto* t = std::get_if<Table>(&block); t && t->compact) {
         table(body, *t);
       } else if (const auto* f = std::get_if<Figure>(&block); f && f->compact) {
-        if (const Chart* chart = document.chart(f->file); chart && !chart->ascii.empty()) body += chart->ascii;
+        if (const Chart* chart = document.chart(f->file); chart && !chart->ascii.empty()) body += lines_on_terminal(chart->ascii);
       }
     }
     if (body.empty()) continue;
-    std::string title = plain_text(section.title);
+    std::string title = on_terminal(section.title);
     for (char& c : title) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     out += "\n" + title + "\n" + body;
   }

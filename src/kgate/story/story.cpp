@@ -20,6 +20,7 @@ using report::Code;
 using report::code;
 using report::Column;
 using report::Figure;
+using report::literal;
 using report::format_pct;
 using report::format_time;
 using report::Paragraph;
@@ -37,12 +38,13 @@ constexpr std::size_t kTopKernels = 20;
 
 const Workload* registered(const Story& story) { return WorkloadRegistry::instance().find_workload(story.workload->workload); }
 
-// A dimension under its option name ("batch 64"), or its own name where the workload is unknown.
+// A dimension under its option name ("batch 64"), or its own name where the workload is unknown; as
+// inline markup.
 std::string option_of(const Story& story, const std::string& dim) {
   if (const Workload* w = registered(story))
     for (const WorkloadParameter& p : w->parameters())
       if (p.dim == dim) return p.option;
-  return dim;
+  return literal(dim);
 }
 
 std::string value_words(const Story& story, const Shape& point, const std::string& except = {}) {
@@ -195,7 +197,7 @@ std::string family_sentence(const Story& story) {
   for (std::size_t i = 0; i < t.families.size() && i < 2; ++i) {
     const FamilyShare& f = t.families[i];
     std::vector<std::string> steps;
-    for (const std::string& s : f.steps) steps.push_back(s);
+    for (const std::string& s : f.steps) steps.push_back(literal(s));
     parts.push_back(code(f.family) + " " + format_pct(f.share_pct) + " (" + report::join_words(steps) + ")");
   }
   return "By family, " + report::join_words(parts) + " of the step; the gaps between kernels " + format_pct(t.gaps_pct) + ".";
@@ -237,7 +239,7 @@ std::vector<std::string> bound_sentences(const Story& story) {
   out.push_back("Of the " + std::to_string(story.timeline.steps.size()) + " steps, " + report::join_words(parts) + ".");
   if (by_class.contains(RooflineClass::latency_bound)) {
     std::vector<std::string> names;
-    for (const StepView* s : by_class[RooflineClass::latency_bound]) names.push_back(s->step->label);
+    for (const StepView* s : by_class[RooflineClass::latency_bound]) names.push_back(literal(s->step->label));
     out.push_back("Latency-bound: " + report::join_words(names) + " — the roofline allows their work less time than the launch floor (" +
                   format_time(story.run->context.calibration.launch_floor_s) +
                   " for an empty kernel), so their time is mostly the fixed cost of a kernel; fusing them into a neighbour "
@@ -249,10 +251,11 @@ std::vector<std::string> bound_sentences(const Story& story) {
     if (s.placed && s.share_pct >= 5 && s.roof.cls != RooflineClass::latency_bound && (!weakest || s.roof_pct < weakest->roof_pct))
       weakest = &s;
   if (largest && largest->placed) {
-    std::string sentence = "The largest step, " + largest->step->label + " (" + largest->step->family + "/" + largest->step->variant +
+    std::string sentence = "The largest step, " + literal(largest->step->label) + " (" +
+                           literal(largest->step->family + "/" + largest->step->variant) +
                            "), reaches " + format_pct(largest->roof_pct) + " of the " + largest->ceiling + " ceiling";
     if (weakest && weakest != largest)
-      sentence += "; among the steps of at least 5% of the step, " + weakest->step->label + " reaches the least: " +
+      sentence += "; among the steps of at least 5% of the step, " + literal(weakest->step->label) + " reaches the least: " +
                   format_pct(weakest->roof_pct) + " of the " + weakest->ceiling + " ceiling";
     out.push_back(sentence + ".");
   }
@@ -263,14 +266,14 @@ std::vector<std::string> summary_sentences(const Story& story) {
   const RunContext& c = story.run->context;
   const Timeline& t = story.timeline;
   std::vector<std::string> out;
-  std::string first = "The " + story_title(story) + " (one decoder layer) takes " + format_time(story.step_s) + " end to end" +
+  std::string first = "The " + literal(story_title(story)) + " (one decoder layer) takes " + format_time(story.step_s) + " end to end" +
                       (c.gpu_name.empty() ? "" : " on the " + c.gpu_name) + " (" + story.record->headline_mode +
                       (story.record->headline_mode == "cold" ? ": L2 flushed before the step" : "") + ")";
   if (story.hot_s > 0 && story.record->headline_mode == "cold") first += ", " + format_time(story.hot_s) + " replayed from a CUDA graph";
   out.push_back(first + ".");
   if (const StepView* largest = t.largest_step(); largest && !t.families.empty()) {
     std::string second = "Of its " + std::to_string(t.kernels.size()) + " kernels, " + code(t.families.front().family) + " takes " +
-                         format_pct(t.families.front().share_pct) + "; the largest step is " + largest->step->label + " (" +
+                         format_pct(t.families.front().share_pct) + "; the largest step is " + literal(largest->step->label) + " (" +
                          format_pct(largest->share_pct);
     if (largest->placed) second += ", " + bound(*largest) + ", " + format_pct(largest->roof_pct) + " of the " + largest->ceiling + " ceiling";
     out.push_back(second + ").");
@@ -303,7 +306,7 @@ Section configuration_section(const Story& story) {
   Table model;
   model.columns = {{"Model"}, {"Hidden", true}, {"Query heads", true}, {"KV heads", true}, {"Head dim", true},
                    {"Intermediate", true}, {"Layers", true}, {"Max position", true}};
-  model.rows.push_back({{m.display_name.empty() ? m.name : m.display_name + " (" + code(m.name) + ")"},
+  model.rows.push_back({{m.display_name.empty() ? literal(m.name) : literal(m.display_name) + " (" + code(m.name) + ")"},
                         {std::to_string(m.hidden)},
                         {std::to_string(m.q_heads)},
                         {std::to_string(m.kv_heads)},
@@ -338,7 +341,7 @@ Section configuration_section(const Story& story) {
   steps.columns = {{"#", true}, {"Step"}, {"Family"}, {"Variant"}, {"Shape"}, {"Min traffic", true}, {"FLOPs", true}};
   for (const StepView& s : story.timeline.steps)
     steps.rows.push_back({{std::to_string(s.index + 1)},
-                          {s.step->label},
+                          {literal(s.step->label)},
                           {code(s.step->family)},
                           {code(s.step->variant)},
                           {code(s.step->shape)},
@@ -370,7 +373,7 @@ Section timeline_section(const Story& story) {
                           {k.index == 0 ? "-" : k.gap_before_s < 0 ? "overlap " + format_time(-k.gap_before_s) : format_time(k.gap_before_s),
                            k.gap_before_s < 0 ? Tone::warn : Tone::plain},
                           {format_pct(k.share_pct)},
-                          {k.step->label},
+                          {literal(k.step->label)},
                           {code(report::short_kernel_name(k.kernel->kernel)) + " [" + kernel_id(names, k.kernel->kernel) + "]"},
                           {report::format_dims(k.kernel->kernel.grid)},
                           {report::format_dims(k.kernel->kernel.block)}});
@@ -470,7 +473,9 @@ Section breakdown_section(const Story& story) {
     std::size_t kernels = 0;
     for (const StepView& s : story.timeline.steps)
       if (s.step->family == f.family) kernels += s.kernels.size();
-    table.rows.push_back({{code(f.family)}, {report::join_words(f.steps)}, {std::to_string(kernels)}, {format_time(f.time_s)},
+    std::vector<std::string> steps;
+    for (const std::string& s : f.steps) steps.push_back(literal(s));
+    table.rows.push_back({{code(f.family)}, {report::join_words(steps)}, {std::to_string(kernels)}, {format_time(f.time_s)},
                           {format_pct(f.share_pct)}});
   }
   table.rows.push_back({{"gaps between kernels"}, {"-"}, {"-"}, {format_time(story.timeline.gaps_s)}, {format_pct(story.timeline.gaps_pct)}});
@@ -490,7 +495,7 @@ Section roofline_section(const Story& story, bool charted) {
   table.columns = {{"#", true}, {"Step"}, {"Variant"}, {"Time", true}, {"Min traffic", true}, {"Achieved", true}, {"% of roof", true}, {"Bound"}};
   for (const StepView& s : story.timeline.steps)
     table.rows.push_back({{std::to_string(s.index + 1)},
-                          {s.step->label},
+                          {literal(s.step->label)},
                           {code(s.step->family + "/" + s.step->variant)},
                           {format_time(s.time_s)},
                           {report::format_bytes(s.step->min_bytes)},
@@ -533,7 +538,7 @@ Section top_kernels_section(const Story& story) {
     table.rows.push_back({{std::to_string(i + 1)},
                           {format_pct(k.share_pct)},
                           {format_time(k.kernel->end_s - k.kernel->start_s)},
-                          {s.step->label},
+                          {literal(s.step->label)},
                           {code(report::short_kernel_name(k.kernel->kernel)) + " [" + kernel_id(names, k.kernel->kernel) + "]"},
                           {bound(s)},
                           {roof(s)},
@@ -572,14 +577,14 @@ Section scaling_section(const Story& story, const std::vector<report::Chart>& ch
   table.compact = true;
   for (const Dim& d : story.point.dims()) table.columns.push_back({option_of(story, d.name), true});
   table.columns.insert(table.columns.end(), {{"Step (cold)", true}, {"Hot", true, false}, {"Per token", true}, {"Largest step"}});
-  for (const std::string& f : families) table.columns.push_back({f + " %", true, false});
+  for (const std::string& f : families) table.columns.push_back({literal(f) + " %", true, false});
   for (const ScalingPoint& p : story.scaling) {
     std::vector<Cell> row;
     for (const Dim& d : p.point.dims()) row.push_back({(p.record == story.record ? "**" + std::to_string(d.value) + "**" : std::to_string(d.value))});
     row.push_back({format_time(p.step_s)});
     row.push_back({format_time(p.hot_s)});
     row.push_back({format_time(p.per_token_s)});
-    row.push_back({p.dominant_step.empty() ? "-" : p.dominant_step + " " + format_pct(p.dominant_step_pct)});
+    row.push_back({p.dominant_step.empty() ? "-" : literal(p.dominant_step) + " " + format_pct(p.dominant_step_pct)});
     for (const std::string& f : families) {
       const bool largest = !p.families.empty() && p.families.front().family == f;
       row.push_back({p.families.empty() ? "-" : largest ? "**" + format_pct(p.family_share(f)) + "**" : format_pct(p.family_share(f))});
@@ -631,9 +636,9 @@ report::Document build_story(const StoryInputs& inputs) {
   const report::ReportModel model = report::build_model(told);
 
   report::Document doc;
-  doc.title = "Execution story: " + story_title(story);
+  doc.title = "Execution story: " + literal(story_title(story));
   doc.subtitle = "Benchmark " + code(story.record->name) + " from " + code(inputs.run.source) +
-                 (story.run->context.gpu_name.empty() ? "" : ", " + story.run->context.gpu_name) +
+                 (story.run->context.gpu_name.empty() ? "" : ", " + literal(story.run->context.gpu_name)) +
                  (story.run->context.date.empty() ? "" : ", " + story.run->context.date);
   doc.charts.push_back(timeline_chart(story));
   doc.charts.push_back(breakdown_chart(story));
