@@ -10,6 +10,7 @@
 #include "kgate/history/history.hpp"
 #include "kgate/results/provenance.hpp"
 #include "kgate/report/report.hpp"
+#include "kgate/results/file_io.hpp"
 #include "kgate/results/results_io.hpp"
 
 namespace kgate::cli {
@@ -81,13 +82,6 @@ std::string invocation(const Arguments& arguments) {
   std::string text = "kgate report";
   for (const std::string& a : arguments) text += " " + (a.find_first_of(" \t'\"$") == std::string::npos ? a : "'" + a + "'");
   return text;
-}
-
-void write(const std::filesystem::path& dir, const std::string& name, const std::string& text,
-           std::vector<std::string>& written) {
-  const std::string path = (dir / name).string();
-  write_file_atomically(path, text);
-  written.push_back(path);
 }
 
 // The newest runs of the current run's GPU and suite from a history database, the current run
@@ -177,14 +171,18 @@ int run_report(const Arguments& all_arguments, Io& io) {
   }
   const std::filesystem::path dir(*out_dir);
   std::filesystem::create_directories(dir);
-  std::vector<std::string> written;
-  if (format == "all" || format == "markdown") {
-    write(dir, "report.md", report::render_markdown(report.full), written);
-    for (const report::Chart& chart : report.full.charts) write(dir, chart.file, chart.svg, written);
-  }
-  if (format == "all" || format == "html") write(dir, "report.html", report::render_html(report.full), written);
-  if (format == "all" || format == "github") write(dir, "summary.md", report::render_markdown(report.summary), written);
-  io.out << "kgate report: wrote " << written.size() << " files to " << dir.string() << "\n" << report.gate_line << "\n";
+  // Every file is written to its temporary file first and all are put in place together, report.md
+  // last: a full disk or a kill leaves the last complete report as it was, never a report.md whose
+  // charts or report.html are missing or from another run.
+  StagedFiles files;
+  const auto add = [&](const std::string& name, const std::string& text) { files.add((dir / name).string(), text); };
+  if (format == "all" || format == "markdown")
+    for (const report::Chart& chart : report.full.charts) add(chart.file, chart.svg);
+  if (format == "all" || format == "html") add("report.html", report::render_html(report.full));
+  if (format == "all" || format == "github") add("summary.md", report::render_markdown(report.summary));
+  if (format == "all" || format == "markdown") add("report.md", report::render_markdown(report.full));
+  files.commit();
+  io.out << "kgate report: wrote " << files.paths().size() << " files to " << dir.string() << "\n" << report.gate_line << "\n";
   return kExitOk;
 }
 

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kgate/results/file_io.hpp"
 #include "kgate/results/results.hpp"
 
 namespace kgate {
@@ -33,10 +34,9 @@ void attach_kgate_blocks(nlohmann::json& gbench_doc, const RunResults& results);
 RunResults parse_results(const nlohmann::json& doc, const std::string& source);
 RunResults read_results_file(const std::string& path);
 
-// Writes to a temporary file in the same directory and renames it over `path`, so a reader never
-// sees a half-written file. Throws ResultsError when the directory cannot be written.
+// Writes with write_file_atomically (file_io.hpp): a reader never sees a half-written file.
+// Throws ResultsError when the directory cannot be written.
 void write_results_file(const std::string& path, const nlohmann::json& doc);
-void write_file_atomically(const std::string& path, const std::string& text);
 
 // Reads a JSON file the way read_results_file does, for kgate's other JSON inputs: a missing,
 // empty or malformed file is a ResultsError naming it (with the byte position of a syntax error).

@@ -1,11 +1,8 @@
 #include "kgate/results/results_io.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -734,41 +731,6 @@ void write_results_file(const std::string& path, const json& doc) {
     if (at != std::string::npos) text.replace(at, placeholder.size(), arrays[i]);
   }
   write_file_atomically(path, text + "\n");
-}
-
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::filesystem::path target(path);
-  const std::filesystem::path directory = target.has_parent_path() ? target.parent_path() : ".";
-  // A name of our own (not mkstemp's) so the file gets the usual permissions through the umask.
-  static std::atomic<unsigned> counter{0};
-  // Appended piece by piece: g++ 12 warns falsely (-Wrestrict) about "." + name once inlined.
-  const std::string temp_name = std::string(".").append(target.filename().string()).append(".tmp.").append(std::to_string(::getpid()));
-  const std::string temp = (directory / (temp_name + "." + std::to_string(counter++))).string();
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) throw ResultsError(path + ": cannot create a temporary file in " + directory.string() + ": " + system_error_text());
-  const auto fail = [&](const char* what) {
-    const std::string reason = system_error_text();
-    ::close(fd);
-    ::unlink(temp.c_str());
-    throw ResultsError(path + ": " + what + ": " + reason);
-  };
-  for (std::size_t written = 0; written < text.size();) {
-    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail("cannot write");
-    written += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0) fail("cannot flush to disk");
-  if (::close(fd) != 0) {
-    const std::string reason = system_error_text();
-    ::unlink(temp.c_str());
-    throw ResultsError(path + ": cannot write: " + reason);
-  }
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    const std::string reason = system_error_text();
-    ::unlink(temp.c_str());
-    throw ResultsError(path + ": cannot replace: " + reason);
-  }
 }
 
 }  // namespace kgate
