@@ -2,9 +2,11 @@
 // from the two recorded H200 runs (tests/data/recorded-h200-run-a.json.gz, run-b) with synthetic
 // run-to-run noise and planted steps (every generated series is named synthetic below).
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <regex>
 
 #include "cli_runner.hpp"
@@ -338,6 +340,64 @@ TEST(HistoryDb, RefusesWhatIsNotAKgateHistory) {
   EXPECT_THROW(HistoryDb(dir.file("missing.sqlite"), false), HistoryError);
   const std::string text = dir.write("text.sqlite", "not a database at all, just some text that is long enough to read");
   EXPECT_THROW(HistoryDb(text, true), HistoryError);
+}
+
+// Runs `sql` on the database at `path` as another program would, behind kgate's back.
+void alter(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  sqlite3_close(db);
+}
+
+TEST(HistoryDb, RefusesAHistoryWhoseTablesLackAColumn) {
+  TempDir dir;
+  const std::string path = dir.file("history.sqlite");
+  { HistoryDb created(path, true); }
+  alter(path, "ALTER TABLE results DROP COLUMN sm_clock_mhz");
+  try {
+    const HistoryDb db(path, false);
+    FAIL() << "opened a history whose results table lacks a column";
+  } catch (const HistoryError& e) {
+    EXPECT_EQ(std::string(e.what()), path + ": not a kgate history database of schema version 1: no such column: sm_clock_mhz");
+  }
+}
+
+// A damaged page in the results table: kgate history show reads it and fails, while an add, which
+// only appends, would succeed and bury the next runs in a file nobody can read.
+TEST(HistoryCli, AddRefusesADamagedDatabaseThatShowCallsMalformed) {
+  TempDir dir;
+  const std::string db = dir.file("h.sqlite");
+  // Synthetic runs of 300 benchmarks: the results table spans many pages.
+  const auto write_run = [&](int day) {
+    std::vector<BenchmarkRecord> benchmarks;
+    for (int i = 0; i < 300; ++i) benchmarks.push_back(synthetic::benchmark("synthetic/v/n:" + std::to_string(i), {}));
+    RunResults run = synthetic::run(std::move(benchmarks));
+    run.context.date = "2026-01-0" + std::to_string(day) + "T03:00:00Z";
+    const std::string path = dir.file("synthetic-run-" + std::to_string(day) + ".json");
+    write_results_file(path, to_json(run));
+    return path;
+  };
+  ASSERT_EQ(cli_test::kgate_cli({"history", "add", "--db", db, write_run(1), write_run(2)}).status, 0);
+  // The last page's cell pointers overwritten: a b-tree page of the results table, written last.
+  const std::uintmax_t size = std::filesystem::file_size(db);
+  {
+    std::fstream file(db, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(static_cast<std::streamoff>(size - 4096 + 8));
+    file.write(std::string(16, '\xff').data(), 16);
+  }
+  const std::string damaged = synthetic::read_text(db);
+  const auto show = cli_test::kgate_cli({"history", "show", ".", "--db", db});
+  EXPECT_EQ(show.status, 2);
+  EXPECT_NE(show.err.find("database disk image is malformed"), std::string::npos) << show.err;
+
+  const auto add = cli_test::kgate_cli({"history", "add", "--db", db, write_run(3)});
+  EXPECT_EQ(add.status, 2);
+  EXPECT_NE(add.err.find("kgate history: " + db + ": the database is damaged (SQLite's integrity check: On tree page "),
+            std::string::npos)
+      << add.err;
+  EXPECT_NE(add.err.find("so kgate history add does not write into it"), std::string::npos) << add.err;
+  EXPECT_EQ(synthetic::read_text(db), damaged);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -30,7 +30,9 @@ time changed over the runs (kgate's docs/history.md).
             adding a run that is already there changes nothing. Takes kgate results, nvbench
             JSON and plain Google Benchmark JSON: what a file does not record (nvbench: commit
             and date; Google Benchmark: GPU and commit) comes from --gpu, --commit and --date,
-            and without them the file is refused naming the option it needs
+            and without them the file is refused naming the option it needs. Several adds may
+            run at once: they take turns, each waiting up to 60 s. Nothing is written into a
+            database that SQLite's integrity check finds damaged
   show      each matching benchmark's series on each GPU: one line per run, oldest first
   changes   change points per benchmark and GPU in the headline mode's run medians: E-divisive
             means with a permutation test, confirmed by the runs' statistics (the step exceeds
@@ -68,7 +70,7 @@ options:
 
 exit status: 0 success (changes: no new slowdown), 1 changes: a new change point that is a
 slowdown, 2 bad input or usage (a file that is not a results file, or lacks what --gpu, --commit
-or --date gives; a database that is not a kgate history)
+or --date gives; a database that is not a kgate history, or is damaged)
 )";
 
 using Operands = std::vector<std::string>;  // the arguments after the action

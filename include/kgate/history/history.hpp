@@ -80,7 +80,9 @@ class HistoryDb {
     std::size_t rows = 0;  // benchmark x mode rows written
   };
   // One transaction per run, of any results format (kgate, nvbench, plain Google Benchmark) once
-  // its context names the GPU and the date. Throws HistoryError for a run without either.
+  // its context names the GPU and the date; concurrent adds from several processes take turns.
+  // Throws HistoryError for a run without either, and for a database that SQLite's integrity check
+  // finds damaged (checked before this object's first add).
   Added add(const RunResults& run, const std::string& source);
 
   // Every run, oldest first (the order of their dates: a nightly measures the commit of its day).
@@ -97,6 +99,7 @@ class HistoryDb {
   std::string path_;
   sqlite3* db_ = nullptr;
   std::vector<HistoryRun> runs_;
+  bool checked_intact_ = false;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <regex>
 #include <set>
 
@@ -15,6 +16,11 @@ namespace kgate {
 namespace {
 
 constexpr int kSchemaVersion = 1;
+
+// How long a connection waits for another's lock before "database is locked": writers take turns
+// (one run's rows take well under a second to write), and a writer's commit waits for readers such
+// as kgate history changes to finish their query.
+constexpr int kBusyTimeoutMs = 60000;
 
 constexpr const char* kSchema = R"(
 CREATE TABLE IF NOT EXISTS runs (
@@ -90,6 +96,74 @@ void execute(sqlite3* db, const std::string& sql, const std::string& path) {
   }
 }
 
+// Every write is a transaction begun IMMEDIATE: it takes the write lock first, waiting for other
+// writers as long as the busy timeout allows. A plain (deferred) BEGIN reads first and asks for the
+// write lock later, and SQLite refuses that upgrade at once ("database is locked") when another
+// connection is writing, without waiting: concurrent adds into a new database failed so.
+void write_transaction(sqlite3* db, const std::string& path, const std::function<void()>& work) {
+  execute(db, "BEGIN IMMEDIATE", path);
+  try {
+    work();
+    execute(db, "COMMIT", path);
+  } catch (...) {
+    sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+std::int64_t schema_version(sqlite3* db, const std::string& path) {
+  Statement version(db, "PRAGMA user_version", path);
+  version.step();
+  return version.integer(0);
+}
+
+// Creates the tables of a new database. Under the write lock, the version is read again: another
+// process may have created them while this one waited.
+void create_schema(sqlite3* db, const std::string& path) {
+  write_transaction(db, path, [&] {
+    if (schema_version(db, path) != 0) return;
+    {
+      Statement tables(db, "SELECT count(*) FROM sqlite_master", path);
+      tables.step();
+      if (tables.integer(0) > 0) throw HistoryError(path + ": not a kgate history database (it has other tables)");
+    }
+    execute(db, std::string(kSchema) + "PRAGMA user_version = " + std::to_string(kSchemaVersion) + ";", path);
+  });
+}
+
+// Throws unless both tables have every column kgate reads and writes.
+void check_schema(sqlite3* db, const std::string& path) {
+  for (const char* query : {"SELECT id, commit_sha, dirty, date, gpu, gpu_name, gpu_uuid, host, driver_version, suite, timer, source, "
+                            "added FROM runs LIMIT 0",
+                            "SELECT run_id, benchmark, family, role, mode, headline, status, median_s, ci_low_s, ci_high_s, samples, "
+                            "rel_stddev, repetition_medians, min_detectable_change, timer, sm_clock_mhz FROM results LIMIT 0"}) {
+    sqlite3_stmt* statement = nullptr;
+    const int rc = sqlite3_prepare_v2(db, query, -1, &statement, nullptr);
+    sqlite3_finalize(statement);
+    if (rc != SQLITE_OK)
+      throw HistoryError(path + ": not a kgate history database of schema version " + std::to_string(kSchemaVersion) + ": " +
+                         sqlite3_errmsg(db));
+  }
+}
+
+// SQLite's integrity check: empty when the database is sound, else its first finding. A damaged
+// database makes kgate history show fail ("database disk image is malformed"); adding to it would
+// bury more runs in it.
+std::string damage(sqlite3* db, const std::string& path) {
+  std::string found;
+  try {
+    Statement check(db, "PRAGMA integrity_check(1)", path);
+    check.step();
+    found = check.text(0) == "ok" ? "" : check.text(0);
+  } catch (const HistoryError&) {
+    return sqlite3_errmsg(db);
+  }
+  // One line: "*** in database main ***\nOn tree page 32 cell 7: ..." -> "On tree page 32 cell 7: ...".
+  if (const std::string heading = "*** in database main ***\n"; found.starts_with(heading)) found.erase(0, heading.size());
+  std::replace(found.begin(), found.end(), '\n', ' ');
+  return found;
+}
+
 std::string join_numbers(const std::vector<double>& values) {
   nlohmann::json array = nlohmann::json::array();
   for (const double v : values) array.push_back(v);
@@ -126,20 +200,14 @@ HistoryDb::HistoryDb(const std::string& path, bool create) : path_(path) {
     throw HistoryError(path + ": cannot open the history database: " + reason +
                        (create ? "" : " (kgate history add creates it)"));
   }
-  sqlite3_busy_timeout(db_, 10000);
+  sqlite3_busy_timeout(db_, kBusyTimeoutMs);
   try {
-    Statement version(db_, "PRAGMA user_version", path_);
-    version.step();
-    const std::int64_t found = version.integer(0);
+    const std::int64_t found = schema_version(db_, path_);
     if (found > kSchemaVersion)
       throw HistoryError(path + ": history schema version " + std::to_string(found) + " is newer than this kgate's (" +
                          std::to_string(kSchemaVersion) + ")");
-    if (found == 0) {
-      Statement tables(db_, "SELECT count(*) FROM sqlite_master", path_);
-      tables.step();
-      if (tables.integer(0) > 0) throw HistoryError(path + ": not a kgate history database (it has other tables)");
-      execute(db_, std::string("BEGIN;") + kSchema + "PRAGMA user_version = " + std::to_string(kSchemaVersion) + "; COMMIT;", path_);
-    }
+    if (found == 0) create_schema(db_, path_);
+    check_schema(db_, path_);
     execute(db_, "PRAGMA foreign_keys = ON", path_);
     load_runs();
   } catch (const std::exception& e) {
@@ -181,8 +249,13 @@ HistoryDb::Added HistoryDb::add(const RunResults& run, const std::string& source
     if (r.status == BenchmarkStatus::ok && r.headline()) timers.insert(r.headline()->timer);
   added.run.timer = timers.size() == 1 ? *timers.begin() : timers.empty() ? TimingRecord{}.timer : "mixed";
 
-  execute(db_, "BEGIN IMMEDIATE", path_);
-  try {
+  if (!checked_intact_) {
+    if (const std::string found = damage(db_, path_); !found.empty())
+      throw HistoryError(path_ + ": the database is damaged (SQLite's integrity check: " + found +
+                         "), so kgate history add does not write into it: restore a copy, or salvage it with sqlite3's .recover");
+    checked_intact_ = true;
+  }
+  write_transaction(db_, path_, [&] {
     Statement insert_run(db_,
                          "INSERT OR IGNORE INTO runs (commit_sha, dirty, date, gpu, gpu_name, gpu_uuid, host, driver_version, "
                          "suite, timer, source, added) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -218,11 +291,7 @@ HistoryDb::Added HistoryDb::add(const RunResults& run, const std::string& source
           ++added.rows;
         }
     }
-    execute(db_, "COMMIT", path_);
-  } catch (...) {
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-    throw;
-  }
+  });
   if (!added.added) {
     // The run that is already there, for the caller's message.
     Statement existing(db_, std::string("SELECT id FROM runs WHERE commit_sha = ? AND date = ? AND host = ? AND gpu_uuid = ? AND suite = ?"), path_);
