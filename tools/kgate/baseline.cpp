@@ -2,6 +2,8 @@
 #include "baseline.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -12,6 +14,7 @@
 #include "kgate/base/escape.hpp"
 #include "kgate/gate/compare.hpp"
 #include "kgate/results/detectable.hpp"
+#include "kgate/results/file_lock.hpp"
 #include "kgate/results/provenance.hpp"
 #include "kgate/results/results_io.hpp"
 
@@ -40,7 +43,9 @@ update  records NEW's benchmarks in DIR/<GPU slug>/<suite>.json (the slug from N
         are not gated. --prune also drops the entries of benchmarks that NEW skipped or does not
         have (removed from the suite, or shapes a variant no longer benchmarks), so that compare
         stops listing them as missing: give it a run of the whole suite, never a shard or a
-        filtered run.
+        filtered run. One update at a time per file: the file is read, changed and replaced while
+        holding FILE.lock, so concurrent updates (one per shard) all land; another update waits
+        for it, naming its holder.
 show    lists the baselines in DIR, or the entries of one GPU's baselines.
 
 options:
@@ -50,6 +55,8 @@ options:
                       nvbench JSON)
   --force             update: record despite the problems listed above
   --prune             update: drop the entries NEW skipped or lacks (a whole-suite run only)
+  --lock-timeout SECONDS  update: how long to wait while another update holds the file's lock
+                      (default: 60); then exit 2, naming it
   -h, --help          this text
 
 exit status: 0 done, 1 update refused, 2 bad input or usage
@@ -159,6 +166,7 @@ int update(const Args& args, Io& io) {
   if (args.positionals().size() != 1)
     throw UsageError("baseline update takes one results file, got " + std::to_string(args.positionals().size()));
   const std::string source = args.positionals().front();
+  const std::chrono::milliseconds lock_timeout(std::llround(args.number("--lock-timeout", 60, 0, 86400) * 1000));
   RunResults run = read_results_file(source);
   const std::string path = baseline_file_for(args.value("--baseline-dir").value_or("baselines"), run, source, args.value("--suite"));
   run.context.suite = args.value("--suite").value_or(run.context.suite);  // the stored file says which suite it is
@@ -186,6 +194,12 @@ int update(const Args& args, Io& io) {
     return kExitGate;
   }
 
+  if (std::error_code ec; !fs::create_directories(fs::path(path).parent_path(), ec) && ec)
+    throw ResultsError(fs::path(path).parent_path().string() + ": cannot create the directory: " + ec.message());
+  // From the read to the replacement: an update that read the file before another replaced it would
+  // write back the old entries and lose the other's.
+  const FileLock lock(path, lock_timeout, "kgate baseline update " + source,
+                      [&](const std::string& note) { io.err << "kgate baseline update: " << note << "\n"; });
   RunResults baseline;
   if (fs::exists(path)) baseline = read_results_file(path);
   std::map<std::string, std::size_t> index;
@@ -238,8 +252,6 @@ int update(const Args& args, Io& io) {
   }
   baseline.context = run.context;  // the newest run describes the file; each entry keeps its own provenance
   baseline.has_kgate_block = true;
-  if (std::error_code ec; !fs::create_directories(fs::path(path).parent_path(), ec) && ec)
-    throw ResultsError(fs::path(path).parent_path().string() + ": cannot create the directory: " + ec.message());
   write_results_file(path, to_json(baseline));
   io.out << "wrote " << path << ": " << updated << " updated, " << added << " added, "
          << baseline.benchmarks.size() - updated - added << " kept";
@@ -350,7 +362,9 @@ int run_baseline(const Arguments& arguments, Io& io) {
   if (action != "update" && action != "show")
     throw UsageError(action.empty() ? "expected an action: update or show" : "unknown action '" + action + "' (expected update or show)");
   const Args args(Arguments(arguments.begin() + 1, arguments.end()),
-                  action == "update" ? OptionSpec{.with_value = {"--baseline-dir", "--suite"}, .flags = {"--force", "--prune"}, .aliases = {}}
+                  action == "update" ? OptionSpec{.with_value = {"--baseline-dir", "--suite", "--lock-timeout"},
+                                                  .flags = {"--force", "--prune"},
+                                                  .aliases = {}}
                                      : OptionSpec{.with_value = {"--baseline-dir"}, .flags = {}, .aliases = {}});
   if (args.help()) {
     io.out << kUsage;
