@@ -126,7 +126,8 @@ TEST(KgateCli, BadInputExitsTwoWithOneLine) {
       {{"compare", good, dir.write("pkg.json", R"({"name": "left-pad"})")},
        "kgate compare: " + dir.file("pkg.json") + ": $: not a benchmark results file"},
       {{"compare", good, dir.write("neg.json", negative.dump())},
-       "kgate compare: " + dir.file("neg.json") + ": $.benchmarks[1].kgate.cold.samples_s[3]: time must be positive and finite, got -1"},
+       "kgate compare: " + dir.file("neg.json") +
+           ": $.benchmarks[1].kgate.cold.samples_s[3]: time must be from 1e-12 s to 1e+06 s, got -1"},
       {{"compare", good, dir.write("newer.json", newer.dump())},
        "kgate compare: " + dir.file("newer.json") + ": $.context.kgate.schema_version: schema version 9 is newer"},
       {{"compare", good, h100}, "kgate compare: different GPU models: baseline " + good + " ran on NVIDIA H200, new " + h100 +
@@ -246,9 +247,14 @@ TEST(KgateCli, ThresholdsFileAndCommandLineDefault) {
   dir.write("t.json", R"({"schema_version": 1, "default": 0.05, "families": {"rmsnorm": 0.03}})");
   EXPECT_EQ(kgate_cli({"compare", a, b, "--thresholds", dir.file("t.json"), "--threshold", "0.1", "--min-change-us", "0"}).status, 1);
   // DIR/thresholds.json is read by default.
-  fs::create_directories(dir.file("baselines"));
+  ASSERT_EQ(kgate_cli({"baseline", "update", a, "--baseline-dir", dir.file("baselines"), "--force"}).status, 0);
+  EXPECT_EQ(kgate_cli({"compare", "--baseline-dir", dir.file("baselines"), b, "--min-change-us", "0"}).status, 1);
   dir.write("baselines/thresholds.json", R"({"families": {"rmsnorm": 0.1}})");
-  EXPECT_EQ(kgate_cli({"compare", a, b, "--baseline-dir", dir.file("baselines")}).status, 0);
+  EXPECT_EQ(kgate_cli({"compare", "--baseline-dir", dir.file("baselines"), b, "--min-change-us", "0"}).status, 0);
+  // With two files --baseline-dir would pick no baseline: refused rather than silently ignored.
+  const auto both = kgate_cli({"compare", a, b, "--baseline-dir", dir.file("baselines")});
+  EXPECT_EQ(both.status, 2);
+  EXPECT_NE(both.err.find("--baseline-dir picks NEW.json's baseline: give NEW.json alone"), std::string::npos) << both.err;
 }
 
 TEST(KgateCli, BaselineUpdateShowAndCompare) {

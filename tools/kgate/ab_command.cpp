@@ -26,6 +26,9 @@ namespace {
 
 // kgate ab's default threshold, from an A/A on an H100 (docs/compare.md).
 constexpr double kAbDefaultThreshold = 0.01;
+// The longest one benchmark process may run by default: a whole suite's round (a few minutes on
+// an H100 with kgate ab's short sampling) many times over, and still an end to a hung GPU.
+constexpr double kDefaultProcessTimeoutS = 1800;
 
 namespace fs = std::filesystem;
 
@@ -51,6 +54,9 @@ options:
   --work-dir DIR          keep each round's results and log, and the pooled base.json and
                           head.json (for kgate report), in DIR (default: a temporary directory,
                           removed afterwards)
+  --process-timeout S     the longest one benchmark process (a round, a listing) may run, in
+                          seconds (default 1800): then it is killed with its process group and
+                          kgate ab exits 2 naming it
   --thresholds FILE       per-family and per-benchmark thresholds
                           (default: baselines/thresholds.json when it exists); the default
                           threshold of kgate ab is 1% (--threshold), not the file's default:
@@ -105,12 +111,12 @@ struct Side {
 // The binary's benchmarks, listed with the flags its rounds get (some, like --kgate_workloads,
 // change the list).
 std::vector<std::string> list_benchmarks(const Side& side, const std::optional<std::string>& filter,
-                                         const std::vector<std::string>& bench_flags, const WorkDir& work) {
+                                         const std::vector<std::string>& bench_flags, const WorkDir& work, const ProcessSetup& limited) {
   std::vector<std::string> argv = {side.binary, "--benchmark_list_tests=true"};
   if (filter) argv.push_back("--benchmark_filter=" + *filter);
   argv.insert(argv.end(), bench_flags.begin(), bench_flags.end());
   const std::string out = work.file(std::string(side.label) + "-list.txt"), log = work.file(std::string(side.label) + "-list.log");
-  if (const int status = run_process(argv, out, log); status != 0)
+  if (const int status = run_process(argv, out, log, limited); status != 0)
     throw ResultsError(side.binary + ": listing its benchmarks failed with exit status " + std::to_string(status) + ":\n" +
                        last_lines(log, 10));
   std::vector<std::string> names;
@@ -122,9 +128,9 @@ std::vector<std::string> list_benchmarks(const Side& side, const std::optional<s
 
 // Whether the binary takes --kgate_processes (builds before it always timed in one process): a
 // listing that matches nothing costs no GPU time.
-bool takes_processes_flag(const Side& side, const WorkDir& work) {
+bool takes_processes_flag(const Side& side, const WorkDir& work, const ProcessSetup& limited) {
   const std::string log = work.file(std::string(side.label) + "-flags.log");
-  return run_process({side.binary, "--benchmark_list_tests=true", "--benchmark_filter=^$", "--kgate_processes=1"}, log, log) == 0;
+  return run_process({side.binary, "--benchmark_list_tests=true", "--benchmark_filter=^$", "--kgate_processes=1"}, log, log, limited) == 0;
 }
 
 // A Google Benchmark filter that matches exactly these names (POSIX extended syntax, which is
@@ -152,7 +158,7 @@ std::string list_names(const std::vector<std::string>& names) {
 OptionSpec ab_option_spec() {
   OptionSpec spec{.with_value = comparator_value_options(), .flags = comparator_flags(), .aliases = {{"--benchmark_filter", "--filter"}}};
   spec.flags.insert("--common-only");
-  spec.with_value.insert({"--base", "--head", "--rounds", "--seed", "--filter", "--work-dir"});
+  spec.with_value.insert({"--base", "--head", "--rounds", "--seed", "--filter", "--work-dir", "--process-timeout"});
   return spec;
 }
 
@@ -170,6 +176,8 @@ int run_ab(const Arguments& arguments, Io& io) {
   const double seed_value = args.number("--seed", 1, 0, 9007199254740992.0);
   if (seed_value != std::floor(seed_value)) throw UsageError("--seed: expected a whole number");
   const auto seed = static_cast<std::uint64_t>(seed_value);
+  const double process_timeout_s = args.number("--process-timeout", kDefaultProcessTimeoutS, 1, 604800);
+  const ProcessSetup limited{.directory = "", .environment = {}, .time_limit = std::chrono::duration<double>(process_timeout_s)};
   CompareOptions options = comparator_options(args, "baselines/thresholds.json");
   // Both builds run on one GPU in alternating rounds, so the gate can be finer than the nightly
   // comparison with a stored baseline: kAbDefaultThreshold unless --threshold says otherwise (the
@@ -181,8 +189,8 @@ int run_ab(const Arguments& arguments, Io& io) {
   // Both builds must measure the same benchmarks: a benchmark in one list only would show up as
   // new or missing, which does not fail the gate and hides what was not compared.
   const auto filter = args.value("--filter");
-  std::vector<std::string> base_list = list_benchmarks(base, filter, bench_flags, work);  // base first, then head
-  const ListDifference lists = diff_benchmark_lists(std::move(base_list), list_benchmarks(head, filter, bench_flags, work));
+  std::vector<std::string> base_list = list_benchmarks(base, filter, bench_flags, work, limited);  // base first, then head
+  const ListDifference lists = diff_benchmark_lists(std::move(base_list), list_benchmarks(head, filter, bench_flags, work, limited));
   std::optional<std::string> run_filter = filter;
   if (!lists.same()) {
     const std::string differences = (lists.base_only.empty() ? "" : "only in base:\n" + list_names(lists.base_only)) +
@@ -195,7 +203,8 @@ int run_ab(const Arguments& arguments, Io& io) {
   }
   if (lists.common.empty()) throw UsageError("no benchmark to compare" + (filter ? " (the filter '" + *filter + "' matches none)" : std::string()));
 
-  const bool base_takes_processes = takes_processes_flag(base, work), head_takes_processes = takes_processes_flag(head, work);
+  const bool base_takes_processes = takes_processes_flag(base, work, limited);
+  const bool head_takes_processes = takes_processes_flag(head, work, limited);
   const std::vector<bool> head_first = head_first_schedule(rounds, seed);
   const int max_samples = std::max(100, (1000 + rounds - 1) / rounds);
   std::vector<RunResults> base_rounds, head_rounds;
@@ -218,12 +227,19 @@ int run_ab(const Arguments& arguments, Io& io) {
       if (run_filter) argv.push_back("--benchmark_filter=" + *run_filter);
       argv.insert(argv.end(), bench_flags.begin(), bench_flags.end());
       const auto started = std::chrono::steady_clock::now();
-      const int status = run_process(argv, log, log);
+      const auto round_failed = [&](const std::string& what) {
+        return ResultsError(side->binary + ": round " + std::to_string(round) + " " + what + "; the end of its log" +
+                            (work.kept() ? " (" + log + ")" : "") + ":\n" + last_lines(log, 12));
+      };
+      int status = 0;
+      try {
+        status = run_process(argv, log, log, limited);
+      } catch (const ProcessTimeout& e) {
+        throw round_failed(std::string("ran past --process-timeout (") + e.what() + ")");
+      }
       // kgate_bench exits 1 when a benchmark failed: that is a result (verdict failed), not an error.
       if ((status != 0 && status != 1) || !fs::exists(out))
-        throw ResultsError(side->binary + ": round " + std::to_string(round) + " exited with status " + std::to_string(status) +
-                           (fs::exists(out) ? "" : " and wrote no results") + "; the end of its log" +
-                           (work.kept() ? " (" + log + ")" : "") + ":\n" + last_lines(log, 12));
+        throw round_failed("exited with status " + std::to_string(status) + (fs::exists(out) ? "" : " and wrote no results"));
       (side == &base ? base_rounds : head_rounds).push_back(read_results_file(out));
       io.err << "kgate ab: round " << round << "/" << rounds << ": " << side->label << " "
              << static_cast<int>(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() + 0.5) << " s\n";

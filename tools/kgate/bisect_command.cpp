@@ -48,6 +48,8 @@ options:
                         (default: the one the current directory is in)
   --rounds N            kgate ab's rounds per comparison (default 5)
   --seed N              kgate ab's seed (default 1)
+  --process-timeout S   the longest one benchmark process may run, in seconds (kgate ab's
+                        option; default 1800): then it is killed and kgate bisect exits 2
   --thresholds FILE     per-family and per-benchmark thresholds
                         (default: baselines/thresholds.json of this checkout when it exists)
   -- BENCH_FLAGS...     flags for the benchmark binary, passed on by kgate ab
@@ -68,7 +70,7 @@ Verdict verdict_named(const std::string& name) {
 
 int run_bisect(const Arguments& arguments, Io& io) {
   OptionSpec spec{.with_value = {"--good", "--bad", "--filter", "--build-cmd", "--bench", "--work-dir", "--source", "--rounds", "--seed",
-                                 "--thresholds"},
+                                 "--thresholds", "--process-timeout"},
                   .flags = {},
                   .aliases = {}};
   const Args args(arguments, spec);
@@ -126,6 +128,7 @@ int run_bisect(const Arguments& arguments, Io& io) {
                            "--rounds", std::to_string(rounds), "--seed", std::to_string(seed),
                            "--work-dir", (work / "ab" / pair).string(), "--json", json.string() + ".partial"};
       if (fs::exists(thresholds)) ab_args.insert(ab_args.end(), {"--thresholds", thresholds});
+      if (const auto timeout = args.value("--process-timeout")) ab_args.insert(ab_args.end(), {"--process-timeout", *timeout});
       if (!bench_flags.empty()) ab_args.push_back("--");
       ab_args.insert(ab_args.end(), bench_flags.begin(), bench_flags.end());
       const auto ab_started = std::chrono::steady_clock::now();

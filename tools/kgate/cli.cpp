@@ -47,6 +47,14 @@ CI commands (each step of a pull-request gate or a nightly job, in any git repos
 
 Run 'kgate <command> --help' for the options of a command; 'kgate --version' prints the version.
 
+environment (every command that reads JSON: runs, baselines, thresholds; kgate's
+docs/reliability.md):
+  KGATE_MAX_INPUT_BYTES N  the most bytes one input file may hold once inflated (default
+                           268435456, 256 MiB: 18 times the largest recorded run); a larger
+                           file, or nvbench sample file, is refused with exit 2
+  KGATE_MAX_JSON_DEPTH N   the most arrays and objects nested in one another (default 64,
+                           at most 1000); deeper is refused with exit 2
+
 exit status: 0 no regression / success, 1 regression or failed variant (compare, ab, pr-gate,
 nightly), a refused baseline update, a new slowdown change point (history changes, nightly), a
 failed benchmark (shard-run) or no clean first bad commit (bisect), 2 bad input or usage.

@@ -120,6 +120,9 @@ int run_compare(const Arguments& arguments, Io& io) {
     throw UsageError(files.size() == 1 ? "one results file given: add the baseline, or --baseline-dir DIR"
                                        : "expected BASELINE.json NEW.json, got " + std::to_string(files.size()) + " files");
   if (args.value("--suite") && files.size() != 1) throw UsageError("--suite selects a baseline file in --baseline-dir; give NEW.json alone");
+  if (baseline_dir && files.size() == 2)
+    throw UsageError("--baseline-dir picks NEW.json's baseline: give NEW.json alone, or BASELINE.json NEW.json without it "
+                     "(--thresholds FILE for a thresholds file)");
   const std::string default_thresholds = (std::filesystem::path(baseline_dir.value_or("baselines")) / "thresholds.json").string();
   CompareOptions options = comparator_options(args, default_thresholds);
   options.allow_env_mismatch = args.flag("--allow-env-mismatch");

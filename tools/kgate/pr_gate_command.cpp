@@ -51,9 +51,10 @@ options:
   --out DIR           where the verdicts and the report go (default: pr-gate)
   --thresholds FILE   per-family and per-benchmark thresholds, for kgate ab and the report
                       (default: baselines/thresholds.json when it exists)
-  --rounds N, --seed N, --filter RE, --common-only, --threshold FRACTION, --alpha P, ...
-                      passed on to kgate ab (kgate ab --help lists them); --common-only compares
-                      the benchmarks both sides have when a pull request adds or removes some
+  --rounds N, --seed N, --filter RE, --common-only, --process-timeout S, --threshold FRACTION,
+  --alpha P, ...      passed on to kgate ab (kgate ab --help lists them); --common-only compares
+                      the benchmarks both sides have when a pull request adds or removes some;
+                      --process-timeout S ends a benchmark process after S seconds (default 1800)
   -- BENCH_FLAGS...   flags for both benchmark binaries, passed on by kgate ab
   -h, --help          this text
 

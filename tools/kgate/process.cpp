@@ -1,6 +1,7 @@
 #include "process.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -8,11 +9,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sstream>
-
-#include "kgate/results/results_io.hpp"
+#include <thread>
 
 extern char** environ;
 
@@ -40,6 +42,64 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings) {
   return pointers;
 }
 
+// The process group kgate waits on, for pass_on_signal (a signal handler may touch no other state).
+volatile std::sig_atomic_t waited_group = 0;
+
+extern "C" void pass_on_signal(int signal) {
+  if (waited_group > 0) ::kill(-static_cast<pid_t>(waited_group), signal);
+  ::signal(signal, SIG_DFL);  // then end kgate as the signal would have
+  ::raise(signal);
+}
+
+// While it lives, the signals that end kgate end the process group `group` too: a child in a group
+// of its own no longer gets the terminal's Ctrl-C. A signal kgate ignores (nohup) stays ignored.
+class SignalsPassedOn {
+ public:
+  explicit SignalsPassedOn(pid_t group) {
+    waited_group = group;
+    struct sigaction pass = {};
+    pass.sa_handler = pass_on_signal;
+    sigemptyset(&pass.sa_mask);
+    for (std::size_t i = 0; i < std::size(kSignals); ++i) {
+      sigaction(kSignals[i], nullptr, &previous_[i]);
+      if (previous_[i].sa_handler != SIG_IGN) sigaction(kSignals[i], &pass, nullptr);
+    }
+  }
+  ~SignalsPassedOn() {
+    for (std::size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &previous_[i], nullptr);
+    waited_group = 0;
+  }
+  SignalsPassedOn(const SignalsPassedOn&) = delete;
+  SignalsPassedOn& operator=(const SignalsPassedOn&) = delete;
+
+ private:
+  static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction previous_[std::size(kSignals)];
+};
+
+// Waits for `pid`, the leader of its own process group, at most `limit`; at the limit the group
+// is killed and ProcessTimeout thrown. Polled, with pauses growing to 0.1 s: a benchmark runs for
+// seconds at least.
+int wait_with_limit(pid_t pid, const std::string& program, std::chrono::duration<double> limit) {
+  const SignalsPassedOn passed_on(pid);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(limit);
+  int status = 0;
+  for (std::chrono::milliseconds pause{1};; pause = std::min(pause * 2, std::chrono::milliseconds{100})) {
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) return status;
+    if (done < 0 && errno != EINTR) throw ResultsError(program + ": lost track of the process: " + std::strerror(errno));
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ::kill(-pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      std::ostringstream seconds;
+      seconds << limit.count();
+      throw ProcessTimeout(program + ": still running at its time limit of " + seconds.str() + " s: killed, with its process group");
+    }
+    std::this_thread::sleep_for(pause);
+  }
+}
+
 }  // namespace
 
 int run_process(const std::vector<std::string>& argv, const std::string& out_path, const std::string& err_path,
@@ -53,13 +113,24 @@ int run_process(const std::vector<std::string>& argv, const std::string& out_pat
   if (!setup.directory.empty()) posix_spawn_file_actions_addchdir_np(&actions, setup.directory.c_str());
   const std::vector<std::string> environment = environment_with(setup.environment);
   std::vector<char*> args = c_strings(argv), envp = c_strings(environment);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  if (setup.time_limit) {  // a group of its own, so that the limit ends whatever the child started
+    posix_spawnattr_setpgroup(&attributes, 0);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  }
   pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, argv.front().c_str(), &actions, nullptr, args.data(), envp.data());
+  const int spawned = posix_spawnp(&pid, argv.front().c_str(), &actions, &attributes, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
   if (spawned != 0) throw ResultsError(argv.front() + ": cannot run it: " + std::strerror(spawned));
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) throw ResultsError(argv.front() + ": lost track of the process: " + std::strerror(errno));
+  if (setup.time_limit) {
+    status = wait_with_limit(pid, argv.front(), *setup.time_limit);
+  } else {
+    while (waitpid(pid, &status, 0) < 0)
+      if (errno != EINTR) throw ResultsError(argv.front() + ": lost track of the process: " + std::strerror(errno));
+  }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 

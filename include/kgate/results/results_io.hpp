@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kgate/results/file_io.hpp"
+#include "kgate/results/json_file.hpp"
 #include "kgate/results/results.hpp"
 
 namespace kgate {
@@ -32,17 +33,12 @@ void attach_kgate_blocks(nlohmann::json& gbench_doc, const RunResults& results);
 
 // `source` names the input in error messages (normally the file's path).
 RunResults parse_results(const nlohmann::json& doc, const std::string& source);
+// Reads the file with read_json_file (json_file.hpp): bounded, gzipped or not.
 RunResults read_results_file(const std::string& path);
 
 // Writes with write_file_atomically (file_io.hpp): a reader never sees a half-written file.
 // Throws ResultsError when the directory cannot be written.
 void write_results_file(const std::string& path, const nlohmann::json& doc);
-
-// Reads a JSON file the way read_results_file does, for kgate's other JSON inputs: a missing,
-// empty or malformed file is a ResultsError naming it (with the byte position of a syntax error).
-// A gzipped file (run.json.gz) is inflated first, recognised by its content, not its name.
-// Google Benchmark writes non-finite counters as bare NaN / Infinity; they are read as null.
-nlohmann::json read_json_file(const std::string& path);
 
 std::string to_string(BenchmarkStatus status);
 

@@ -77,7 +77,7 @@ std::string format_cuda_version(int version) {  // cudaDriverGetVersion's 1000 *
 
 double threshold_value(const json& value, const std::string& source, const std::string& path) {
   if (!value.is_number() || !(value.get<double>() > 0) || !(value.get<double>() <= 1))
-    threshold_error(source, path, "threshold must be a fraction in (0, 1] (0.05 = 5%), got " + value.dump());
+    threshold_error(source, path, "threshold must be a fraction in (0, 1] (0.05 = 5%), got " + json_excerpt(value));
   return value.get<double>();
 }
 
@@ -85,8 +85,9 @@ std::map<std::string, double> threshold_map(const json& doc, const char* key, co
   std::map<std::string, double> out;
   if (!doc.contains(key)) return out;
   const std::string path = std::string("$.") + key;
-  if (!doc[key].is_object()) threshold_error(source, path, "expected an object of name -> threshold, got " + doc[key].dump());
-  for (const auto& [name, value] : doc[key].items()) out[name] = threshold_value(value, source, path + "[" + json(name).dump() + "]");
+  if (!doc[key].is_object()) threshold_error(source, path, "expected an object of name -> threshold, got " + json_excerpt(doc[key]));
+  for (const auto& [name, value] : doc[key].items())
+    out[name] = threshold_value(value, source, path + "[" + json_excerpt(json(name)) + "]");
   return out;
 }
 
@@ -529,13 +530,14 @@ Thresholds parse_thresholds(const json& doc, const std::string& source) {
     if (key != "schema_version" && key != "default" && key != "min_change_us" && key != "families" && key != "benchmarks")
       threshold_error(source, "$." + key, "unknown field (expected schema_version, default, min_change_us, families, benchmarks)");
   if (doc.contains("schema_version") && doc["schema_version"] != 1)
-    threshold_error(source, "$.schema_version", "unsupported thresholds schema version " + doc["schema_version"].dump() + " (this kgate reads 1)");
+    threshold_error(source, "$.schema_version",
+                    "unsupported thresholds schema version " + json_excerpt(doc["schema_version"]) + " (this kgate reads 1)");
   Thresholds t;
   if (doc.contains("default")) t.default_fraction = threshold_value(doc["default"], source, "$.default");
   if (doc.contains("min_change_us")) {
     const json& v = doc["min_change_us"];
     if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
-      threshold_error(source, "$.min_change_us", "expected a number of microseconds >= 0, got " + v.dump());
+      threshold_error(source, "$.min_change_us", "expected a number of microseconds >= 0, got " + json_excerpt(v));
     t.min_change_s = v.get<double>() * 1e-6;
   }
   t.families = threshold_map(doc, "families", source);

@@ -83,14 +83,16 @@ void Runs::add(const Node& entry) {
   } else {
     // The same name again is a repetition only when Google Benchmark says it ran several.
     long long repetitions = 1;
-    if (auto reps = entry.find("repetitions")) repetitions = reps->integer();
+    if (auto reps = entry.find("repetitions")) repetitions = reps->integer(0);
     bool repeated = repetitions > 1 && run.rows < repetitions;
     if (auto index = entry.find("repetition_index"))
-      repeated = repeated && !run.repetition_indices.contains(index->integer());
+      repeated = repeated && !run.repetition_indices.contains(index->integer(0));
     if (!repeated) entry.at("name").fail("duplicate benchmark name \"" + name + "\" (not a repetition of the same run)");
   }
   ++run.rows;
-  if (auto index = entry.find("repetition_index")) run.repetition_indices.insert(index->integer());
+  if (auto index = entry.find("repetition_index")) run.repetition_indices.insert(index->integer(0));
+  // Not used, but a count like the others: a row that says 2.5 or -1 iterations ran is not a sample.
+  if (auto iterations = entry.find("iterations")) iterations->integer(0);
 
   std::string message;
   read_opt(entry, "error_message", message);
@@ -102,8 +104,8 @@ void Runs::add(const Node& entry) {
     if (run.error.empty()) run.error = message;
     return;
   }
-  const double per_second = units_per_second(entry.at("time_unit"));
-  run.samples_s.push_back(entry.at("real_time").time() / per_second);
+  const Node unit = entry.at("time_unit");
+  run.samples_s.push_back(entry.at("real_time").time(units_per_second(unit), unit.string()));
 }
 
 std::vector<BenchmarkRecord> Runs::records(const std::function<bool(const std::string&)>& known) const {

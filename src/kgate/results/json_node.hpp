@@ -1,32 +1,30 @@
 #pragma once
 // Reading a results document with a JSON path (private to the results module): every accessor
 // knows where its value sits, so every error is one line naming the file and the path
-// ("run.json: $.benchmarks[3].real_time: ..."). Used by results_io.cpp (kgate blocks) and
-// gbench_rows.cpp (plain Google Benchmark rows).
+// ("run.json: $.benchmarks[3].real_time: ..."), and every number meets value_rules.hpp. Used by
+// results_io.cpp (kgate blocks), gbench_rows.cpp (plain Google Benchmark rows) and
+// nvbench_results.cpp.
 #include <cctype>
+#include <climits>
 #include <cmath>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "kgate/results/results_io.hpp"
+#include "value_rules.hpp"
 
 namespace kgate::json_node {
 
 using nlohmann::json;
 
+// A value as error messages show it: its type and an excerpt.
 inline std::string describe_value(const json& value) {
-  if (value.is_number()) {
-    std::ostringstream text;
-    text << value.get<double>();
-    return text.str();
-  }
-  std::string dumped = value.dump();
-  if (dumped.size() > 40) dumped = dumped.substr(0, 37) + "...";
-  return value.is_null() ? "null" : std::string(value.type_name()) + " " + dumped;
+  if (value.is_null()) return "null";
+  if (value.is_number()) return value.dump();
+  return std::string(value.type_name()) + " " + json_excerpt(value);
 }
 
 inline bool is_identifier(std::string_view key) {
@@ -56,8 +54,8 @@ class Node {
   Node child_path(const std::string& key, const json& child) const {
     // Appended piece by piece: g++ 12 warns falsely (-Wrestrict) about "." + key once inlined.
     std::string path = path_;
-    if (is_identifier(key)) path.append(".").append(key);
-    else path.append("[").append(json(key).dump()).append("]");
+    if (is_identifier(key) && key.size() <= kExcerptChars) path.append(".").append(key);
+    else path.append("[").append(json_excerpt(json(key))).append("]");
     return Node(child, std::move(path), source_);
   }
 
@@ -90,27 +88,44 @@ class Node {
     return *this;
   }
 
+  // Any finite number (JSON has no other, but a reader may be handed a document built in memory).
   double number() const {
-    require(value_.is_number(), "a number");
+    if (!value_.is_number() || !std::isfinite(value_.get<double>())) fail("expected a number, got " + describe_value(value_));
     return value_.get<double>();
   }
 
   double non_negative() const {
-    const double v = number();
-    if (!(v >= 0) || !std::isfinite(v)) fail("must be a finite number >= 0, got " + describe_value(value_));
-    return v;
-  }
-
-  double time() const {
-    if (!value_.is_number() || !(value_.get<double>() > 0) || !std::isfinite(value_.get<double>()))
-      fail("time must be positive and finite, got " + describe_value(value_));
+    if (!value_.is_number() || !value_rules::is_figure(value_.get<double>()))
+      fail("must be a finite number >= 0, got " + describe_value(value_));
     return value_.get<double>();
   }
 
-  long long integer() const {
-    if (!value_.is_number_integer() && !(value_.is_number_float() && std::trunc(value_.get<double>()) == value_.get<double>()))
-      fail("expected an integer, got " + describe_value(value_));
-    return value_.is_number_float() ? static_cast<long long>(value_.get<double>()) : value_.get<long long>();
+  // A time in seconds, written in units of which `units_per_second` make a second.
+  double time(double units_per_second = 1, std::string_view unit = "s") const {
+    const double seconds = value_.is_number() ? value_.get<double>() / units_per_second : 0.0;
+    if (!value_.is_number() || !value_rules::is_time(seconds)) {
+      // Appended piece by piece: g++ 12 warns falsely (-Wrestrict) about " " + unit once inlined.
+      std::string problem = std::string("time must be ") + value_rules::kTimeRange + ", got " + describe_value(value_);
+      if (value_.is_number() && unit != "s") problem.append(" ").append(unit);
+      fail(problem);
+    }
+    return seconds;
+  }
+
+  // A whole number in [low, high] (1.0 counts as whole; 1e30 is beyond any range kgate takes).
+  long long integer(long long low = -static_cast<long long>(value_rules::kMaxWhole),
+                    long long high = static_cast<long long>(value_rules::kMaxWhole)) const {
+    std::optional<long long> whole;
+    if (value_.is_number_unsigned()) {
+      if (value_.get<unsigned long long>() <= static_cast<unsigned long long>(LLONG_MAX)) whole = value_.get<long long>();
+    } else if (value_.is_number_integer()) {
+      whole = value_.get<long long>();
+    } else if (value_.is_number_float() && value_rules::is_whole(value_.get<double>(), -value_rules::kMaxWhole, value_rules::kMaxWhole)) {
+      whole = static_cast<long long>(value_.get<double>());
+    }
+    if (!whole || *whole < low || *whole > high)
+      fail("expected a whole number from " + std::to_string(low) + " to " + std::to_string(high) + ", got " + describe_value(value_));
+    return *whole;
   }
 
   std::string string() const {
@@ -143,7 +158,15 @@ inline void read_opt(const Node& parent, const std::string& key, long long& out)
   if (auto node = parent.find(key)) out = node->integer();
 }
 inline void read_opt(const Node& parent, const std::string& key, int& out) {
-  if (auto node = parent.find(key)) out = static_cast<int>(node->integer());
+  if (auto node = parent.find(key)) out = static_cast<int>(node->integer(INT_MIN, INT_MAX));
+}
+
+// Optional counts (sizes, registers, launches): absent leaves the default; present must be whole and >= 0.
+inline void read_count(const Node& parent, const std::string& key, long long& out) {
+  if (auto node = parent.find(key)) out = node->integer(0);
+}
+inline void read_count(const Node& parent, const std::string& key, int& out) {
+  if (auto node = parent.find(key)) out = static_cast<int>(node->integer(0, INT_MAX));
 }
 
 }  // namespace kgate::json_node

@@ -1,18 +1,28 @@
 #include "kgate/results/nvbench_results.hpp"
 
+#include <algorithm>
+#include <charconv>
+#include <climits>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 
-#include "kgate/results/results_io.hpp"
+#include "json_node.hpp"
 #include "kgate/base/statistics.hpp"
+#include "kgate/results/results_io.hpp"
+#include "value_rules.hpp"
 
 namespace kgate {
 
+using json_node::Node;
+using json_node::read_opt;
 using nlohmann::json;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -31,103 +41,107 @@ constexpr const char* kWalltime = "nv/cold/walltime";
 constexpr const char* kBytesPerSecond = "nv/cold/bw/global/bytes_per_second";
 constexpr double kDefaultMaxNoise = 0.005;  // nvbench's --max-noise default: 0.5%
 
-// Where a value sits, for error messages: "<file>: $.benchmarks[0].states[2].summaries[5]: ...".
-struct Place {
-  const std::string* source = nullptr;  // the file's path
-  std::string path;
-
-  Place operator/(const std::string& key) const { return {source, path + "." + key}; }
-  Place operator[](std::size_t index) const { return {source, path + "[" + std::to_string(index) + "]"}; }
-  [[noreturn]] void fail(const std::string& problem) const { throw ResultsError(*source + ": " + path + ": " + problem); }
-};
-
-const json& member(const json& object, const char* key, const Place& place, json::value_t type) {
-  if (!object.is_object()) place.fail("expected an object");
-  const auto it = object.find(key);
-  if (it == object.end()) (place / key).fail("required field is missing");
-  const bool matches = type == json::value_t::number_integer ? it->is_number_integer() : it->type() == type;
-  if (!matches) (place / key).fail(std::string("expected ") + json(type).type_name() + ", got " + it->dump());
-  return *it;
-}
-
 // A summary's named values (its "data" array of {name, type, value}); nvbench writes numbers as
-// strings so that int64 values survive JSON's doubles.
+// strings so that int64 values survive JSON's doubles. Each number read meets value_rules.hpp.
 class Summary {
  public:
-  Summary(const json& node, Place place) : place_(std::move(place)) {
-    if (!node.contains("data")) return;
-    const Place data_place = place_ / "data";
-    const json& data = member(node, "data", place_, json::value_t::array);
-    for (std::size_t i = 0; i < data.size(); ++i) {
-      const Place entry = data_place[i];
-      const std::string name = member(data[i], "name", entry, json::value_t::string).get<std::string>();
-      values_.insert_or_assign(name, Value{member(data[i], "type", entry, json::value_t::string).get<std::string>(),
-                                           member(data[i], "value", entry, json::value_t::string).get<std::string>(), entry});
+  explicit Summary(const Node& node) : node_(node) {
+    const auto data = node.find("data");
+    if (!data) return;
+    data->array();
+    for (std::size_t i = 0; i < data->size(); ++i) {
+      const Node entry = (*data)[i];
+      const std::string name = entry.at("name").string();
+      values_.erase(name);  // the last of a name counts
+      values_.emplace(name, Value{entry.at("type").string(), entry.at("value").string(), entry});
     }
   }
 
   bool has(const std::string& name) const { return values_.contains(name); }
 
-  double number(const std::string& name = "value") const {
-    const Value& v = find(name);
-    if (v.type != "float64" && v.type != "int64") (v.place / "type").fail("expected float64 or int64 for \"" + name + "\", got " + v.type);
-    std::size_t used = 0;
-    double out = 0;
-    try {
-      out = std::stod(v.text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != v.text.size()) (v.place / "value").fail("not a number: \"" + v.text + "\"");
-    return out;
+  double time(const std::string& name = "value") const {
+    return number(name, value_rules::is_time, std::string("time must be ") + value_rules::kTimeRange);
+  }
+  double figure(const std::string& name = "value") const { return number(name, value_rules::is_figure, "must be a finite number >= 0"); }
+  long long count(const std::string& name, double most) const {
+    const auto whole = [most](double v) { return value_rules::is_whole(v, 0, most); };
+    return static_cast<long long>(number(name, whole, "expected a whole number from 0 to " + value_rules::number_text(most)));
   }
 
   std::string text(const std::string& name) const { return find(name).text; }
-  const Place& place() const { return place_; }
+  const Node& node() const { return node_; }
 
  private:
   struct Value {
     std::string type, text;
-    Place place;
+    Node entry;
   };
   const Value& find(const std::string& name) const {
     const auto it = values_.find(name);
-    if (it == values_.end()) (place_ / "data").fail("no value named \"" + name + "\"");
+    if (it == values_.end()) node_.at("data").fail("no value named \"" + name + "\"");
     return it->second;
   }
-  Place place_;
+  // The named value as a number that `holds`; otherwise fails naming it with `rule`.
+  double number(const std::string& name, const std::function<bool(double)>& holds, const std::string& rule) const {
+    const Value& v = find(name);
+    if (v.type != "float64" && v.type != "int64") v.entry.at("type").fail("expected float64 or int64 for \"" + name + "\", got " + v.type);
+    double out = 0;
+    const auto [end, error] = std::from_chars(v.text.data(), v.text.data() + v.text.size(), out);
+    const Node value = v.entry.at("value");
+    if (error != std::errc() || end != v.text.data() + v.text.size()) value.fail("not a number: " + json_excerpt(value.value()));
+    if (!holds(out)) value.fail(rule + ", got " + json_excerpt(value.value()));
+    return out;
+  }
+  Node node_;
   std::map<std::string, Value> values_;
 };
 
-// A --jsonbin sample file: `count` little-endian float32 values.
-std::vector<double> read_sample_file(const std::filesystem::path& file, long long count, const Place& place) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    place.fail("cannot open the sample file " + file.string() +
-               " (nvbench --jsonbin writes it beside the JSON file: keep its -bin folders with it)");
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (count < 0 || bytes.size() != static_cast<std::size_t>(count) * sizeof(float))
-    place.fail(file.string() + " holds " + std::to_string(bytes.size()) + " bytes, expected " + std::to_string(count) +
+// A --jsonbin sample file, `name` as the JSON file names it: `count` little-endian float32 values,
+// each one that `holds` (else refused with `rule`). The file must lie in the JSON file's folder
+// `dir` once symbolic links are followed, and be a regular file of exactly that size, checked
+// before it is read: a path in a hostile file cannot make kgate read /dev/zero or another's file.
+std::vector<double> read_sample_file(const fs::path& dir, const std::string& name, long long count, const Node& place,
+                                     bool (*holds)(double), const std::string& rule) {
+  const std::string shown = json_excerpt(json(name));  // quoted and cut short: the name is the file's
+  if (fs::path(name).is_absolute()) place.fail("the sample file " + shown + " is not in the JSON file's folder: an absolute path");
+  std::error_code ec;
+  const fs::path real = fs::canonical(dir / name, ec);
+  if (ec)
+    place.fail("cannot open the sample file " + shown + " beside the JSON file (nvbench --jsonbin writes it there: keep its -bin folders "
+               "with it)");
+  const fs::path folder = fs::canonical(dir, ec);
+  if (ec || std::mismatch(folder.begin(), folder.end(), real.begin(), real.end()).first != folder.end())
+    place.fail("the sample file " + shown + " is outside the JSON file's folder once links are followed");
+  if (!fs::is_regular_file(real, ec)) place.fail("the sample file " + shown + " is not a regular file");
+  const std::uintmax_t bytes = fs::file_size(real, ec);
+  if (ec || bytes != static_cast<std::uintmax_t>(count) * sizeof(float))
+    place.fail("the sample file " + shown + " holds " + std::to_string(bytes) + " bytes, expected " + std::to_string(count) +
                " float32 values");
+  std::vector<char> raw(static_cast<std::size_t>(bytes));
+  std::ifstream in(real, std::ios::binary);
+  if (!in.read(raw.data(), static_cast<std::streamsize>(raw.size()))) place.fail("cannot read the sample file " + shown);
   std::vector<double> values(static_cast<std::size_t>(count));
   for (std::size_t i = 0; i < values.size(); ++i) {
     std::uint32_t word = 0;
-    for (int b = 3; b >= 0; --b) word = (word << 8) | static_cast<unsigned char>(bytes[i * 4 + b]);
+    for (int b = 3; b >= 0; --b) word = (word << 8) | static_cast<unsigned char>(raw[i * 4 + b]);
     float value = 0;
     std::memcpy(&value, &word, sizeof value);
     values[i] = value;
+    if (!holds(values[i]))
+      place.fail("value " + std::to_string(i) + " of the sample file " + shown + ": " + rule + ", got " +
+                 value_rules::number_text(values[i]));
   }
   return values;
 }
 
-std::string state_name(const std::string& benchmark, const json& axis_values, const Place& place, bool many_devices,
-                       long long device) {
+std::string state_name(const std::string& benchmark, const std::optional<Node>& axis_values, bool many_devices, long long device) {
   std::string name = benchmark;
-  if (!axis_values.is_null()) {
-    if (!axis_values.is_array()) place.fail("expected an array");
-    for (std::size_t i = 0; i < axis_values.size(); ++i)
-      name += "/" + member(axis_values[i], "name", place[i], json::value_t::string).get<std::string>() + ":" +
-              member(axis_values[i], "value", place[i], json::value_t::string).get<std::string>();
+  if (axis_values) {
+    axis_values->array();
+    for (std::size_t i = 0; i < axis_values->size(); ++i) {
+      const Node axis = (*axis_values)[i];
+      name += "/" + axis.at("name").string() + ":" + axis.at("value").string();
+    }
   }
   if (many_devices) name += "/device:" + std::to_string(device);
   return name;
@@ -135,59 +149,59 @@ std::string state_name(const std::string& benchmark, const json& axis_values, co
 
 // The cold GPU times of one state: the samples, or failing those the summaries as one figure.
 // Returns false when the state has no cold GPU measurement.
-bool read_cold_timing(const std::map<std::string, Summary>& summaries, const std::filesystem::path& dir,
-                      double max_noise, TimingRecord& timing) {
+bool read_cold_timing(const std::map<std::string, Summary>& summaries, const fs::path& dir, double max_noise, TimingRecord& timing) {
   const auto get = [&](const char* tag) -> const Summary* {
     const auto it = summaries.find(tag);
     return it == summaries.end() ? nullptr : &it->second;
   };
+  // No sample file holds more values than the limit of an input file's bytes allows.
+  const double most_samples = static_cast<double>(input_limits().max_bytes / sizeof(float));
   const Summary* times_file = get(kSampleTimesFile);
   if (times_file && times_file->has("filename")) {
-    timing.samples_s = read_sample_file(dir / times_file->text("filename"), static_cast<long long>(times_file->number("size")),
-                                        times_file->place());
+    timing.samples_s = read_sample_file(dir, times_file->text("filename"), times_file->count("size", most_samples), times_file->node(),
+                                        value_rules::is_time, std::string("a time must be ") + value_rules::kTimeRange);
     if (timing.samples_s.empty()) return false;
     timing.summary = summarize(timing.samples_s);
     // The clock each sample ran at, where nvbench measured it (it does unless throttle checks
     // are off): kept samples and frequencies are recorded together, one each.
     if (const Summary* freqs_file = get(kSampleFreqsFile); freqs_file && freqs_file->has("filename")) {
-      const std::vector<double> hz = read_sample_file(dir / freqs_file->text("filename"),
-                                                      static_cast<long long>(freqs_file->number("size")),
-                                                      freqs_file->place());
+      const std::vector<double> hz = read_sample_file(dir, freqs_file->text("filename"), freqs_file->count("size", most_samples),
+                                                      freqs_file->node(), value_rules::is_figure, "a frequency must be finite and >= 0");
       if (hz.size() == timing.samples_s.size()) timing.sm_clock_mhz = median(hz) / 1e6;
     }
   } else {
     const Summary* center = get(kGpuMedian) ? get(kGpuMedian) : get(kGpuMean);
     if (!center) return false;
-    const double median_s = center->number();
+    const double median_s = center->time();
     timing.samples_s = {median_s};
     SampleSummary& s = timing.summary;
-    s.count = get(kSampleCount) ? static_cast<std::size_t>(get(kSampleCount)->number()) : 1;
+    s.count = get(kSampleCount) ? static_cast<std::size_t>(get(kSampleCount)->count("value", value_rules::kMaxWhole)) : 1;
     s.median = median_s;
-    s.mean = get(kGpuMean) ? get(kGpuMean)->number() : median_s;
-    s.stddev = get(kGpuNoise) ? get(kGpuNoise)->number() * s.mean : 0;
-    s.min = get(kGpuMin) ? get(kGpuMin)->number() : median_s;
-    s.max = get(kGpuMax) ? get(kGpuMax)->number() : median_s;
+    s.mean = get(kGpuMean) ? get(kGpuMean)->time() : median_s;
+    s.stddev = get(kGpuNoise) ? get(kGpuNoise)->figure() * s.mean : 0;
+    s.min = get(kGpuMin) ? get(kGpuMin)->time() : median_s;
+    s.max = get(kGpuMax) ? get(kGpuMax)->time() : median_s;
   }
   // nvbench's stdrel criterion stops at its noise target (--max-noise, 0.5% by default) or at its
   // timeout, which the JSON does not tell apart: the target counts as met when the noise is within it.
   timing.target_rel_stddev = max_noise;
   timing.target_met = timing.summary.rel_stddev() <= max_noise;
   timing.stop_reason = "nvbench";
-  if (!(timing.sm_clock_mhz > 0) && get(kClockMean)) timing.sm_clock_mhz = get(kClockMean)->number() / 1e6;
+  if (!(timing.sm_clock_mhz > 0) && get(kClockMean)) timing.sm_clock_mhz = get(kClockMean)->figure() / 1e6;
   timing.gpu_time_s = timing.summary.mean * static_cast<double>(timing.summary.count);
-  if (const Summary* walltime = get(kWalltime)) timing.wall_time_s = walltime->number();
+  if (const Summary* walltime = get(kWalltime)) timing.wall_time_s = walltime->figure();
   return true;
 }
 
-void read_device(const json& device, const Place& place, RunContext& context) {
-  const auto number = [&](const char* key) { return member(device, key, place, json::value_t::number_integer).get<double>(); };
-  context.gpu_name = member(device, "name", place, json::value_t::string).get<std::string>();
-  context.compute_capability = static_cast<int>(number("sm_version")) / 10;  // nvbench: 900 for sm_90
-  context.sm_count = static_cast<int>(number("number_of_sms"));
-  context.l2_bytes = static_cast<long long>(number("l2_cache_size"));
-  context.memory_bytes = static_cast<long long>(number("global_memory_size"));
-  context.sm_clock_mhz_default = number("sm_default_clock_rate") / 1e6;            // Hz
-  context.memory_clock_mhz = number("global_memory_bus_peak_clock_rate") / 1e6;   // Hz
+void read_device(const Node& device, RunContext& context) {
+  device.object();
+  context.gpu_name = device.at("name").string();
+  context.compute_capability = static_cast<int>(device.at("sm_version").integer(0, INT_MAX)) / 10;  // nvbench: 900 for sm_90
+  context.sm_count = static_cast<int>(device.at("number_of_sms").integer(0, INT_MAX));
+  context.l2_bytes = device.at("l2_cache_size").integer(0);
+  context.memory_bytes = device.at("global_memory_size").integer(0);
+  context.sm_clock_mhz_default = static_cast<double>(device.at("sm_default_clock_rate").integer(0)) / 1e6;           // Hz
+  context.memory_clock_mhz = static_cast<double>(device.at("global_memory_bus_peak_clock_rate").integer(0)) / 1e6;  // Hz
 }
 
 }  // namespace
@@ -198,75 +212,69 @@ bool is_nvbench_json(const json& doc) {
 }
 
 RunResults parse_nvbench_results(const json& doc, const std::string& path) {
-  const Place root{&path, "$"};
-  const json& version = doc["meta"]["version"];
-  const Place version_place = root / "meta" / "version";
-  if (version.contains("json")) {
-    const long long major = member(version["json"], "major", version_place / "json", json::value_t::number_integer).get<long long>();
-    if (major != 1) (version_place / "json" / "major").fail("nvbench JSON file version " + std::to_string(major) + " (kgate reads version 1)");
+  const Node root(doc, "$", path);
+  const Node meta = root.at("meta").object();
+  const Node version = meta.at("version").object();
+  if (const auto json_version = version.find("json")) {
+    const Node major = json_version->at("major");
+    if (major.integer() != 1) major.fail("nvbench JSON file version " + std::to_string(major.integer()) + " (kgate reads version 1)");
   }
-  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  const fs::path dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
 
   RunResults results;
   results.has_kgate_block = false;
   RunContext& context = results.context;
-  if (doc["meta"].contains("argv") && doc["meta"]["argv"].is_array())
-    for (const json& arg : doc["meta"]["argv"])
-      if (arg.is_string()) context.command_line += (context.command_line.empty() ? "" : " ") + arg.get<std::string>();
+  if (const auto argv = meta.find("argv"))
+    for (std::size_t i = 0; i < argv->array().size(); ++i) context.command_line += (i ? " " : "") + (*argv)[i].string();
   context.suite = kNvbenchSuite;
   context.git_commit = "unknown";
-  context.extra["format"] = "nvbench " + (version["nvbench"].contains("string") ? version["nvbench"]["string"].get<std::string>() : "");
-  std::map<long long, std::pair<const json*, Place>> devices;
-  if (doc.contains("devices") && doc["devices"].is_array())
-    for (std::size_t i = 0; i < doc["devices"].size(); ++i)
-      devices.emplace(member(doc["devices"][i], "id", (root / "devices")[i], json::value_t::number_integer).get<long long>(),
-                      std::pair{&doc["devices"][i], (root / "devices")[i]});
+  std::string nvbench_version;
+  read_opt(version.at("nvbench"), "string", nvbench_version);
+  context.extra["format"] = "nvbench " + nvbench_version;
+  std::map<long long, Node> devices;
+  if (const auto listed = root.find("devices"))
+    for (std::size_t i = 0; i < listed->array().size(); ++i) devices.emplace((*listed)[i].at("id").integer(), (*listed)[i]);
 
-  const json& benchmarks = member(doc, "benchmarks", root, json::value_t::array);
+  const Node benchmarks = root.at("benchmarks").array();
   std::size_t states_total = 0, from_summaries = 0;
   bool context_read = false;
   std::set<std::string> names;
   for (std::size_t b = 0; b < benchmarks.size(); ++b) {
-    const Place bench_place = (root / "benchmarks")[b];
-    const json& bench = benchmarks[b];
-    const std::string bench_name = member(bench, "name", bench_place, json::value_t::string).get<std::string>();
-    const bool many_devices = bench.contains("devices") && bench["devices"].is_array() && bench["devices"].size() > 1;
-    const json& states = member(bench, "states", bench_place, json::value_t::array);
+    const Node bench = benchmarks[b].object();
+    const std::string bench_name = bench.at("name").string();
+    const auto bench_devices = bench.find("devices");
+    const bool many_devices = bench_devices && bench_devices->array().size() > 1;
+    const Node states = bench.at("states").array();
     for (std::size_t s = 0; s < states.size(); ++s) {
-      const Place state_place = (bench_place / "states")[s];
-      const json& state = states[s];
-      const long long device = member(state, "device", state_place, json::value_t::number_integer).get<long long>();
+      const Node state = states[s].object();
+      const long long device = state.at("device").integer();
       BenchmarkRecord r;
-      r.name = state_name(bench_name, state.contains("axis_values") ? state["axis_values"] : json(), state_place / "axis_values",
-                          many_devices, device);
-      if (!names.insert(r.name).second) (state_place / "axis_values").fail("duplicate benchmark name \"" + r.name + "\"");
+      const auto axis_values = state.find("axis_values");
+      r.name = state_name(bench_name, axis_values, many_devices, device);
+      if (!names.insert(r.name).second) (axis_values ? *axis_values : state).fail("duplicate benchmark name \"" + r.name + "\"");
       r.family = bench_name;
       r.shape = r.name.size() > bench_name.size() ? r.name.substr(bench_name.size() + 1) : "";
       r.headline_mode = "cold";
       ++states_total;
-      if (!context_read && devices.contains(device)) {
-        read_device(*devices.at(device).first, devices.at(device).second, context);
+      if (const auto it = devices.find(device); !context_read && it != devices.end()) {
+        read_device(it->second, context);
         context_read = true;
       }
-      if (state.contains("is_skipped") && state["is_skipped"].is_boolean() && state["is_skipped"].get<bool>()) {
+      bool skipped = false;
+      read_opt(state, "is_skipped", skipped);
+      if (skipped) {
         r.status = BenchmarkStatus::skipped;
-        if (state.contains("skip_reason") && state["skip_reason"].is_string()) r.error = state["skip_reason"].get<std::string>();
+        read_opt(state, "skip_reason", r.error);
         results.benchmarks.push_back(std::move(r));
         continue;
       }
       std::map<std::string, Summary> summaries;
-      if (state.contains("summaries")) {
-        const json& list = member(state, "summaries", state_place, json::value_t::array);
-        for (std::size_t i = 0; i < list.size(); ++i) {
-          const Place summary_place = (state_place / "summaries")[i];
-          summaries.emplace(member(list[i], "tag", summary_place, json::value_t::string).get<std::string>(),
-                            Summary(list[i], summary_place));
-        }
-      }
+      if (const auto list = state.find("summaries"))
+        for (std::size_t i = 0; i < list->array().size(); ++i) summaries.emplace((*list)[i].at("tag").string(), Summary((*list)[i]));
       TimingRecord timing;
       // nvbench 0.1 wrote the noise target per state; later versions keep it with the stopping criterion.
       double max_noise = kDefaultMaxNoise;
-      if (state.contains("max_noise") && state["max_noise"].is_number()) max_noise = state["max_noise"].get<double>();
+      read_opt(state, "max_noise", max_noise);
       if (!read_cold_timing(summaries, dir, max_noise, timing)) {
         r.status = BenchmarkStatus::skipped;
         r.error = "no cold GPU time in nvbench's output (a CPU-only or batch-only measurement)";
@@ -275,14 +283,15 @@ RunResults parse_nvbench_results(const json& doc, const std::string& path) {
       }
       if (timing.samples_s.size() == 1 && !summaries.contains(kSampleTimesFile)) ++from_summaries;
       if (const auto bw = summaries.find(kBytesPerSecond); bw != summaries.end()) {
-        r.bytes_per_s = bw->second.number();
+        r.bytes_per_s = bw->second.figure();
         r.min_bytes = r.bytes_per_s * timing.summary.mean;  // nvbench: bytes / mean GPU time
+        if (!std::isfinite(r.min_bytes)) bw->second.node().fail("bytes per second times the mean time is no finite number of bytes");
       }
       r.cold = std::move(timing);
       results.benchmarks.push_back(std::move(r));
     }
   }
-  if (states_total == 0) (root / "benchmarks").fail("no nvbench states (no benchmarks ran)");
+  if (states_total == 0) benchmarks.fail("no nvbench states (no benchmarks ran)");
 
   results.source_note =
       from_summaries == 0

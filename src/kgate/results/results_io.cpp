@@ -1,16 +1,12 @@
 #include "kgate/results/results_io.hpp"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
+#include <climits>
 #include <cmath>
-#include <cstring>
-#include <filesystem>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
-#include <memory>
-#include <string_view>
 
 #include "gbench_rows.hpp"
 #include "json_node.hpp"
@@ -20,6 +16,7 @@
 namespace kgate {
 
 using json_node::Node;
+using json_node::read_count;
 using json_node::read_opt;
 using nlohmann::json;
 
@@ -143,7 +140,7 @@ void read_dim3(const Node& parent, const char* key, int (&out)[3]) {
   if (!node) return;
   node->array();
   if (node->size() != 3) node->fail("expected 3 dimensions, got " + std::to_string(node->size()));
-  for (std::size_t i = 0; i < 3; ++i) out[i] = static_cast<int>((*node)[i].integer());
+  for (std::size_t i = 0; i < 3; ++i) out[i] = static_cast<int>((*node)[i].integer(0, INT_MAX));
 }
 
 KernelRecord kernel_from_json(const Node& node) {
@@ -153,11 +150,11 @@ KernelRecord kernel_from_json(const Node& node) {
   read_opt(node, "demangled", k.demangled);
   read_dim3(node, "grid", k.grid);
   read_dim3(node, "block", k.block);
-  read_opt(node, "registers_per_thread", k.registers_per_thread);
-  read_opt(node, "static_shared_bytes", k.static_shared_bytes);
-  read_opt(node, "dynamic_shared_bytes", k.dynamic_shared_bytes);
+  read_count(node, "registers_per_thread", k.registers_per_thread);
+  read_count(node, "static_shared_bytes", k.static_shared_bytes);
+  read_count(node, "dynamic_shared_bytes", k.dynamic_shared_bytes);
   read_opt(node, "duration_s", k.duration_s);
-  read_opt(node, "launches", k.launches);
+  read_count(node, "launches", k.launches);
   return k;
 }
 
@@ -233,11 +230,11 @@ WorkloadRecord workload_from_json(const Node& node) {
                             std::pair{"head_dim", &m.head_dim}, std::pair{"intermediate", &m.intermediate},
                             std::pair{"layers", &m.layers}, std::pair{"max_position", &m.max_position}}) {
     long long value = 0;
-    read_opt(model, key, value);
+    read_count(model, key, value);
     *field = value;
   }
   long long tokens = 0;
-  read_opt(node, "tokens", tokens);
+  read_count(node, "tokens", tokens);
   w.tokens = tokens;
   if (auto steps = node.find("steps")) {
     steps->array();
@@ -433,12 +430,12 @@ RunContext context_from_block(const Node& block) {
   const Node gpu = block.at("gpu").object();
   c.gpu_name = gpu.at("name").string();
   read_opt(gpu, "uuid", c.gpu_uuid);
-  read_opt(gpu, "compute_capability", c.compute_capability);
-  read_opt(gpu, "sm_count", c.sm_count);
-  read_opt(gpu, "l2_bytes", c.l2_bytes);
-  read_opt(gpu, "memory_bytes", c.memory_bytes);
-  read_opt(gpu, "driver_version", c.driver_version);
-  read_opt(gpu, "runtime_version", c.runtime_version);
+  read_count(gpu, "compute_capability", c.compute_capability);
+  read_count(gpu, "sm_count", c.sm_count);
+  read_count(gpu, "l2_bytes", c.l2_bytes);
+  read_count(gpu, "memory_bytes", c.memory_bytes);
+  read_count(gpu, "driver_version", c.driver_version);
+  read_count(gpu, "runtime_version", c.runtime_version);
   read_opt(gpu, "sm_clock_mhz_default", c.sm_clock_mhz_default);
   read_opt(gpu, "memory_clock_mhz", c.memory_clock_mhz);
   if (auto cal_node = block.find("calibration")) {
@@ -526,73 +523,6 @@ json gbench_entry(const BenchmarkRecord& r, int family_index, int instance_index
   return entry;
 }
 
-// Byte offsets where a substitution changed the text's length, to map a parser position back.
-struct Substitution {
-  std::size_t position;  // in the rewritten text, just after the replacement
-  long long shift;       // rewritten length minus original length, accumulated so far
-};
-
-// Google Benchmark writes non-finite doubles as bare NaN, -NaN, Infinity, -Infinity: not JSON.
-std::string replace_non_finite_literals(const std::string& text, std::vector<Substitution>& substitutions) {
-  static const std::string_view kLiterals[] = {"-Infinity", "Infinity", "-NaN", "NaN"};
-  std::string out;
-  out.reserve(text.size());
-  long long shift = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size();) {
-    const char c = text[i];
-    if (in_string) {
-      out += c;
-      if (c == '\\' && i + 1 < text.size()) out += text[++i];
-      else if (c == '"') in_string = false;
-      ++i;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    bool replaced = false;
-    for (std::string_view literal : kLiterals) {
-      if (std::string_view(text).substr(i, literal.size()) == literal) {
-        out += "null";
-        shift += 4 - static_cast<long long>(literal.size());
-        substitutions.push_back({out.size(), shift});
-        i += literal.size();
-        replaced = true;
-        break;
-      }
-    }
-    if (!replaced) out += text[i++];
-  }
-  return out;
-}
-
-std::size_t original_offset(std::size_t offset, const std::vector<Substitution>& substitutions) {
-  long long shift = 0;
-  for (const Substitution& s : substitutions)
-    if (s.position <= offset) shift = s.shift;
-  return static_cast<std::size_t>(static_cast<long long>(offset) - shift);
-}
-
-json parse_json_text(const std::string& text, const std::string& source) {
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw ResultsError(source + ": file is empty");
-  std::vector<Substitution> substitutions;
-  const std::string rewritten = replace_non_finite_literals(text, substitutions);
-  try {
-    return json::parse(rewritten);
-  } catch (const json::parse_error& e) {
-    // nlohmann's position is in the rewritten text: the location is worked out again in the file's.
-    std::string detail = e.what();
-    if (const auto column = detail.find(", column "); column != std::string::npos) detail = detail.substr(detail.find(": ", column) + 2);
-    const std::size_t byte = std::min(original_offset(e.byte, substitutions), text.size() + 1);  // 1-based
-    const std::size_t line_start = byte >= 2 ? text.rfind('\n', byte - 2) : std::string::npos;
-    const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(byte - 1), '\n'));
-    const std::size_t column = line_start == std::string::npos ? byte : byte - line_start - 1;
-    const char* kind = e.byte > rewritten.size() ? "truncated JSON" : "malformed JSON";
-    throw ResultsError(source + ": " + kind + " at line " + std::to_string(line) + ", column " + std::to_string(column) + " (byte " +
-                       std::to_string(byte) + "): " + detail);
-  }
-}
-
-std::string system_error_text() { return std::strerror(errno); }
 
 }  // namespace
 
@@ -619,7 +549,7 @@ void attach_kgate_blocks(json& gbench_doc, const RunResults& results) {
   int families = 0;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const Node entry = list[i];
-    if (auto f = entry.find("family_index")) families = std::max(families, static_cast<int>(f->integer()) + 1);
+    if (auto f = entry.find("family_index")) families = std::max(families, static_cast<int>(f->integer(0, INT_MAX - 1)) + 1);
     if (gbench::is_aggregate(entry)) continue;
     first_row.try_emplace(gbench::without_suffixes(entry.at("name").string()), i);
   }
@@ -679,26 +609,6 @@ RunResults parse_results(const json& doc, const std::string& source) {
   if (results.benchmarks.empty())
     list.fail("only aggregate rows (mean, median, ...), no iteration rows: run without --benchmark_report_aggregates_only");
   return results;
-}
-
-json read_json_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw ResultsError(path + ": is a directory, not a file");
-  // zlib's gz reader passes a file that is not gzip through unchanged: one reader for both.
-  const std::unique_ptr<gzFile_s, int (*)(gzFile)> in(gzopen(path.c_str(), "rb"), gzclose);
-  if (!in) throw ResultsError(path + ": cannot open: " + system_error_text());
-  gzbuffer(in.get(), 1 << 20);
-  std::string text;
-  std::vector<char> chunk(1 << 20);
-  for (int got; (got = gzread(in.get(), chunk.data(), static_cast<unsigned>(chunk.size()))) != 0;) {
-    if (got < 0) {
-      int code = 0;
-      const char* message = gzerror(in.get(), &code);
-      throw ResultsError(path + ": cannot read: " + (code == Z_ERRNO ? system_error_text() : std::string(message)));
-    }
-    text.append(chunk.data(), static_cast<std::size_t>(got));
-  }
-  return parse_json_text(text, path);
 }
 
 RunResults read_results_file(const std::string& path) { return parse_results(read_json_file(path), path); }
