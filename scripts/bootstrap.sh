@@ -54,6 +54,8 @@ if ((!minimal)); then
   need python3-yaml "/usr/lib/python3/dist-packages/yaml"
   # The results schema's test validates the recorded runs against docs/results.schema.json.
   need python3-jsonschema "/usr/lib/python3/dist-packages/jsonschema"
+  # The hostile-input suite renders kgate's Markdown with GitHub's own cmark-gfm.
+  need python3-cmarkgfm "/usr/lib/python3/dist-packages/cmarkgfm"
 fi
 
 if ((${#missing[@]})); then
