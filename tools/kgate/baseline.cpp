@@ -190,7 +190,7 @@ int update(const Args& args, Io& io) {
   if (!problems.empty() && !args.flag("--force")) {
     io.err << "kgate baseline update: " << source << ": refused, " << problems.size()
            << " benchmark(s) unfit for a baseline (--force records the others anyway):\n";
-    for (const std::string& p : problems) io.err << "  " << p << "\n";
+    for (const std::string& p : problems) io.err << "  " << terminal_text(p) << "\n";
     return kExitGate;
   }
 
@@ -199,7 +199,7 @@ int update(const Args& args, Io& io) {
   // From the read to the replacement: an update that read the file before another replaced it would
   // write back the old entries and lose the other's.
   const FileLock lock(path, lock_timeout, "kgate baseline update " + source,
-                      [&](const std::string& note) { io.err << "kgate baseline update: " << note << "\n"; });
+                      [&](const std::string& note) { io.err << "kgate baseline update: " << terminal_text(note) << "\n"; });
   RunResults baseline;
   if (fs::exists(path)) baseline = read_results_file(path);
   std::map<std::string, std::size_t> index;
@@ -245,7 +245,7 @@ int update(const Args& args, Io& io) {
   if (const auto timers = timers_of(baseline.benchmarks); timers.size() > 1) {
     io.err << "kgate baseline update: " << source << ": refused: " << path << " would mix timers, and compare refuses to judge a "
            << "CUPTI-timed benchmark against an event-timed one:\n";
-    for (const auto& [timer, example] : timers) io.err << "  " << timer << "-timed: e.g. " << example << "\n";
+    for (const auto& [timer, example] : timers) io.err << "  " << terminal_text(timer) << "-timed: e.g. " << terminal_text(example) << "\n";
     io.err << "record a whole-suite run with the timer you want (kgate_bench --kgate_timer=...) and --prune, which replaces "
               "every entry\n";
     return kExitGate;
@@ -257,8 +257,8 @@ int update(const Args& args, Io& io) {
          << baseline.benchmarks.size() - updated - added << " kept";
   if (args.flag("--prune")) io.out << ", " << pruned.size() << " pruned";
   io.out << "\n";
-  for (const std::string& name : pruned) io.out << "  pruned: " << name << "\n";
-  for (const std::string& name : not_recorded) io.out << "  not recorded: " << name << "\n";
+  for (const std::string& name : pruned) io.out << "  pruned: " << terminal_text(name) << "\n";
+  for (const std::string& name : not_recorded) io.out << "  not recorded: " << terminal_text(name) << "\n";
   if (peers) io.out << "  not recorded: " << peers << " peer benchmark(s) (peers are not gated)\n";
   return kExitOk;
 }
