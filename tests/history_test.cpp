@@ -386,11 +386,19 @@ TEST(HistoryCli, AddRefusesADamagedDatabaseThatShowCallsMalformed) {
     return path;
   };
   ASSERT_EQ(cli_test::kgate_cli({"history", "add", "--db", db, write_run(1), write_run(2)}).status, 0);
-  // The last page's cell pointers overwritten: a b-tree page of the results table, written last.
-  const std::uintmax_t size = std::filesystem::file_size(db);
+  // The cell pointers of the results table's root page overwritten: every read of the table, as
+  // show's, goes through it (SQLite's pages are 4096 bytes and numbered from 1).
+  sqlite3* handle = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* query = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(handle, "SELECT rootpage FROM sqlite_master WHERE name = 'results'", -1, &query, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(query), SQLITE_ROW);
+  const sqlite3_int64 root = sqlite3_column_int64(query, 0);
+  sqlite3_finalize(query);
+  sqlite3_close(handle);
   {
     std::fstream file(db, std::ios::in | std::ios::out | std::ios::binary);
-    file.seekp(static_cast<std::streamoff>(size - 4096 + 8));
+    file.seekp(static_cast<std::streamoff>((root - 1) * 4096 + 8));
     file.write(std::string(16, '\xff').data(), 16);
   }
   const std::string damaged = synthetic::read_text(db);
