@@ -36,6 +36,10 @@ std::string markdown_code_block(std::string_view text, std::string_view info = "
 // "x" when nothing is left.
 std::string slug(std::string_view text);
 
+// The anchor of a benchmark's panel in a report ("b-rmsnorm-vectorized-m-256-n-4096-bf16"): what
+// `kgate compare --markdown --link-base URL` and the report's own tables link to.
+std::string benchmark_anchor(std::string_view name);
+
 // Text for a terminal: every control made visible (see above), newlines and tabs included unless
 // named in `kept` (a multi-line error message keeps "\n").
 std::string terminal_text(std::string_view text, std::string_view kept = "");

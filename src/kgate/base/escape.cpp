@@ -163,6 +163,8 @@ std::string slug(std::string_view text) {
   return out.empty() ? "x" : out;
 }
 
+std::string benchmark_anchor(std::string_view name) { return "b-" + slug(name); }
+
 std::string terminal_text(std::string_view text, std::string_view kept) { return visible(text, kept); }
 
 }  // namespace kgate

@@ -1,0 +1,33 @@
+#pragma once
+// How kgate prints a figure: times, ratios, percentages, changes and intervals, in one place, so
+// `kgate compare`'s table, its Markdown, the report's Markdown, HTML and terminal text print the
+// same figure the same way. Three significant digits everywhere; × and µs, or x and us where the
+// output must be plain ASCII (Glyphs::ascii: a log that is not UTF-8, KGATE_ASCII=1).
+#include <string>
+
+namespace kgate {
+
+enum class Glyphs { unicode, ascii };
+
+// Three significant digits, trailing zeros kept so a column reads evenly: 1979, 151, 46.0, 4.60,
+// 1.00, 0.943, 0.0584. Whole numbers from 1000 up; "-" when not finite.
+std::string sig3(double value);
+
+std::string format_time(double seconds, Glyphs glyphs = Glyphs::unicode);         // "17.5 µs", "1.11 ms", "-" when not positive
+std::string format_time_change(double seconds, Glyphs glyphs = Glyphs::unicode);  // "+5.52 µs", "−130 ns", "±0 ns"
+std::string format_ratio(double ratio, Glyphs glyphs = Glyphs::unicode);          // "0.943×", "12.3×", "-" when not positive
+std::string format_percent(double percent);                                       // "46.0%", "1.35%", "0.0584%"
+// A relative change given as a fraction, signed: +0.057 -> "+5.70%", -0.05 -> "−5.00%".
+std::string format_change(double fraction, Glyphs glyphs = Glyphs::unicode);
+// The change in time that a speedup (baseline / new) stands for: 0.943 -> "+6.04%" (slower).
+std::string format_time_change_of_speedup(double speedup, Glyphs glyphs = Glyphs::unicode);
+// "≥1.35%": the smallest change a comparison can detect, given as a fraction; "-" when 0.
+std::string format_detectable(double fraction, Glyphs glyphs = Glyphs::unicode);
+// "0.942–0.944": both ends with three significant digits, widened digit by digit until the ends
+// differ ("0.9425–0.9431"), so an interval never reads as a single value; "-" when not positive.
+std::string format_interval(double low, double high, Glyphs glyphs = Glyphs::unicode);
+
+// Glyphs::ascii when KGATE_ASCII is set to anything but 0, else Glyphs::unicode.
+Glyphs glyphs_from_environment();
+
+}  // namespace kgate

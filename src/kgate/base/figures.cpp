@@ -1,0 +1,87 @@
+#include "kgate/base/figures.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+namespace kgate {
+namespace {
+
+constexpr int kSignificantDigits = 3;
+constexpr int kMaxIntervalDigits = 7;  // beyond this the ends of a ratio interval are the same number
+
+// `value` with `digits` significant digits, trailing zeros kept; whole numbers once the digits
+// are all before the point.
+std::string significant(double value, int digits) {
+  if (!std::isfinite(value)) return "-";
+  if (value == 0) return "0";
+  char text[64];
+  if (std::fabs(value) >= std::pow(10.0, digits)) {  // 1979, not 1980: whole numbers keep their digits
+    std::snprintf(text, sizeof text, "%.0f", value);
+    return text;
+  }
+  // Round first, so 9.996 counts as 10.0 and gets one decimal fewer.
+  std::snprintf(text, sizeof text, "%.*e", digits - 1, value);
+  const double rounded = std::strtod(text, nullptr);
+  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(rounded))));
+  std::snprintf(text, sizeof text, "%.*f", std::max(digits - 1 - magnitude, 0), rounded);
+  return text;
+}
+
+std::string_view minus(Glyphs glyphs) { return glyphs == Glyphs::ascii ? "-" : "−"; }
+
+}  // namespace
+
+std::string sig3(double value) { return significant(value, kSignificantDigits); }
+
+std::string format_time(double seconds, Glyphs glyphs) {
+  if (!(seconds > 0) || !std::isfinite(seconds)) return "-";
+  if (seconds < 1e-6) return sig3(seconds * 1e9) + " ns";
+  if (seconds < 1e-3) return sig3(seconds * 1e6) + (glyphs == Glyphs::ascii ? " us" : " µs");
+  if (seconds < 1) return sig3(seconds * 1e3) + " ms";
+  return sig3(seconds) + " s";
+}
+
+std::string format_time_change(double seconds, Glyphs glyphs) {
+  if (!std::isfinite(seconds)) return "-";
+  if (seconds == 0) return glyphs == Glyphs::ascii ? "+-0 ns" : "±0 ns";
+  return std::string(seconds > 0 ? "+" : minus(glyphs)) + format_time(std::fabs(seconds), glyphs);
+}
+
+std::string format_ratio(double ratio, Glyphs glyphs) {
+  if (!(ratio > 0) || !std::isfinite(ratio)) return "-";
+  return sig3(ratio) + (glyphs == Glyphs::ascii ? "x" : "×");
+}
+
+std::string format_percent(double percent) { return std::isfinite(percent) ? sig3(percent) + "%" : "-"; }
+
+std::string format_change(double fraction, Glyphs glyphs) {
+  if (!std::isfinite(fraction)) return "-";
+  if (fraction == 0) return glyphs == Glyphs::ascii ? "+-0%" : "±0%";
+  return std::string(fraction > 0 ? "+" : minus(glyphs)) + format_percent(std::fabs(fraction) * 100);
+}
+
+std::string format_time_change_of_speedup(double speedup, Glyphs glyphs) {
+  return speedup > 0 && std::isfinite(speedup) ? format_change(1 / speedup - 1, glyphs) : "-";
+}
+
+std::string format_detectable(double fraction, Glyphs glyphs) {
+  if (!(fraction > 0) || !std::isfinite(fraction)) return "-";
+  return (glyphs == Glyphs::ascii ? ">=" : "≥") + format_percent(fraction * 100);
+}
+
+std::string format_interval(double low, double high, Glyphs glyphs) {
+  if (!(low > 0) || !(high > 0) || !std::isfinite(low) || !std::isfinite(high)) return "-";
+  int digits = kSignificantDigits;
+  while (low != high && digits < kMaxIntervalDigits && significant(low, digits) == significant(high, digits)) ++digits;
+  return significant(low, digits) + (glyphs == Glyphs::ascii ? "-" : "–") + significant(high, digits);
+}
+
+Glyphs glyphs_from_environment() {
+  const char* ascii = std::getenv("KGATE_ASCII");
+  return ascii && *ascii && std::string_view(ascii) != "0" ? Glyphs::ascii : Glyphs::unicode;
+}
+
+}  // namespace kgate
