@@ -38,10 +38,14 @@ void add_views(ReportModel& model) {
   std::map<std::string, const BenchmarkComparison*> compared;
   if (model.comparison)
     for (const BenchmarkComparison& row : model.comparison->benchmarks) compared[row.name] = &row;
+  std::map<std::string, const BenchmarkRecord*> in_baseline;
+  if (model.inputs->baseline)
+    for (const BenchmarkRecord& r : model.inputs->baseline->run.benchmarks) in_baseline[r.name] = &r;
   for (const BenchmarkRecord& r : run.benchmarks) {
     BenchmarkView view;
     view.record = &r;
     if (const auto it = compared.find(r.name); it != compared.end()) view.comparison = it->second;
+    if (const auto it = in_baseline.find(r.name); it != in_baseline.end()) view.baseline = it->second;
     view.median_s = headline_median(r);
     view.roof = roof_share(r, run.has_kgate_block);
     model.views.push_back(std::move(view));

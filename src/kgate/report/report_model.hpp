@@ -50,6 +50,7 @@ struct Versus {
 struct BenchmarkView {
   const BenchmarkRecord* record = nullptr;
   const BenchmarkComparison* comparison = nullptr;  // null without a baseline
+  const BenchmarkRecord* baseline = nullptr;        // the same benchmark in the baseline run; null when absent
   double median_s = 0;                              // headline median; 0 when it did not run
   RoofShare roof;
   std::vector<Versus> versus{};  // one per comparator of its family, in the family's order
