@@ -56,5 +56,29 @@ TEST(Figures, IntervalsWidenUntilTheirEndsDiffer) {
   EXPECT_EQ(format_interval(0, 1), "-");
 }
 
+TEST(Figures, PValuesRatesClocksAndVersions) {
+  EXPECT_EQ(format_p_value(0.01234), "0.0123");
+  EXPECT_EQ(format_p_value(0.5), "0.500");
+  EXPECT_EQ(format_p_value(1e-290), "<0.001");
+  EXPECT_EQ(format_bandwidth(2.7124e12), "2712 GB/s");
+  EXPECT_EQ(format_flops(1.971e12), "1.97 TFLOP/s");
+  EXPECT_EQ(format_flops(842e9), "842 GFLOP/s");
+  EXPECT_EQ(format_mhz(1979.6), "1980 MHz");
+  EXPECT_EQ(format_mhz(0), "-");
+  EXPECT_EQ(format_cuda_version(13010), "13.1");
+  EXPECT_EQ(format_cuda_version(0), "-");
+}
+
+TEST(Figures, GlyphsOfStoredTextInPlainAscii) {
+  const std::string note = "clock 1980 MHz → 1755 MHz: time −5.00%, 0.952–0.953 ≥1.35% ± 0.0500% at 17.5 µs, 0.943× …";
+  EXPECT_EQ(with_glyphs(note, Glyphs::unicode), note);
+  EXPECT_EQ(with_glyphs(note, Glyphs::ascii),
+            "clock 1980 MHz -> 1755 MHz: time -5.00%, 0.952-0.953 >=1.35% +- 0.0500% at 17.5 us, 0.943x ...");
+  // Every figure's ASCII spelling is what with_glyphs makes of its Unicode one.
+  EXPECT_EQ(with_glyphs(format_interval(0.9524, 0.9531), Glyphs::ascii), format_interval(0.9524, 0.9531, Glyphs::ascii));
+  EXPECT_EQ(with_glyphs(format_time_change(-0.13e-6), Glyphs::ascii), format_time_change(-0.13e-6, Glyphs::ascii));
+  EXPECT_EQ(with_glyphs(format_change(0), Glyphs::ascii), format_change(0, Glyphs::ascii));
+}
+
 }  // namespace
 }  // namespace kgate

@@ -11,6 +11,14 @@ namespace {
 
 constexpr int kSignificantDigits = 3;
 constexpr int kMaxIntervalDigits = 7;  // beyond this the ends of a ratio interval are the same number
+constexpr double kSmallestShownP = 0.001;  // smaller p-values read "<0.001": the test's far tail is no more exact
+
+struct AsciiGlyph {
+  std::string_view unicode, ascii;
+};
+// The glyphs kgate's figures and notes use, and how plain ASCII spells them.
+constexpr AsciiGlyph kAsciiGlyphs[] = {{"×", "x"},   {"µ", "u"},   {"−", "-"},  {"–", "-"},  {"—", "-"},  {"→", "->"},
+                                       {"≥", ">="}, {"≤", "<="}, {"±", "+-"}, {"…", "..."}, {"Δ", "delta"}};
 
 // `value` with `digits` significant digits, trailing zeros kept; whole numbers once the digits
 // are all before the point.
@@ -44,6 +52,8 @@ std::string format_time(double seconds, Glyphs glyphs) {
   return sig3(seconds) + " s";
 }
 
+std::string format_time(double seconds) { return format_time(seconds, Glyphs::unicode); }
+
 std::string format_time_change(double seconds, Glyphs glyphs) {
   if (!std::isfinite(seconds)) return "-";
   if (seconds == 0) return glyphs == Glyphs::ascii ? "+-0 ns" : "±0 ns";
@@ -54,6 +64,8 @@ std::string format_ratio(double ratio, Glyphs glyphs) {
   if (!(ratio > 0) || !std::isfinite(ratio)) return "-";
   return sig3(ratio) + (glyphs == Glyphs::ascii ? "x" : "×");
 }
+
+std::string format_ratio(double ratio) { return format_ratio(ratio, Glyphs::unicode); }
 
 std::string format_percent(double percent) { return std::isfinite(percent) ? sig3(percent) + "%" : "-"; }
 
@@ -77,6 +89,48 @@ std::string format_interval(double low, double high, Glyphs glyphs) {
   int digits = kSignificantDigits;
   while (low != high && digits < kMaxIntervalDigits && significant(low, digits) == significant(high, digits)) ++digits;
   return significant(low, digits) + (glyphs == Glyphs::ascii ? "-" : "–") + significant(high, digits);
+}
+
+std::string format_p_value(double p) {
+  if (!std::isfinite(p)) return "-";
+  return p < kSmallestShownP ? "<0.001" : sig3(p);
+}
+
+std::string format_bandwidth(double bytes_per_s) { return sig3(bytes_per_s / 1e9) + " GB/s"; }
+
+std::string format_flops(double flops_per_s) {
+  if (flops_per_s >= 1e12) return sig3(flops_per_s / 1e12) + " TFLOP/s";
+  if (flops_per_s >= 1e9) return sig3(flops_per_s / 1e9) + " GFLOP/s";
+  return sig3(flops_per_s / 1e6) + " MFLOP/s";
+}
+
+std::string format_mhz(double mhz) {
+  if (!(mhz > 0) || !std::isfinite(mhz)) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0f MHz", mhz);
+  return text;
+}
+
+std::string format_cuda_version(int version) {
+  if (version <= 0) return "-";
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+std::string with_glyphs(std::string_view text, Glyphs glyphs) {
+  if (glyphs == Glyphs::unicode) return std::string(text);
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto glyph = std::find_if(std::begin(kAsciiGlyphs), std::end(kAsciiGlyphs),
+                                    [&](const AsciiGlyph& g) { return text.substr(i).starts_with(g.unicode); });
+    if (glyph == std::end(kAsciiGlyphs)) {
+      out += text[i++];
+    } else {
+      out += glyph->ascii;
+      i += glyph->unicode.size();
+    }
+  }
+  return out;
 }
 
 Glyphs glyphs_from_environment() {

@@ -43,51 +43,13 @@ std::size_t find_top_level(std::string_view text, std::string_view wanted, bool 
 
 }  // namespace
 
-std::string sig3(double value) {
-  if (value == 0 || !std::isfinite(value)) return printf_string("%.0f", value);
-  if (std::fabs(value) < 1) return printf_string("%.3g", value);  // 0.0863, 0.01: no trailing zeros
-  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(value))));
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", std::max(2 - magnitude, 0), value);
-  return text;
-}
-
-std::string format_time(double seconds) {
-  if (!(seconds > 0)) return "-";
-  if (seconds < 1e-6) return with_unit(seconds * 1e9, "ns");
-  if (seconds < 1e-3) return with_unit(seconds * 1e6, "µs");
-  if (seconds < 1) return with_unit(seconds * 1e3, "ms");
-  return with_unit(seconds, "s");
-}
-
-std::string format_ratio(double ratio) {
-  if (!(ratio > 0)) return "-";
-  return (ratio < 10 ? printf_string("%.2f", ratio) : sig3(ratio)) + "×";
-}
-
-std::string format_pct(double percent) { return sig3(percent) + "%"; }
 std::string format_counter_pct(double percent) { return format_pct(percent) + (percent > 100 ? " ⚠" : ""); }
-
-std::string format_bandwidth(double bytes_per_s) { return with_unit(bytes_per_s / 1e9, "GB/s"); }
-
-std::string format_flops(double flops_per_s) {
-  if (flops_per_s >= 1e12) return with_unit(flops_per_s / 1e12, "TFLOP/s");
-  if (flops_per_s >= 1e9) return with_unit(flops_per_s / 1e9, "GFLOP/s");
-  return with_unit(flops_per_s / 1e6, "MFLOP/s");
-}
 
 std::string format_bytes(double bytes) {
   if (bytes >= 1024.0 * 1024 * 1024) return with_unit(bytes / (1024.0 * 1024 * 1024), "GiB");
   if (bytes >= 1024.0 * 1024) return with_unit(bytes / (1024.0 * 1024), "MiB");
   if (bytes >= 1024) return with_unit(bytes / 1024, "KiB");
   return printf_string("%.0f B", bytes);
-}
-
-std::string format_mhz(double mhz) { return mhz > 0 ? printf_string("%.0f MHz", mhz) : "-"; }
-
-std::string format_cuda_version(int version) {
-  if (version <= 0) return "-";
-  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
 }
 
 std::string format_dims(const int (&dims)[3]) {

@@ -4,17 +4,22 @@
 #include <string_view>
 #include <vector>
 
+#include "kgate/base/figures.hpp"
 #include "kgate/results/results.hpp"
 #include "report_inline.hpp"
 
 namespace kgate::report {
 
-// Three significant figures: 1979, 151, 46.0, 4.60, and below 1 without trailing zeros: 0.5, 0.0863.
-std::string sig3(double value);
-
-std::string format_time(double seconds);           // "17.5 µs", "1.11 ms", "-" when not positive
-std::string format_ratio(double ratio);            // "0.80×", "1.37×", "12.3×", "-" when not positive
-std::string format_pct(double percent);            // "46.0%"
+// The figures every kgate output shares (base/figures.hpp: three significant digits, × and µs),
+// under the names the report's sections use.
+using kgate::format_bandwidth;
+using kgate::format_cuda_version;
+using kgate::format_flops;
+using kgate::format_mhz;
+using kgate::format_ratio;
+using kgate::format_time;
+using kgate::sig3;
+inline std::string format_pct(double percent) { return format_percent(percent); }  // "46.0%"
 // A counter's percentage: above 100% (impossible for a rate or a hit ratio) it is marked "131% ⚠":
 // an artifact of the counter replay, not a measurement (kCounterReplayNote says why).
 std::string format_counter_pct(double percent);
@@ -22,11 +27,7 @@ inline constexpr const char* kCounterReplayNote =
     "⚠ marks a counter above 100%, which no rate or hit ratio can reach: an artifact of the counter replay (each pass "
     "replays the kernel, and sectors counted in one pass are hit in the next, or CUPTI's save and restore touched the "
     "L2), not a measurement";
-std::string format_bandwidth(double bytes_per_s);  // "2712 GB/s"
-std::string format_flops(double flops_per_s);      // "1.97 TFLOP/s", "842 GFLOP/s"
 std::string format_bytes(double bytes);            // "48 KiB", "31488 B", "1.2 GiB"
-std::string format_mhz(double mhz);                // "1980 MHz", "-" when unknown
-std::string format_cuda_version(int version);      // 13000 -> "13.0"
 std::string format_dims(const int (&dims)[3]);     // "4096×1×1"
 
 // `name` as inline code, each character of it shown as is (literal() for plain text).
