@@ -1,6 +1,7 @@
 // kgate ab's statistics: the round schedule, list differences, pooling rounds, and verdicts on
 // recorded H200 samples (two real A/A runs of one build) and on planted changes.
 #include "kgate/gate/ab.hpp"
+#include "kgate/gate/comparison_output.hpp"
 
 #include <gtest/gtest.h>
 

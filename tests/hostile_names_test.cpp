@@ -16,6 +16,7 @@
 
 #include "kgate/base/statistics.hpp"
 #include "kgate/gate/compare.hpp"
+#include "kgate/gate/comparison_output.hpp"
 #include "kgate/report/report.hpp"
 #include "kgate/results/results_io.hpp"
 #include "kgate/story/story.hpp"

@@ -11,6 +11,7 @@
 
 #include "args.hpp"
 #include "baseline.hpp"
+#include "kgate/base/display_path.hpp"
 #include "kgate/gate/ab.hpp"
 #include "kgate/results/provenance.hpp"
 #include "kgate/results/results_io.hpp"
@@ -45,11 +46,15 @@ std::string last_line(const std::string& text) {
   return text.substr(text.rfind('\n', end) + 1, end - text.rfind('\n', end));
 }
 
+// The table's summary line: the line before its last, the verdict in words.
+std::string summary_line(const std::string& table) { return last_line(table.substr(0, table.rfind('\n', table.find_last_not_of('\n')))); }
+
 TEST(KgateCli, IdenticalRunsPass) {
   const syn::TempDir dir;
   const auto r = kgate_cli({"compare", write_run(dir, "a.json", two_benchmarks(10e-6, 1)), write_run(dir, "b.json", two_benchmarks(10e-6, 2))});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
-  EXPECT_EQ(last_line(r.out).rfind("0 slower, 0 faster, 2 same, 0 noisy; geomean speedup ", 0), 0u) << r.out;
+  EXPECT_EQ(summary_line(r.out).rfind("0 slower, 0 faster, 2 same, 0 noisy; geomean speedup ", 0), 0u) << r.out;
+  EXPECT_EQ(last_line(r.out), "✅ kgate: pass, 0 slower, 0 faster") << r.out;
   EXPECT_EQ(r.out.find('\033'), std::string::npos);  // not a terminal: no colour
 }
 
@@ -57,7 +62,7 @@ TEST(KgateCli, PlantedSlowdownFailsTheGate) {
   const syn::TempDir dir;
   const auto r = kgate_cli({"compare", write_run(dir, "a.json", two_benchmarks(10e-6, 1)), write_run(dir, "b.json", two_benchmarks(11e-6, 2)), "--min-change-us", "0"});
   EXPECT_EQ(r.status, 1) << r.out << r.err;
-  EXPECT_EQ(last_line(r.out).rfind("1 slower, 0 faster, 1 same, 0 noisy", 0), 0u) << r.out;
+  EXPECT_EQ(summary_line(r.out).rfind("1 slower, 0 faster, 1 same, 0 noisy", 0), 0u) << r.out;
 }
 
 TEST(KgateCli, SmallChangeInsideNoisePasses) {
@@ -74,7 +79,7 @@ TEST(KgateCli, ClockDropIsNotARegression) {
   auto next = syn::run({syn::benchmark(kA, {.median_s = 10e-6 * 1980 / 1600, .clock_mhz = 1600, .seed = 2})});
   const auto r = kgate_cli({"compare", write_run(dir, "a.json", base), write_run(dir, "b.json", next), "--all"});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("clock 1980 → 1600 MHz: time +2"), std::string::npos) << r.out;  // +23.75% planted
+  EXPECT_NE(r.out.find("clock 1980 MHz → 1600 MHz: time +2"), std::string::npos) << r.out;  // +23.75% planted
 }
 
 TEST(KgateCli, TimerMismatchIsRefusedUnlessAllowed) {
@@ -84,7 +89,7 @@ TEST(KgateCli, TimerMismatchIsRefusedUnlessAllowed) {
   const std::string base = write_run(dir, "cupti.json", cupti), events = write_run(dir, "events.json", two_benchmarks(10e-6, 2));
   const auto refused = kgate_cli({"compare", base, events});
   EXPECT_EQ(refused.status, 2) << refused.out << refused.err;
-  EXPECT_NE(refused.err.find(kA + ": its cold timing is cupti-timed in " + base + " and events-timed in " + events), std::string::npos)
+  EXPECT_NE(refused.err.find(kA + ": its cold timing is cupti-timed in cupti.json and events-timed in events.json"), std::string::npos)
       << refused.err;
   const auto allowed = kgate_cli({"compare", base, events, "--allow-timer-mismatch", "--all"});
   EXPECT_EQ(allowed.status, 0) << allowed.out << allowed.err;
@@ -100,7 +105,7 @@ TEST(KgateCli, FailedVariantFailsTheGate) {
   const auto r = kgate_cli({"compare", write_run(dir, "a.json", two_benchmarks(10e-6, 1)), write_run(dir, "b.json", next)});
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("error: misaligned address"), std::string::npos) << r.out;
-  EXPECT_EQ(last_line(r.out).rfind("0 slower, 0 faster, 1 same, 0 noisy, 1 failed", 0), 0u) << r.out;
+  EXPECT_EQ(summary_line(r.out).rfind("0 slower, 0 faster, 1 same, 0 noisy, 1 failed", 0), 0u) << r.out;
 }
 
 TEST(KgateCli, BadInputExitsTwoWithOneLine) {
@@ -130,8 +135,9 @@ TEST(KgateCli, BadInputExitsTwoWithOneLine) {
            ": $.benchmarks[1].kgate.cold.samples_s[3]: time must be from 1e-12 s to 1e+06 s, got -1"},
       {{"compare", good, dir.write("newer.json", newer.dump())},
        "kgate compare: " + dir.file("newer.json") + ": $.context.kgate.schema_version: schema version 9 is newer"},
-      {{"compare", good, h100}, "kgate compare: different GPU models: baseline " + good + " ran on NVIDIA H200, new " + h100 +
-                                    " on NVIDIA H100 80GB HBM3"},
+      // The inputs named as every output of compare names them: relative to the working directory,
+      // else (as here) by file name.
+      {{"compare", good, h100}, "kgate compare: different GPU models: baseline good.json ran on NVIDIA H200, new h100.json on NVIDIA H100 80GB HBM3"},
       {{"compare", good, good, "--thresholds", thresholds}, "kgate compare: " + thresholds + ": $.familes: unknown field"},
       {{"compare", good}, "kgate compare: one results file given"},
       {{"compare", good, good, good}, "kgate compare: expected BASELINE.json NEW.json, got 3 files"},
@@ -213,10 +219,10 @@ TEST(KgateCli, PlainGoogleBenchmarkIsComparedOnTimeOnly) {
   const std::string plain = KGATE_TEST_DATA_DIR "/synthetic-gbench-repetitions.json";
   const auto r = kgate_cli({"compare", plain, dir.write("slower.json", slower.dump()), "--min-change-us", "0"});
   EXPECT_EQ(r.status, 1) << r.out << r.err;  // BM_Broken failed in the new file too
-  EXPECT_NE(r.err.find("note: time-only comparison: " + plain + " has no kgate block"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("note: time-only comparison: " + kgate::display_path(plain) + " has no kgate block"), std::string::npos) << r.err;
   // Three repetitions a side: a U test cannot reach p < 0.01, so a 50% slowdown is only noisy,
   // and the unchanged benchmark's interval is too wide to call it the same.
-  EXPECT_EQ(last_line(r.out).rfind("0 slower, 0 faster, 0 same, 2 noisy, 1 failed", 0), 0u) << r.out;
+  EXPECT_EQ(summary_line(r.out).rfind("0 slower, 0 faster, 0 same, 2 noisy, 1 failed", 0), 0u) << r.out;
 }
 
 TEST(KgateCli, ReportFiles) {
@@ -300,7 +306,7 @@ TEST(KgateCli, BaselineUpdateShowAndCompare) {
   next.context.gpu_name = "NVIDIA H100 80GB HBM3";
   r = kgate_cli({"compare", "--baseline-dir", baselines, write_run(dir, "next.json", next)});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
-  EXPECT_EQ(last_line(r.out).rfind("0 slower, 0 faster, 2 same, 0 noisy", 0), 0u) << r.out;
+  EXPECT_EQ(summary_line(r.out).rfind("0 slower, 0 faster, 2 same, 0 noisy", 0), 0u) << r.out;
 }
 
 TEST(KgateCli, BaselineFoldersAreNamedByGpuSlug) {
@@ -338,7 +344,7 @@ TEST(KgateCli, BaselineUpdateRefusesUnfitRunsUnlessForced) {
   EXPECT_NE(r.err.find("refused, 3 benchmark(s) unfit"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(kB + ": failed (launch failed): fix the variant"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("rmsnorm/c/m:1/bf16: detects only changes of 8."), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("above its 5.0% threshold (its processes' medians (10, 10.8, 10.1 us) differ by that much)"), std::string::npos)
+  EXPECT_NE(r.err.find("above its 5.00% threshold (its processes' medians (10.0 µs, 10.8 µs, 10.1 µs) differ by that much)"), std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("rmsnorm/d/m:1/bf16: 400 of its cold samples ran below the throttle clock"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("gemv/cublas"), std::string::npos) << r.err;
@@ -642,10 +648,13 @@ TEST(KgateCli, AbAlternatesRoundsAndFindsThePlantedSlowdown) {
   const auto r = kgate_cli({"ab", "--base", bins.binary("base"), "--head", bins.binary("head"), "--rounds", "3", "--seed", "5",
                             "--benchmark_filter", "rmsnorm", "--work-dir", work, "--markdown", dir.file("ab.md"), "--", "--kgate_min_time=0.2"});
   EXPECT_EQ(r.status, 1) << r.out << r.err;
-  EXPECT_EQ(last_line(r.out).rfind("1 slower, 0 faster, 1 same, 0 noisy", 0), 0u) << r.out;
+  EXPECT_EQ(summary_line(r.out).rfind("1 slower, 0 faster, 1 same, 0 noisy", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("per round: 0.9"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("3 rounds, order"), std::string::npos) << r.err;
-  EXPECT_EQ(syn::read_text(dir.file("ab.md")).rfind("### kgate ab: 1 slower", 0), 0u);
+  const std::string markdown = syn::read_text(dir.file("ab.md"));
+  EXPECT_EQ(markdown.rfind("❌ kgate: FAIL, 1 slower, 0 faster — rmsnorm/", 0), 0u) << markdown;
+  EXPECT_NE(markdown.find("**kgate ab** of `head "), std::string::npos) << markdown;
+  EXPECT_EQ(markdown.find(dir.path().string()), std::string::npos) << "the binaries named by file name: " << markdown;
 
   const std::vector<std::string> calls = bins.calls();
   ASSERT_EQ(calls.size(), 10u);
@@ -690,7 +699,7 @@ TEST(KgateCli, AbRefusesDifferentBenchmarkListsUnlessCommonOnly) {
 
   r = kgate_cli({"ab", "--base", bins.binary("base"), "--head", bins.binary("head"), "--rounds", "2", "--common-only"});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
-  EXPECT_EQ(last_line(r.out).rfind("0 slower, 0 faster, 2 same", 0), 0u) << r.out;
+  EXPECT_EQ(summary_line(r.out).rfind("0 slower, 0 faster, 2 same", 0), 0u) << r.out;
   EXPECT_NE(r.err.find("note: 1 benchmark(s) not compared, only in head (new): " + added), std::string::npos) << r.err;
   const std::vector<std::string> calls = bins.calls();
   ASSERT_EQ(calls.size(), 10u);  // 2 listings, 2 flag probes, 2 rounds of 2

@@ -16,6 +16,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "comparator_options.hpp"
+#include "kgate/base/display_path.hpp"
 #include "kgate/base/escape.hpp"
 #include "kgate/gate/ab.hpp"
 #include "kgate/results/results_io.hpp"
@@ -246,7 +247,8 @@ int run_ab(const Arguments& arguments, Io& io) {
     }
   }
 
-  ComparisonReport report = compare_rounds(base_rounds, head_rounds, "base " + base.binary, "head " + head.binary, options);
+  ComparisonReport report =
+      compare_rounds(base_rounds, head_rounds, "base " + display_path(base.binary), "head " + display_path(head.binary), options);
   report.title = "kgate ab";
   const RunContext& context = base_rounds.front().context;
   report.notices.insert(report.notices.begin(),
@@ -270,8 +272,7 @@ int run_ab(const Arguments& arguments, Io& io) {
     write_results_file(work.file("head.json"), to_json(pool_rounds(head_rounds, head_sources)));
   }
   write_comparison_files(args, report);
-  io.err << format_warnings(report, io.colour);
-  io.out << format_table(report, io.colour, args.flag("--all"));
+  print_comparison(args, report, io);
   return report.regression() ? kExitGate : kExitOk;
 }
 

@@ -2,10 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <string_view>
+
+#include "kgate/base/escape.hpp"
 
 namespace kgate::cli {
 namespace {
@@ -96,6 +100,19 @@ void require_writable_directory(const std::string& option, const std::string& pa
   if (!fs::is_directory(existing, error))
     throw UsageError(option + " " + path + ": " + existing.string() + " is not a directory");
   if (access(existing.c_str(), W_OK) != 0) throw UsageError(option + " " + path + ": " + existing.string() + " is not writable");
+}
+
+void require_absolute_url(const std::string& option, const std::string& url) {
+  const bool scheme = url.starts_with("https://") || url.starts_with("http://");
+  // Characters that would end a Markdown link's destination or an HTML attribute, or break a line.
+  const auto unsafe = std::find_if(url.begin(), url.end(), [](char c) {
+    return static_cast<unsigned char>(c) <= ' ' || c == 0x7f || std::string_view("()<>\"'`\\").find(c) != std::string_view::npos;
+  });
+  if (!scheme || url.size() <= std::string_view("https://").size())
+    throw UsageError(option + ": expected an absolute http:// or https:// URL, got '" + terminal_text(url) + "'");
+  if (unsafe != url.end())
+    throw UsageError(option + ": the URL holds '" + terminal_text(std::string(1, *unsafe)) +
+                     "', which cannot stand in a link (percent-encode it: spaces as %20)");
 }
 
 }  // namespace kgate::cli

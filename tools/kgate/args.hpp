@@ -53,5 +53,8 @@ void require_writable(const std::string& option, const std::string& path);
 // The same for an output directory, without creating it: an existing, writable directory, or one
 // whose nearest existing ancestor is a writable directory (the command creates it later).
 void require_writable_directory(const std::string& option, const std::string& path);
+// Throws UsageError unless `url`, the value of `option`, is an absolute http(s) URL that a Markdown
+// link and an HTML attribute can hold as it is (no space, control, quote, bracket or backslash).
+void require_absolute_url(const std::string& option, const std::string& url);
 
 }  // namespace kgate::cli

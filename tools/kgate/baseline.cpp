@@ -12,6 +12,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "kgate/base/escape.hpp"
+#include "kgate/base/figures.hpp"
 #include "kgate/gate/compare.hpp"
 #include "kgate/results/detectable.hpp"
 #include "kgate/results/file_lock.hpp"
@@ -68,10 +69,6 @@ std::string format_number(const char* format, double value) {
   return text;
 }
 
-std::string format_cuda_version(int version) {  // cudaDriverGetVersion's 1000 * major + 10 * minor
-  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
-}
-
 // A benchmark with one sample can never gate: compare needs two on each side for its
 // significance test, and judges a change against one figure on its threshold alone (noisy, never
 // slower).
@@ -112,13 +109,13 @@ std::string unfit_reason(const BenchmarkRecord& r, const RunResults& run, const 
   std::string why;
   if (detectable.fraction() == detectable.between) {
     std::string medians;
-    for (const double m : t->repetition_medians_s) medians += (medians.empty() ? "" : ", ") + format_number("%.4g", m * 1e6);
-    why = "its processes' medians (" + medians + " us) differ by that much";
+    for (const double m : t->repetition_medians_s) medians += (medians.empty() ? "" : ", ") + format_time(m);
+    why = "its processes' medians (" + medians + ") differ by that much";
   } else {
     why = detectable.fraction() == detectable.within ? "its samples scatter that much" : "the timer's tick is that coarse";
   }
-  return "detects only changes of " + format_number("%.1f%%", detectable.fraction() * 100) + " or more, above its " +
-         format_number("%.1f%%", threshold * 100) + " threshold (" + why + "): run it again on an idle GPU, or give it a " +
+  return "detects only changes of " + format_percent(detectable.fraction() * 100) + " or more, above its " +
+         format_percent(threshold * 100) + " threshold (" + why + "): run it again on an idle GPU, or give it a " +
          "threshold of at least that much in thresholds.json";
 }
 

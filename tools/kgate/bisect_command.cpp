@@ -61,8 +61,7 @@ neighbours, 2 bad input or usage, or a build that failed
 )";
 
 Verdict verdict_named(const std::string& name) {
-  for (const Verdict v : {Verdict::faster, Verdict::slower, Verdict::same, Verdict::noisy, Verdict::added, Verdict::missing, Verdict::failed})
-    if (to_string(v) == name) return v;
+  if (const auto verdict = verdict_from_key(name)) return *verdict;
   throw ResultsError("kgate ab wrote an unknown verdict '" + name + "'");
 }
 

@@ -7,7 +7,9 @@
 #include "baseline.hpp"
 #include "commands.hpp"
 #include "comparator_options.hpp"
+#include "kgate/base/display_path.hpp"
 #include "kgate/gate/compare.hpp"
+#include "kgate/gate/comparison_output.hpp"
 #include "kgate/results/results_io.hpp"
 
 namespace kgate::cli {
@@ -18,10 +20,11 @@ constexpr const char* kUsage = R"(usage: kgate compare [options] BASELINE.json N
 
 Compares NEW with BASELINE benchmark by benchmark (matched by name) on the headline mode's
 samples: speedup = baseline median / new median, its confidence interval, a Mann-Whitney
-U test, and a verdict: slower, faster, same, noisy, new, missing or failed (kgate's
-docs/compare.md says how each is decided).
-Prints slower, failed, faster, noisy, new and missing benchmarks, largest change first, then the
-summary line; warnings and notes go to standard error.
+U test, and a verdict: slower, faster, same, at threshold, noisy, new, missing or failed
+(kgate's docs/compare.md says how each is decided).
+Prints slower, failed, at-threshold, faster, noisy, new and missing benchmarks, largest change
+first, then the summary line and the verdict, PASS or FAIL in words; warnings and notes go to
+standard error.
 Either file may be plain Google Benchmark JSON: then the comparison is on time only, with the
 repetitions as samples; a benchmark without manual time is CPU-timed, and its band is at least
 the spread of its own repetitions rather than the minimum change in time.
@@ -45,13 +48,21 @@ constexpr const char* kComparatorUsage = R"(  --threshold FRACTION    the defaul
   --allow-timer-mismatch  compare a CUPTI-timed benchmark with an event-timed one (as event-timed)
                           instead of refusing
   --alpha P               significance level of the U test (default 0.01; intervals at 1 - P)
-  --noise-limit FRACTION  relative stddev above which a side is too noisy to call same (default 0.10)
+  --noise-limit FRACTION  relative stddev above which a row notes both sides' spread (default 0.10);
+                          the interval of the median ratio decides the verdict, whatever the spread
   --all                   list the unchanged (same) benchmarks too; by default the table lists
                           what changed, largest change first, and counts the rest
   --json FILE             write the verdicts as JSON
   --junit FILE            write JUnit XML: one testcase per benchmark, regressions and failures
                           as <failure>
-  --markdown FILE         write a Markdown report (pull-request comment, GitHub step summary)
+  --markdown FILE         write a Markdown report (pull-request comment, GitHub step summary): the
+                          verdict in its first line, the changed benchmarks, the unchanged ones
+                          folded; under 60,000 characters, the rows that do not fit counted
+  --link-base URL         where kgate report's output is published (an absolute http(s) URL, a CI
+                          artifact or Pages site): the Markdown links each benchmark to
+                          URL/report.html#<its anchor>, and the full report
+  --ascii                 print the table with x, us and -> instead of ×, µs and → (also when
+                          KGATE_ASCII is set to anything but 0)
 )";
 
 constexpr const char* kHelpAndExitStatus = R"(  -h, --help              this text
@@ -71,13 +82,13 @@ void write_report(const std::string& path, const std::string& text) {
 }  // namespace
 
 const std::set<std::string>& comparator_value_options() {
-  static const std::set<std::string> names = {"--thresholds", "--threshold", "--min-change-us", "--alpha", "--noise-limit",
-                                              "--json",       "--junit",     "--markdown"};
+  static const std::set<std::string> names = {"--thresholds", "--threshold", "--min-change-us", "--alpha",    "--noise-limit",
+                                              "--json",       "--junit",     "--markdown",      "--link-base"};
   return names;
 }
 
 const std::set<std::string>& comparator_flags() {
-  static const std::set<std::string> names = {"--allow-timer-mismatch", "--all"};
+  static const std::set<std::string> names = {"--allow-timer-mismatch", "--all", "--ascii"};
   return names;
 }
 
@@ -86,6 +97,7 @@ const char* comparator_options_usage() { return kComparatorUsage; }
 CompareOptions comparator_options(const Args& args, const std::string& default_thresholds) {
   for (const char* option : {"--json", "--junit", "--markdown"})
     if (const auto path = args.value(option)) require_writable(option, *path);
+  if (const auto url = args.value("--link-base")) require_absolute_url("--link-base", *url);
   CompareOptions options;
   if (const auto file = args.value("--thresholds")) options.thresholds = read_thresholds_file(*file);
   else if (std::filesystem::exists(default_thresholds)) options.thresholds = read_thresholds_file(default_thresholds);
@@ -102,7 +114,14 @@ void write_comparison_files(const Args& args, const ComparisonReport& report) {
   if (const auto path = args.value("--json"))
     write_report(*path, report_to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   if (const auto path = args.value("--junit")) write_report(*path, report_to_junit(report));
-  if (const auto path = args.value("--markdown")) write_report(*path, report_to_markdown(report));
+  if (const auto path = args.value("--markdown"))
+    write_report(*path, report_to_markdown(report, {.link_base = args.value("--link-base").value_or("")}));
+}
+
+void print_comparison(const Args& args, const ComparisonReport& report, Io& io) {
+  const Glyphs glyphs = args.flag("--ascii") ? Glyphs::ascii : glyphs_from_environment();
+  io.err << format_warnings(report, io.colour, glyphs);
+  io.out << format_table(report, io.colour, args.flag("--all"), glyphs);
 }
 
 int run_compare(const Arguments& arguments, Io& io) {
@@ -143,10 +162,11 @@ int run_compare(const Arguments& arguments, Io& io) {
   }
   const RunResults baseline = files.size() == 2 ? named_baseline.get() : read_results_file(baseline_path);
 
-  const ComparisonReport report = compare_runs(baseline, current, baseline_path, new_path, options);
+  // Named as given relative to the working directory, or by file name: what the outputs show
+  // carries no layout of the machine that wrote them.
+  const ComparisonReport report = compare_runs(baseline, current, display_path(baseline_path), display_path(new_path), options);
   write_comparison_files(args, report);
-  io.err << format_warnings(report, io.colour);
-  io.out << format_table(report, io.colour, args.flag("--all"));
+  print_comparison(args, report, io);
   return report.regression() ? kExitGate : kExitOk;
 }
 

@@ -1,22 +1,35 @@
 #pragma once
 // The regression gate: two runs of a suite compared benchmark by benchmark (matched by name), each
-// given a verdict, with the reasons a reader needs to act on it (docs/compare.md).
+// given a verdict, with the reasons a reader needs to act on it (docs/compare.md). Its renderings
+// (terminal table, JSON, JUnit, Markdown) are in comparison_output.hpp.
 //
 // Per benchmark, on the headline mode's samples: speedup = baseline median / new median (> 1 is
 // faster), a distribution-free confidence interval of that ratio at 1 - alpha
 // (median_ratio_interval), and a Mann–Whitney U p-value. With T the benchmark's threshold, the band of "no material change" is
-// [1 / (1 + T), 1 + T] in speedup:
-//   slower   speedup below the band, p < alpha, and the interval's upper end below 1;
-//   faster   speedup above the band, p < alpha, and the interval's lower end above 1;
-//   same     speedup inside the band, the whole interval inside the band, and neither side's
-//            relative stddev above the noise limit;
-//   noisy    anything else: a change that is not significant, or an interval that reaches out of
-//            the band, or a side too spread to trust its median;
+// [1 / (1 + T), 1 + T] in speedup, and its edge on a side is 1 / (1 + T) (slower) or 1 + T (faster):
+//   slower        speedup below the band, p < alpha, and the interval's upper end below 1;
+//   faster        speedup above the band, p < alpha, and the interval's lower end above 1;
+//   same          speedup inside the band and the whole interval inside the band;
+//   at_threshold  a change as large as the threshold to within its interval: p < alpha, the whole
+//                 interval within a quarter of the threshold of the band's edge on its side
+//                 (|log(end / edge)| <= log(1 + T) / 4 for both ends: at T = 5%, changes of 3.7%
+//                 to 6.3%; such an interval excludes 1), and the edge inside the interval. It does
+//                 not fail the gate: the data say the change equals the threshold, which neither
+//                 "beyond it" nor "inside it" would report truthfully;
+//   noisy         anything else: a change beyond the threshold that is not significant, or an
+//                 interval too wide to decide (reaching out of the band, not precisely at its edge);
 // judged in time, and also in cycle space (time x the mode's median SM clock) when both sides
-// know their clock: a time verdict of slower/faster that cycles do not confirm becomes `same`
-// with a clock note (the GPU ran at another clock; the code did not change speed). When the new
-// run pooled several repetitions (processes, rounds), slower/faster also needs every
-// repetition's own median beyond the band on that side; otherwise it is noisy.
+// know their clock: a change in time (slower, faster, at_threshold) that cycles do not confirm
+// becomes what cycles say (`same` or `noisy`; at_threshold where one says beyond the threshold and
+// the other at it), with a clock note (the GPU ran at another clock; the code did not change speed).
+// When the new run pooled several repetitions (processes, rounds), slower/faster also needs every
+// repetition's own median beyond the band on that side. Where one is not, but each is beyond the
+// band or within the margin of its edge, and the interval lies within that margin, the verdict is
+// at_threshold; otherwise noisy. An at_threshold verdict needs the same of every repetition.
+// A side's spread (relative stddev) does not decide a verdict: the interval of the median ratio
+// already holds what the spread does to the medians, whatever the samples' distribution, and a
+// stddev above CompareOptions::noise_limit from a few outliers far from the median moves neither;
+// such a row gets a note with both stddevs.
 // The band is widened to the benchmark's minimum detectable change where that is larger than T:
 // for CUPTI-timed samples the change its own data can resolve (detectable.hpp), for event-timed
 // ones a fixed minimum change in time (Thresholds::min_change_s) that covers the launch overhead's
@@ -29,6 +42,7 @@
 // The gate fails on any `slower` or `failed`, except a `slower` vendor variant (role "vendor").
 // Peers (role "peer") are not compared at all.
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -40,8 +54,13 @@
 
 namespace kgate {
 
-enum class Verdict { faster, slower, same, noisy, added, missing, failed };
-std::string_view to_string(Verdict verdict);  // "faster", ..., "new" for added, "missing", "failed"
+enum class Verdict { faster, slower, same, noisy, at_threshold, added, missing, failed };
+inline constexpr Verdict kVerdicts[] = {Verdict::slower, Verdict::failed, Verdict::at_threshold, Verdict::faster,
+                                        Verdict::noisy,  Verdict::added,  Verdict::missing,      Verdict::same};
+std::string_view to_string(Verdict verdict);   // as shown: "faster", ..., "at threshold", "new" for added
+std::string_view verdict_key(Verdict verdict);  // in JSON: to_string with '_' for ' ' ("at_threshold")
+// The verdict whose verdict_key is `key`; nullopt when none is.
+std::optional<Verdict> verdict_from_key(std::string_view key);
 
 // The slowdown (and speedup) that counts as material, as a fraction: 0.05 = 5%.
 // Precedence: a benchmark's own entry, then its family's, then the default. The command line's
@@ -67,7 +86,7 @@ Thresholds read_thresholds_file(const std::string& path);
 struct CompareOptions {
   Thresholds thresholds;
   double alpha = 0.01;        // significance level of the U test; the interval is at 1 - alpha
-  double noise_limit = 0.10;  // relative stddev above which a side is too spread for `same`
+  double noise_limit = 0.10;  // relative stddev above which a row notes its sides' spread
   bool allow_env_mismatch = false;
   bool allow_timer_mismatch = false;
 };
@@ -122,7 +141,9 @@ struct ComparisonReport {
   std::size_t gate_failures() const;  // rows that fails_gate()
   bool regression() const;            // any gate failure: the gate fails
   double geomean_speedup() const;  // over compared benchmarks; 0 when there are none
-  std::string summary_line() const;  // "3 slower, 1 faster, 40 same, 0 noisy, 1 failed; geomean speedup 0.987x"
+  // "3 slower, 1 faster, 40 same, 0 noisy, 1 at threshold, 1 failed; geomean speedup 0.987×": at
+  // threshold, new, missing and failed only when nonzero.
+  std::string summary_line() const;
 };
 
 // Throws EnvironmentMismatch (different GPU models, not allowed) and TimerMismatch (a benchmark
@@ -130,19 +151,9 @@ struct ComparisonReport {
 ComparisonReport compare_runs(const RunResults& baseline, const RunResults& current, const std::string& baseline_source,
                               const std::string& new_source, const CompareOptions& options);
 
-// The rows in the order a reader acts on them: slower (gated ones first), failed, faster, noisy,
-// new, missing, then same, and within each group the largest change (|log speedup|) first;
-// `same` rows only when with_same.
+// The rows in the order a reader acts on them: slower (gated ones first), failed, at threshold,
+// faster, noisy, new, missing, then same, and within each group the largest change (|log speedup|)
+// first; `same` rows only when with_same.
 std::vector<const BenchmarkComparison*> rows_by_impact(const ComparisonReport& report, bool with_same);
-
-// Renderings of a report. The table lists rows_by_impact (same rows only when with_same) and ends
-// with the summary line; colour uses ANSI escapes. The warnings and notices, one "warning: " or
-// "note: " line each, are apart (the command line prints them on standard error). The Markdown
-// lists the changed rows only, so a pull-request comment stays short.
-std::string format_table(const ComparisonReport& report, bool colour, bool with_same = false);
-std::string format_warnings(const ComparisonReport& report, bool colour);
-nlohmann::json report_to_json(const ComparisonReport& report);
-std::string report_to_junit(const ComparisonReport& report);
-std::string report_to_markdown(const ComparisonReport& report);
 
 }  // namespace kgate

@@ -1,11 +1,11 @@
 #include "kgate/gate/ab.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <random>
 #include <stdexcept>
 
+#include "kgate/base/figures.hpp"
 #include "kgate/results/repetitions.hpp"
 #include "kgate/results/results_io.hpp"
 #include "kgate/base/statistics.hpp"
@@ -20,12 +20,6 @@ const TimingRecord* headline_samples(const RunResults& run, const std::string& n
       return t && !t->samples_s.empty() ? t : nullptr;
     }
   return nullptr;
-}
-
-std::string format_speedup(double speedup) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3fx", speedup);
-  return text;
 }
 
 // Each round's speedup (base median / head median) for one benchmark; rounds where either side
@@ -114,7 +108,7 @@ ComparisonReport compare_rounds(const std::vector<RunResults>& base_rounds, cons
     const std::vector<double> speedups = round_speedups(base_rounds, head_rounds, row.name);
     if (speedups.empty()) continue;
     std::string listed;
-    for (const double s : speedups) listed.append(" ").append(format_speedup(s));
+    for (const double s : speedups) listed.append(" ").append(format_ratio(s));
     row.notes.push_back("per round:" + listed);
     if (row.verdict != Verdict::slower && row.verdict != Verdict::faster) continue;
     const bool slower = row.verdict == Verdict::slower;

@@ -1,16 +1,15 @@
 #include "kgate/gate/compare.hpp"
-#include "kgate/base/escape.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <optional>
 #include <set>
 #include <span>
 
+#include "kgate/base/figures.hpp"
+#include "kgate/base/statistics.hpp"
 #include "kgate/results/detectable.hpp"
 #include "kgate/results/results_io.hpp"
-#include "kgate/base/statistics.hpp"
 
 namespace kgate {
 
@@ -22,11 +21,20 @@ std::string_view to_string(Verdict verdict) {
     case Verdict::slower: return "slower";
     case Verdict::same: return "same";
     case Verdict::noisy: return "noisy";
+    case Verdict::at_threshold: return "at threshold";
     case Verdict::added: return "new";
     case Verdict::missing: return "missing";
     case Verdict::failed: return "failed";
   }
   return "same";
+}
+
+std::string_view verdict_key(Verdict verdict) { return verdict == Verdict::at_threshold ? "at_threshold" : to_string(verdict); }
+
+std::optional<Verdict> verdict_from_key(std::string_view key) {
+  for (const Verdict verdict : kVerdicts)
+    if (verdict_key(verdict) == key) return verdict;
+  return std::nullopt;
 }
 
 namespace {
@@ -40,33 +48,11 @@ constexpr double kMaterialCalibrationChange = 0.03;
 constexpr double kMinNotedLaunchShift = 0.1e-6;
 constexpr double kClockNoteChange = 0.01;  // clocks this close are the same clock
 constexpr std::size_t kMaxGenericMetricNotes = 3;
+// How near the band's edge a precise change counts as at the threshold: this fraction of the
+// threshold either side of the edge, in log space (at T = 5%: changes of 3.7% to 6.3%).
+constexpr double kAtThresholdMargin = 0.25;
 
-std::string printf_string(const char* format, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, format, value);
-  return text;
-}
-
-// "+12%", "-7.5%", "+0.4%": one decimal below 10%.
-std::string signed_percent(double fraction) {
-  const double pct = fraction * 100;
-  return printf_string(std::fabs(pct) >= 10 ? "%+.0f%%" : "%+.1f%%", pct);
-}
-
-std::string format_time(double seconds) {
-  if (!(seconds > 0)) return "-";
-  if (seconds < 1e-6) return printf_string("%.1f ns", seconds * 1e9);
-  if (seconds < 1e-3) return printf_string("%.2f us", seconds * 1e6);
-  if (seconds < 1) return printf_string("%.3f ms", seconds * 1e3);
-  return printf_string("%.3f s", seconds);
-}
-
-std::string format_ratio(double ratio) { return ratio > 0 ? printf_string("%.3fx", ratio) : "-"; }
-std::string format_mhz(double mhz) { return printf_string("%.0f", mhz); }
-
-std::string format_cuda_version(int version) {  // cudaDriverGetVersion's 1000 * major + 10 * minor
-  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
-}
+std::string percent_of(double fraction) { return format_percent(fraction * 100); }
 
 // ---------------------------------------------------------------------------------------------
 // Thresholds
@@ -114,13 +100,45 @@ Evidence weigh(std::span<const double> baseline, std::span<const double> current
   return e;
 }
 
-Verdict judge(const Evidence& e, double threshold, double alpha, bool too_spread) {
+// Whether a speedup lies within kAtThresholdMargin of the band's edge on one side (slower: the
+// edge 1 / (1 + T); faster: 1 + T), or beyond that edge (`or_beyond`).
+bool near_edge(double speedup, double threshold, bool slower, bool or_beyond = false) {
+  const double distance = std::log(speedup * (slower ? 1 + threshold : 1 / (1 + threshold)));  // log(speedup / edge)
+  const double margin = kAtThresholdMargin * std::log1p(threshold);
+  if (or_beyond && (slower ? distance < 0 : distance > 0)) return true;
+  return std::fabs(distance) <= margin;
+}
+
+// Whether the whole interval of a speedup lies within the margin of the band's edge on its side
+// (such an interval lies wholly on that side of 1): a change as precise as it is near the threshold.
+bool interval_near_edge(double speedup, double low, double high, double threshold) {
+  const bool slower = speedup < 1;
+  return near_edge(low, threshold, slower) && near_edge(high, threshold, slower);
+}
+
+Verdict judge(const Evidence& e, double threshold, double alpha) {
   const double band_low = 1 / (1 + threshold), band_high = 1 + threshold;
   const bool significant = e.testable && e.p < alpha;
-  if (e.speedup < band_low) return significant && e.high < 1 ? Verdict::slower : Verdict::noisy;
-  if (e.speedup > band_high) return significant && e.low > 1 ? Verdict::faster : Verdict::noisy;
-  if (!e.testable) return Verdict::same;
-  return e.low >= band_low && e.high <= band_high && !too_spread ? Verdict::same : Verdict::noisy;
+  // The change equals the threshold to within its interval: precise, and the interval holds the edge.
+  const bool at_edge = significant && interval_near_edge(e.speedup, e.low, e.high, threshold) &&
+                       (e.speedup < 1 ? e.high >= band_low : e.low <= band_high);
+  if (e.speedup < band_low) return significant && e.high < 1 ? (at_edge ? Verdict::at_threshold : Verdict::slower) : Verdict::noisy;
+  if (e.speedup > band_high) return significant && e.low > 1 ? (at_edge ? Verdict::at_threshold : Verdict::faster) : Verdict::noisy;
+  if (!e.testable || (e.low >= band_low && e.high <= band_high)) return Verdict::same;
+  return at_edge ? Verdict::at_threshold : Verdict::noisy;
+}
+
+bool is_change(Verdict v) { return v == Verdict::slower || v == Verdict::faster || v == Verdict::at_threshold; }
+
+// A change in time stands as far as cycles confirm it: what cycles say when they see none (same:
+// the clock explains it) or cannot decide (noisy); at the threshold where one sees a change beyond
+// it and the other one at it, in the same direction.
+Verdict confirmed_by_cycles(Verdict time, Verdict cycles, bool same_direction) {
+  if (!is_change(time) || cycles == time) return time;
+  if (cycles == Verdict::noisy) return Verdict::noisy;
+  return is_change(cycles) && same_direction && (time == Verdict::at_threshold || cycles == Verdict::at_threshold)
+             ? Verdict::at_threshold
+             : Verdict::same;
 }
 
 std::vector<double> scaled(std::span<const double> samples, double factor) {
@@ -220,7 +238,7 @@ void explain_metrics(const std::map<std::string, double>& before, const std::map
   if (before.empty() || after.empty()) return;
   const auto b_dram = dram_bytes(before), a_dram = dram_bytes(after);
   if (b_dram && a_dram && *b_dram > 0 && std::fabs(*a_dram / *b_dram - 1) >= kMaterialRelativeChange)
-    notes.push_back("dram bytes " + signed_percent(*a_dram / *b_dram - 1) +
+    notes.push_back("dram bytes " + format_change(*a_dram / *b_dram - 1) +
                     (*a_dram > *b_dram ? " (more memory traffic)" : " (less memory traffic)"));
 
   std::set<std::string> handled = {kDramTotal, kDramParts[0], kDramParts[1], kDuration};
@@ -228,7 +246,7 @@ void explain_metrics(const std::map<std::string, double>& before, const std::map
     handled.insert(known.name);
     const auto b = before.find(known.name), a = after.find(known.name);
     if (b == before.end() || a == after.end() || std::fabs(a->second - b->second) < kMaterialPercentPoints) continue;
-    notes.push_back(std::string(known.label) + " " + printf_string("%.0f%%", b->second) + " → " + printf_string("%.0f%%", a->second));
+    notes.push_back(std::string(known.label) + " " + format_percent(b->second) + " → " + format_percent(a->second));
   }
   // Any other metric (asked for with --kgate_metrics): by its own name, the largest changes first.
   std::vector<std::pair<double, std::string>> generic;
@@ -239,9 +257,9 @@ void explain_metrics(const std::map<std::string, double>& before, const std::map
     if (is_percent_metric(name)) {
       const double points = std::fabs(a_value - b_value);
       if (points >= kMaterialPercentPoints)
-        generic.emplace_back(points / 100, name + " " + printf_string("%.0f%%", b_value) + " → " + printf_string("%.0f%%", a_value));
+        generic.emplace_back(points / 100, name + " " + format_percent(b_value) + " → " + format_percent(a_value));
     } else if (b_value > 0 && std::fabs(a_value / b_value - 1) >= kMaterialRelativeChange) {
-      generic.emplace_back(std::fabs(a_value / b_value - 1), name + " " + signed_percent(a_value / b_value - 1));
+      generic.emplace_back(std::fabs(a_value / b_value - 1), name + " " + format_change(a_value / b_value - 1));
     }
   }
   std::stable_sort(generic.begin(), generic.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
@@ -268,22 +286,22 @@ void check_environment(const RunResults& baseline, const RunResults& current, co
     warnings.push_back("CUDA runtime " + format_cuda_version(b.runtime_version) + " → " + format_cuda_version(c.runtime_version));
   const auto clock = [&](const char* what, double before, double after) {
     if (before > 0 && after > 0 && std::fabs(after - before) >= 1)
-      warnings.push_back(std::string("default ") + what + " clock " + format_mhz(before) + " → " + format_mhz(after) + " MHz");
+      warnings.push_back(std::string("default ") + what + " clock " + format_mhz(before) + " → " + format_mhz(after));
   };
   clock("SM", b.sm_clock_mhz_default, c.sm_clock_mhz_default);
   clock("memory", b.memory_clock_mhz, c.memory_clock_mhz);
-  const auto ceiling = [&](const char* what, double before, double after, double scale, const char* unit) {
+  const auto ceiling = [&](const char* what, double before, double after, std::string (*format)(double)) {
     if (before > 0 && after > 0 && std::fabs(after / before - 1) > kMaterialCalibrationChange)
-      warnings.push_back(std::string("calibration: ") + what + " " + printf_string("%.4g", before * scale) + " → " +
-                         printf_string("%.4g", after * scale) + " " + unit + " (" + signed_percent(after / before - 1) + ")");
+      warnings.push_back(std::string("calibration: ") + what + " " + format(before) + " → " + format(after) + " (" +
+                         format_change(after / before - 1) + ")");
   };
   const Calibration& bc = b.calibration;
   const Calibration& cc = c.calibration;
-  ceiling("copy bandwidth", bc.copy_bytes_per_s, cc.copy_bytes_per_s, 1e-9, "GB/s");
-  ceiling("read bandwidth", bc.read_bytes_per_s, cc.read_bytes_per_s, 1e-9, "GB/s");
-  ceiling("GEMM throughput", bc.gemm_flops_per_s, cc.gemm_flops_per_s, 1e-12, "TFLOP/s");
-  ceiling("launch floor", bc.launch_floor_s, cc.launch_floor_s, 1e6, "us");
-  ceiling("graph launch floor", bc.graph_floor_s, cc.graph_floor_s, 1e6, "us");
+  ceiling("copy bandwidth", bc.copy_bytes_per_s, cc.copy_bytes_per_s, format_bandwidth);
+  ceiling("read bandwidth", bc.read_bytes_per_s, cc.read_bytes_per_s, format_bandwidth);
+  ceiling("GEMM throughput", bc.gemm_flops_per_s, cc.gemm_flops_per_s, format_flops);
+  ceiling("launch floor", bc.launch_floor_s, cc.launch_floor_s, format_time);
+  ceiling("graph launch floor", bc.graph_floor_s, cc.graph_floor_s, format_time);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -293,22 +311,45 @@ void check_environment(const RunResults& baseline, const RunResults& current, co
 // repetitions (the processes of --kgate_processes, the rounds of `kgate ab`), a slower or faster
 // verdict stands only if every repetition's own median is beyond the band on that side of the
 // baseline's median. A process that ran in another mode (cuBLAS's second speed at one GEMV shape,
-// docs/timing.md) then cannot carry the pooled median, and the verdict becomes noisy.
+// docs/timing.md) then cannot carry the pooled median, and the verdict becomes noisy. Where every
+// repetition is beyond the band or at its edge (within the margin) and the interval is precisely
+// at the edge, the change is as large as the threshold: at_threshold, which needs the same of
+// every repetition. (A change is significant already: judge() gives none that is not.)
 void require_every_repetition(const TimingRecord& current, BenchmarkComparison& row) {
   const std::vector<double>& medians = current.repetition_medians_s;
-  if (medians.size() < 2 || (row.verdict != Verdict::slower && row.verdict != Verdict::faster)) return;
-  const bool slower = row.verdict == Verdict::slower;
-  const auto beyond = static_cast<std::size_t>(std::count_if(medians.begin(), medians.end(), [&](double m) {
+  if (medians.size() < 2 || !is_change(row.verdict)) return;
+  const bool slower = row.speedup < 1;
+  const double band_edge = slower ? 1 / (1 + row.threshold) : 1 + row.threshold;
+  std::size_t beyond = 0, at_or_beyond = 0;
+  for (const double m : medians) {
     const double speedup = row.baseline_median_s / m;
-    return slower ? speedup < 1 / (1 + row.threshold) : speedup > 1 + row.threshold;
-  }));
-  if (beyond == medians.size()) return;
+    beyond += slower ? speedup < band_edge : speedup > band_edge;
+    at_or_beyond += near_edge(speedup, row.threshold, slower, true);
+  }
+  if (row.verdict != Verdict::at_threshold && beyond == medians.size()) return;
+  if (at_or_beyond == medians.size() &&
+      (row.verdict == Verdict::at_threshold || interval_near_edge(row.speedup, row.ci_low, row.ci_high, row.threshold))) {
+    row.verdict = Verdict::at_threshold;
+    return;
+  }
   std::string listed;
   for (const double m : medians) listed += (listed.empty() ? "" : ", ") + format_time(m);
   row.notes.push_back(std::to_string(beyond) + " of " + std::to_string(medians.size()) + " repetitions " +
-                      (slower ? "slower" : "faster") + " by more than " + printf_string("%.1f%%", row.threshold * 100) +
-                      " (medians " + listed + "): the change is not in every one");
+                      (slower ? "slower" : "faster") + " by more than " + percent_of(row.threshold) + " (medians " + listed +
+                      "): the change is not in every one");
   row.verdict = Verdict::noisy;
+}
+
+// What makes a row at_threshold, in figures: the change in time with half its interval's width,
+// the threshold, and each repetition's change.
+std::string at_threshold_note(const BenchmarkComparison& row, const TimingRecord& current) {
+  const double half_width = (1 / row.ci_low - 1 / row.ci_high) / 2;  // of the interval of the change in time
+  std::string note = "at the threshold: " + format_time_change_of_speedup(row.speedup) + " ± " + percent_of(half_width) +
+                     " against a " + percent_of(row.threshold) + " threshold";
+  if (current.repetition_medians_s.size() < 2) return note;
+  std::string listed;
+  for (const double m : current.repetition_medians_s) listed += (listed.empty() ? "" : ", ") + format_change(m / row.baseline_median_s - 1);
+  return note + " (repetitions " + listed + ")";
 }
 
 // Widens the row's band to what the two sides can resolve: for CUPTI- or CPU-timed sides their
@@ -328,15 +369,15 @@ void widen_to_detectable(const TimingRecord& b, const TimingRecord& c, const Cal
     const char* limit = wider.fraction() == wider.between  ? spread
                         : wider.fraction() == wider.within ? "the sampling error of its medians"
                                                            : "the timer's resolution";
-    row.notes.push_back("band widened to ±" + printf_string("%.1f%%", row.min_detectable_change * 100) +
+    row.notes.push_back("band widened to ±" + percent_of(row.min_detectable_change) +
                         ": the minimum detectable change, set by " + limit);
     row.threshold = row.min_detectable_change;
     return;
   }
   if (b.timer != c.timer) row.notes.push_back("timers differ (" + b.timer + " → " + c.timer + "): judged as event-timed");
   if (const double floor = options.thresholds.min_change_s / row.baseline_median_s; floor > row.threshold) {
-    row.notes.push_back("band widened to ±" + printf_string("%.1f%%", floor * 100) + " by the " +
-                        printf_string("%.2g", options.thresholds.min_change_s * 1e6) + " us minimum change");
+    row.notes.push_back("band widened to ±" + percent_of(floor) + " by the " + format_time(options.thresholds.min_change_s) +
+                        " minimum change");
     row.threshold = floor;
   }
 }
@@ -362,16 +403,11 @@ void compare_timings(const BenchmarkRecord& base, const BenchmarkRecord& cur, co
   row.ci_high = time.high;
   row.p_value = time.p;
   row.low_confidence = !time.testable;
-  const bool too_spread = std::max(b->summary.rel_stddev(), c->summary.rel_stddev()) > options.noise_limit;
-  const Verdict time_verdict = judge(time, row.threshold, options.alpha, too_spread);
+  const Verdict time_verdict = judge(time, row.threshold, options.alpha);
   row.verdict = time_verdict;
   if (!time.testable)
     row.notes.push_back(std::to_string(std::min(row.baseline_samples, row.new_samples)) +
                         " sample(s) on a side: no significance test, judged on the threshold alone");
-  else if (too_spread && time_verdict == Verdict::noisy)
-    row.notes.push_back("relative stddev " + printf_string("%.1f%%", b->summary.rel_stddev() * 100) + " → " +
-                        printf_string("%.1f%%", c->summary.rel_stddev() * 100) + " (limit " +
-                        printf_string("%.0f%%", options.noise_limit * 100) + ")");
 
   if (row.baseline_clock_mhz > 0 && row.new_clock_mhz > 0) {
     // Cycles = time x clock; the clock is one figure per side, so the cycle samples are the time
@@ -380,18 +416,25 @@ void compare_timings(const BenchmarkRecord& base, const BenchmarkRecord& cur, co
     const std::vector<double> c_cycles = scaled(c->samples_s, row.new_clock_mhz);
     const Evidence cycles = weigh(b_cycles, c_cycles, options);
     row.cycle_speedup = cycles.speedup;
-    const Verdict cycle_verdict = judge(cycles, row.threshold, options.alpha, too_spread);
+    const Verdict cycle_verdict = judge(cycles, row.threshold, options.alpha);
     const bool clocks_differ = std::fabs(row.new_clock_mhz / row.baseline_clock_mhz - 1) > kClockNoteChange;
-    if ((time_verdict == Verdict::slower || time_verdict == Verdict::faster) && cycle_verdict != time_verdict)
-      row.verdict = cycle_verdict == Verdict::noisy ? Verdict::noisy : Verdict::same;
+    row.verdict = confirmed_by_cycles(time_verdict, cycle_verdict, (time.speedup < 1) == (cycles.speedup < 1));
     if (clocks_differ || row.verdict != time_verdict)
       row.notes.insert(row.notes.begin(), "clock " + format_mhz(row.baseline_clock_mhz) + " → " + format_mhz(row.new_clock_mhz) +
-                                              " MHz: time " + signed_percent(1 / time.speedup - 1) + ", cycles " +
-                                              signed_percent(1 / cycles.speedup - 1));
+                                              ": time " + format_time_change_of_speedup(time.speedup) + ", cycles " +
+                                              format_time_change_of_speedup(cycles.speedup));
   } else if (row.baseline_clock_mhz > 0 || row.new_clock_mhz > 0) {
     row.notes.push_back("SM clock known on one side only: judged on time alone");
   }
   require_every_repetition(*c, row);
+  if (row.verdict == Verdict::at_threshold) row.notes.insert(row.notes.begin(), at_threshold_note(row, *c));
+  // The spread does not decide (compare.hpp); it is shown where it is above the noise limit.
+  if (const double spread = std::max(b->summary.rel_stddev(), c->summary.rel_stddev()); time.testable && spread > options.noise_limit)
+    row.notes.push_back("relative stddev " + percent_of(b->summary.rel_stddev()) + " → " + percent_of(c->summary.rel_stddev()) +
+                        ", above the " + percent_of(options.noise_limit) + " noise limit" +
+                        (row.verdict == Verdict::noisy ? ": too spread to decide"
+                                                       : ": spread far from the medians, whose interval " +
+                                                             format_interval(row.ci_low, row.ci_high) + " decides"));
 }
 
 BenchmarkComparison compare_one(const BenchmarkRecord* base, const BenchmarkRecord& cur, const Calibration& base_cal,
@@ -436,73 +479,6 @@ BenchmarkComparison compare_one(const BenchmarkRecord* base, const BenchmarkReco
   explain_kernels(base->kernels, cur.kernels, row.notes);
   explain_metrics(base->metrics, cur.metrics, row.notes);
   return row;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Renderings
-
-std::string format_p(const BenchmarkComparison& row) {
-  if (row.speedup == 0 || row.low_confidence) return "-";
-  return row.p_value < 0.001 ? "<0.001" : printf_string("%.3f", row.p_value);
-}
-
-std::string format_ci(const BenchmarkComparison& row) {
-  if (row.speedup == 0 || row.low_confidence) return "-";
-  return printf_string("%.3f", row.ci_low) + "-" + printf_string("%.3f", row.ci_high);
-}
-
-std::string format_detectable(const BenchmarkComparison& row) {
-  return row.min_detectable_change > 0 ? "≥" + printf_string(row.min_detectable_change < 0.1 ? "%.1f%%" : "%.0f%%",
-                                                               row.min_detectable_change * 100)
-                                       : "-";
-}
-
-// Display width: the table pads by characters, not bytes (≥, →).
-std::size_t display_width(const std::string& text) {
-  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
-}
-
-std::string verdict_text(const BenchmarkComparison& row) {
-  return std::string(to_string(row.verdict)) + (row.low_confidence ? " (low confidence)" : "");
-}
-
-const char* verdict_colour(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::slower:
-    case Verdict::failed: return "\033[31m";
-    case Verdict::faster: return "\033[32m";
-    case Verdict::noisy: return "\033[33m";
-    case Verdict::added:
-    case Verdict::missing: return "\033[36m";
-    case Verdict::same: return "";
-  }
-  return "";
-}
-
-
-json number_or_null(double value) { return value > 0 ? json(value) : json(nullptr); }
-
-std::string describe_for_junit(const BenchmarkComparison& row) {
-  std::string text = verdict_text(row);
-  if (row.speedup > 0)
-    text += ": " + format_time(row.baseline_median_s) + " → " + format_time(row.new_median_s) + " (speedup " +
-            format_ratio(row.speedup) + ", p " + format_p(row) + ", threshold " + printf_string("%.0f%%", row.threshold * 100) + ")";
-  for (const std::string& note : row.notes) text += "; " + note;
-  return text;
-}
-
-void markdown_table(std::string& out, const std::vector<const BenchmarkComparison*>& rows, double confidence) {
-  out += "| Benchmark | Baseline | New | Speedup | " + printf_string("%.0f%%", confidence * 100) +
-         " CI | p | Detects | Verdict | Notes |\n|:--|--:|--:|--:|:-:|--:|--:|:--|:--|\n";
-  for (const BenchmarkComparison* row : rows) {
-    std::string notes;
-    for (const std::string& note : row->notes) notes += (notes.empty() ? "" : "; ") + note;
-    const bool flagged = row->fails_gate();
-    const std::string verdict = flagged ? "**" + verdict_text(*row) + "**" : verdict_text(*row);
-    out += "| " + markdown_code_span(row->name, true) + " | " + format_time(row->baseline_median_s) + " | " +
-           format_time(row->new_median_s) + " | " + format_ratio(row->speedup) + " | " + format_ci(*row) + " | " +
-           format_p(*row) + " | " + format_detectable(*row) + " | " + verdict + " | " + markdown_text(notes) + " |\n";
-  }
 }
 
 void require_same_timer(const BenchmarkRecord& base, const BenchmarkRecord& cur, const std::string& base_source,
@@ -578,7 +554,7 @@ std::string ComparisonReport::summary_line() const {
                      (ungated ? " (" + std::to_string(ungated) + " vendor, not gated)" : "") + ", " +
                      std::to_string(count(Verdict::faster)) + " faster, " + std::to_string(count(Verdict::same)) +
                      " same, " + std::to_string(count(Verdict::noisy)) + " noisy";
-  for (const Verdict extra : {Verdict::added, Verdict::missing, Verdict::failed})
+  for (const Verdict extra : {Verdict::at_threshold, Verdict::added, Verdict::missing, Verdict::failed})
     if (const std::size_t n = count(extra)) line += ", " + std::to_string(n) + " " + std::string(to_string(extra));
   const double geomean = geomean_speedup();
   line += geomean > 0 ? "; geomean speedup " + format_ratio(geomean) : "; no benchmark compared";
@@ -605,11 +581,10 @@ ComparisonReport compare_runs(const RunResults& baseline, const RunResults& curr
     const double shift = std::fabs(floor_after - floor_before);
     judged.thresholds.min_change_s += shift;
     if (shift >= kMinNotedLaunchShift)
-      report.notices.push_back("minimum change " + printf_string("%.2g", judged.thresholds.min_change_s * 1e6) +
-                               " us: the thresholds' " + printf_string("%.2g", options.thresholds.min_change_s * 1e6) +
-                               " us plus the runs' launch-floor difference (" + printf_string("%.2f", floor_before * 1e6) +
-                               " -> " + printf_string("%.2f", floor_after * 1e6) +
-                               " us), which every event-timed median carries");
+      report.notices.push_back("minimum change " + format_time(judged.thresholds.min_change_s) + ": the thresholds' " +
+                               format_time(options.thresholds.min_change_s) + " plus the runs' launch-floor difference (" +
+                               format_time(floor_before) + " → " + format_time(floor_after) +
+                               "), which every event-timed median carries");
   }
   for (const auto& [results, source] : {std::pair{&baseline, &baseline_source}, std::pair{&current, &new_source}})
     if (!results->source_note.empty())
@@ -667,18 +642,8 @@ ComparisonReport compare_runs(const RunResults& baseline, const RunResults& curr
 }
 
 std::vector<const BenchmarkComparison*> rows_by_impact(const ComparisonReport& report, bool with_same) {
-  const auto group = [](Verdict v) {
-    switch (v) {
-      case Verdict::slower: return 0;
-      case Verdict::failed: return 1;
-      case Verdict::faster: return 2;
-      case Verdict::noisy: return 3;
-      case Verdict::added: return 4;
-      case Verdict::missing: return 5;
-      case Verdict::same: return 6;
-    }
-    return 6;
-  };
+  // The group of a verdict is its place in kVerdicts, which lists them in this order.
+  const auto group = [](Verdict v) { return std::find(std::begin(kVerdicts), std::end(kVerdicts), v) - std::begin(kVerdicts); };
   const auto impact = [](const BenchmarkComparison* row) { return row->speedup > 0 ? std::fabs(std::log(row->speedup)) : 0.0; };
   std::vector<const BenchmarkComparison*> rows;
   for (const BenchmarkComparison& row : report.benchmarks)
@@ -691,146 +656,6 @@ std::vector<const BenchmarkComparison*> rows_by_impact(const ComparisonReport& r
     return impact(a) > impact(b);
   });
   return rows;
-}
-
-std::string format_table(const ComparisonReport& report, bool colour, bool with_same) {
-  std::string out;
-  const std::vector<const BenchmarkComparison*> rows = rows_by_impact(report, with_same);
-  const std::size_t hidden = report.benchmarks.size() - rows.size();
-  const std::vector<std::string> header = {"Benchmark", "Baseline", "New", "Speedup",
-                                           printf_string("%.0f%% CI", report.confidence * 100), "p", "Detects", "Verdict"};
-  std::vector<std::vector<std::string>> cells;
-  for (const BenchmarkComparison* row : rows)
-    cells.push_back({terminal_text(row->name), format_time(row->baseline_median_s), format_time(row->new_median_s),
-                     format_ratio(row->speedup), format_ci(*row), format_p(*row), format_detectable(*row), verdict_text(*row)});
-  std::vector<std::size_t> width(header.size());
-  for (std::size_t i = 0; i < header.size(); ++i) {
-    width[i] = header[i].size();
-    for (const auto& line : cells) width[i] = std::max(width[i], display_width(line[i]));
-  }
-  const auto render = [&](const std::vector<std::string>& line, const char* verdict_start) {
-    std::string text;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-      const std::string pad(width[i] - display_width(line[i]), ' ');
-      if (i == 0) text += line[i] + pad;                   // names left-aligned
-      else if (i + 1 < line.size()) text += "  " + pad + line[i];  // figures right-aligned
-      else if (*verdict_start) text += "  " + std::string(verdict_start) + line[i] + "\033[0m";
-      else text += "  " + line[i];
-    }
-    return text + "\n";
-  };
-  if (!rows.empty()) {
-    out += render(header, "");
-    std::size_t rule = 0;
-    for (const std::size_t w : width) rule += w + 2;
-    out += std::string(rule - 2, '-') + "\n";
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-      out += render(cells[i], colour ? verdict_colour(rows[i]->verdict) : "");
-      for (const std::string& note : rows[i]->notes) out += "    - " + terminal_text(note) + "\n";
-    }
-    out += "\n";
-  }
-  if (hidden) out += std::to_string(hidden) + " unchanged benchmark(s) not listed (--all lists them)\n";
-  out += report.summary_line() + "\n";
-  return out;
-}
-
-std::string format_warnings(const ComparisonReport& report, bool colour) {
-  std::string out;
-  for (const std::string& warning : report.warnings)
-    out += (colour ? "\033[33mwarning:\033[0m " : "warning: ") + terminal_text(warning) + "\n";
-  for (const std::string& notice : report.notices) out += "note: " + terminal_text(notice) + "\n";
-  return out;
-}
-
-json report_to_json(const ComparisonReport& report) {
-  json doc = {{"schema_version", 1},
-              {"baseline", report.baseline_source},
-              {"new", report.new_source},
-              {"confidence", report.confidence},
-              {"warnings", report.warnings},
-              {"notices", report.notices},
-              {"regression", report.regression()},
-              {"summary", {{"line", report.summary_line()}, {"geomean_speedup", number_or_null(report.geomean_speedup())}}},
-              {"benchmarks", json::array()}};
-  for (const Verdict v : {Verdict::slower, Verdict::faster, Verdict::same, Verdict::noisy, Verdict::added, Verdict::missing,
-                          Verdict::failed})
-    doc["summary"][std::string(to_string(v))] = report.count(v);
-  for (const BenchmarkComparison& row : report.benchmarks) {
-    const bool tested = row.speedup > 0 && !row.low_confidence;
-    doc["benchmarks"].push_back({{"name", row.name},
-                                 {"family", row.family},
-                                 {"verdict", std::string(to_string(row.verdict))},
-                                 {"low_confidence", row.low_confidence},
-                                 {"threshold", row.threshold},
-                                 {"baseline_samples", row.baseline_samples},
-                                 {"new_samples", row.new_samples},
-                                 {"baseline_median_s", number_or_null(row.baseline_median_s)},
-                                 {"new_median_s", number_or_null(row.new_median_s)},
-                                 {"speedup", number_or_null(row.speedup)},
-                                 {"ci_low", tested ? json(row.ci_low) : json(nullptr)},
-                                 {"ci_high", tested ? json(row.ci_high) : json(nullptr)},
-                                 {"p_value", tested ? json(row.p_value) : json(nullptr)},
-                                 {"baseline_sm_clock_mhz", number_or_null(row.baseline_clock_mhz)},
-                                 {"new_sm_clock_mhz", number_or_null(row.new_clock_mhz)},
-                                 {"cycle_speedup", number_or_null(row.cycle_speedup)},
-                                 {"timer", row.timer.empty() ? json(nullptr) : json(row.timer)},
-                                 {"min_detectable_change", number_or_null(row.min_detectable_change)},
-                                 {"gated", row.gated},
-                                 {"notes", row.notes}});
-  }
-  return doc;
-}
-
-std::string report_to_junit(const ComparisonReport& report) {
-  const std::size_t tests = report.benchmarks.size();
-  const std::size_t failures = report.gate_failures();
-  const std::size_t skipped = report.count(Verdict::missing);
-  const std::string counts = "tests=\"" + std::to_string(tests) + "\" failures=\"" + std::to_string(failures) +
-                             "\" errors=\"0\" skipped=\"" + std::to_string(skipped) + "\"";
-  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += "<testsuites name=\"" + xml_escape(report.title) + "\" " + counts + ">\n";
-  out += "  <testsuite name=\"" + xml_escape(report.title) + "\" " + counts + ">\n";
-  out += "    <properties>\n      <property name=\"baseline\" value=\"" + xml_escape(report.baseline_source) +
-         "\"/>\n      <property name=\"new\" value=\"" + xml_escape(report.new_source) + "\"/>\n";
-  for (const std::string& warning : report.warnings)
-    out += "      <property name=\"warning\" value=\"" + xml_escape(warning) + "\"/>\n";
-  out += "    </properties>\n";
-  for (const BenchmarkComparison& row : report.benchmarks) {
-    out += "    <testcase classname=\"" + xml_escape(row.family.empty() ? "kgate" : row.family) + "\" name=\"" +
-           xml_escape(row.name) + "\" time=\"" + printf_string("%.9f", row.new_median_s) + "\"";
-    const std::string description = xml_escape(describe_for_junit(row));
-    if (row.fails_gate()) {
-      const char* type = row.verdict == Verdict::slower ? "regression" : "failed";
-      out += ">\n      <failure type=\"" + std::string(type) + "\" message=\"" + description + "\">" + description +
-             "</failure>\n    </testcase>\n";
-    } else if (row.verdict == Verdict::missing) {
-      out += ">\n      <skipped message=\"" + description + "\"/>\n    </testcase>\n";
-    } else {
-      out += ">\n      <system-out>" + description + "</system-out>\n    </testcase>\n";
-    }
-  }
-  out += "  </testsuite>\n</testsuites>\n";
-  return out;
-}
-
-std::string report_to_markdown(const ComparisonReport& report) {
-  std::string out = "### " + markdown_text(report.title) + ": " + markdown_text(report.summary_line()) + "\n\n";
-  out += "Baseline " + markdown_code_span(report.baseline_source) + ", new " + markdown_code_span(report.new_source) + ".\n\n";
-  std::vector<std::string> quoted;
-  for (const std::string& warning : report.warnings) quoted.push_back("**warning:** " + markdown_text(warning));
-  for (const std::string& notice : report.notices) quoted.push_back(markdown_text(notice, true));
-  for (std::size_t i = 0; i < quoted.size(); ++i) out += (i ? ">\n> " : "> ") + quoted[i] + "\n";
-  if (!quoted.empty()) out += "\n";
-
-  // The changes only, largest first: a pull-request comment stays short (a clean run of the whole
-  // suite is a few lines); the unchanged rows are in --json and `kgate compare --all`.
-  const std::vector<const BenchmarkComparison*> changed = rows_by_impact(report, false);
-  if (!changed.empty()) markdown_table(out, changed, report.confidence);
-  if (const std::size_t unchanged = report.count(Verdict::same))
-    out += std::string(changed.empty() ? "" : "\n") + std::to_string(unchanged) +
-           " benchmark(s) unchanged, not listed (`kgate compare --all` lists them).\n";
-  return out;
 }
 
 }  // namespace kgate

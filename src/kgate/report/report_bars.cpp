@@ -23,7 +23,8 @@ std::string verdict_colour(Verdict verdict) {
     case Verdict::faster: return kFaster;
     case Verdict::slower:
     case Verdict::failed: return kSlower;
-    case Verdict::noisy: return kNoisy;
+    case Verdict::noisy:
+    case Verdict::at_threshold: return kNoisy;
     case Verdict::same: return kSame;
     case Verdict::added:
     case Verdict::missing: return kNew;
@@ -78,7 +79,10 @@ Chart draw_bar_chart(const BarChart& chart) {
   double label_width = 0;
   for (const Bar& b : chart.bars) label_width = std::max(label_width, Svg::text_width(b.label, kLabelSize, true));
   const double left = label_width + 24, top = 92;
-  const double width = left + kPlotWidth + kNoteWidth, height = top + kRowHeight * static_cast<double>(chart.bars.size()) + 58;
+  // Wide enough for its title and subtitle too: a chart of a few short-named bars is narrower.
+  const double width =
+      std::max({left + kPlotWidth + kNoteWidth, Svg::text_width(chart.title, 16) + 32, Svg::text_width(chart.subtitle, 12) + 32});
+  const double height = top + kRowHeight * static_cast<double>(chart.bars.size()) + 58;
   const Frame frame{left, top, left + kPlotWidth, top + kRowHeight * static_cast<double>(chart.bars.size())};
   const Scale x = bar_scale(chart, left);
 
