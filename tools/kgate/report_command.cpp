@@ -7,6 +7,7 @@
 #include "args.hpp"
 #include "baseline.hpp"
 #include "commands.hpp"
+#include "kgate/base/display_path.hpp"
 #include "kgate/history/history.hpp"
 #include "kgate/results/provenance.hpp"
 #include "kgate/report/report.hpp"
@@ -19,10 +20,15 @@ namespace {
 constexpr const char* kUsage = R"(usage: kgate report NEW.json [--baseline FILE | --baseline-dir DIR] [--previous FILE...]
                     [--correctness JUNIT.xml] --out DIR [--format all|markdown|html|text|github]
 
-Writes a report of NEW: executive summary, environment, correctness, a table per kernel
-family, hardware behaviour (CUPTI metrics, bound classification, kernels launched),
-charts drawn as SVG (roofline, speedup, share of the roof, histograms, trends), observations,
-history and a reproduction guide. With a baseline, the verdicts are kgate compare's.
+Writes a report of NEW. It opens with a dashboard: the gate's verdict, the benchmarks that
+changed (with what changed in them) and every family against the baseline, its best peer and
+its roof. Then a summary; a fold per kernel family (open where something changed) with a
+shapes x variants matrix, its charts and a panel per changed benchmark; correctness,
+environment, hardware behaviour (CUPTI metrics, bound classes, kernels), charts, observations,
+history, a reproduction guide and a glossary. With a baseline, the verdicts are kgate compare's.
+summary.md is for a pull-request comment: its first line is the verdict, then the changed
+benchmarks, the rest folded, always under 60,000 characters. Inputs are named relative to the
+working directory, or by file name when outside it.
 
 options:
   --baseline FILE       compare NEW with this run
@@ -47,6 +53,9 @@ options:
   --thresholds FILE     per-family and per-benchmark thresholds
                         (default: DIR/thresholds.json when it exists, DIR being --baseline-dir or
                         baselines)
+  --link-base URL       where DIR will be published (a CI artifact or GitHub Pages URL): the
+                        Markdown's links to report.html, report.md and the charts become
+                        URL/<file>, so summary.md works as a comment; default: relative links
   --allow-env-mismatch  compare runs from different GPU models (warns instead of refusing)
   --allow-timer-mismatch  compare a CUPTI-timed benchmark with an event-timed one instead of
                         refusing
@@ -105,7 +114,7 @@ int run_report(const Arguments& all_arguments, Io& io) {
   Arguments arguments = all_arguments;
   const std::vector<std::string> previous_paths = take_previous(arguments);
   const Args args(arguments, {.with_value = {"--baseline", "--baseline-dir", "--out", "--format", "--thresholds", "--history",
-                                             "--history-last", "--correctness", "--suite"},
+                                             "--history-last", "--correctness", "--suite", "--link-base"},
                               .flags = {"--allow-env-mismatch", "--allow-timer-mismatch"},
                               .aliases = {}});
   if (args.help()) {
@@ -129,7 +138,7 @@ int run_report(const Arguments& all_arguments, Io& io) {
   if (out_dir) require_writable_directory("--out", *out_dir);
   ReportInputs inputs;
   if (const auto junit = args.value("--correctness")) {
-    inputs.correctness_source = *junit;
+    inputs.correctness_source = display_path(*junit);
     inputs.correctness = read_ctest_junit(*junit);
   }
 
@@ -139,21 +148,22 @@ int run_report(const Arguments& all_arguments, Io& io) {
   if (baseline_file) named_baseline = read_later(*baseline_file);
   std::vector<std::future<RunResults>> previous_runs;
   for (const std::string& path : previous_paths) previous_runs.push_back(read_later(path));
-  inputs.current = {args.positionals().front(), read_results_file(args.positionals().front())};
+  inputs.current = {display_path(args.positionals().front()), read_results_file(args.positionals().front())};
   if (const auto suite = args.value("--suite")) {
     check_suite_name(*suite);
     inputs.current.run.context.suite = *suite;
   }
   if (named_baseline) {
-    inputs.baseline = NamedRun{*baseline_file, named_baseline->get()};
+    inputs.baseline = NamedRun{display_path(*baseline_file), named_baseline->get()};
   } else if (baseline_dir) {
     const std::string path = baseline_file_for(*baseline_dir, inputs.current.run, inputs.current.source, std::nullopt);
     if (!std::filesystem::exists(path))
       throw ResultsError(path + ": no baseline for " + inputs.current.run.context.gpu_name +
                          " (record one with 'kgate baseline update " + inputs.current.source + "')");
-    inputs.baseline = NamedRun{path, read_results_file(path)};
+    inputs.baseline = NamedRun{display_path(path), read_results_file(path)};
   }
-  for (std::size_t i = 0; i < previous_paths.size(); ++i) inputs.previous.push_back({previous_paths[i], previous_runs[i].get()});
+  for (std::size_t i = 0; i < previous_paths.size(); ++i)
+    inputs.previous.push_back({display_path(previous_paths[i]), previous_runs[i].get()});
   if (const auto history = args.value("--history")) add_history_runs(*history, args.number("--history-last", 30, 1, 1e6), inputs);
   const std::string default_thresholds = (std::filesystem::path(baseline_dir.value_or("baselines")) / "thresholds.json").string();
   if (const auto file = args.value("--thresholds"))
@@ -163,6 +173,11 @@ int run_report(const Arguments& all_arguments, Io& io) {
   inputs.compare.allow_env_mismatch = args.flag("--allow-env-mismatch");
   inputs.compare.allow_timer_mismatch = args.flag("--allow-timer-mismatch");
   inputs.invocation = invocation(all_arguments);
+  if (const auto base = args.value("--link-base")) {
+    if (!base->starts_with("https://") && !base->starts_with("http://"))
+      throw UsageError("--link-base: expected an http(s) URL where the report directory is published, got '" + *base + "'");
+    inputs.link_base = *base;
+  }
 
   const report::Report report = report::build_report(inputs);
   if (format == "text") {
@@ -179,8 +194,8 @@ int run_report(const Arguments& all_arguments, Io& io) {
   if (format == "all" || format == "markdown")
     for (const report::Chart& chart : report.full.charts) add(chart.file, chart.svg);
   if (format == "all" || format == "html") add("report.html", report::render_html(report.full));
-  if (format == "all" || format == "github") add("summary.md", report::render_markdown(report.summary));
-  if (format == "all" || format == "markdown") add("report.md", report::render_markdown(report.full));
+  if (format == "all" || format == "github") add("summary.md", report.summary_markdown);
+  if (format == "all" || format == "markdown") add("report.md", report::render_markdown(report.full, inputs.link_base));
   files.commit();
   io.out << "kgate report: wrote " << files.paths().size() << " files to " << dir.string() << "\n" << report.gate_line << "\n";
   return kExitOk;

@@ -1,5 +1,9 @@
 // The report as one self-contained HTML file: inline CSS and SVG, a few lines of inline script
 // that sort tables, nothing fetched.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
 #include "kgate/report/report.hpp"
 #include "report_inline.hpp"
 #include "report_svg.hpp"
@@ -7,7 +11,7 @@
 namespace kgate::report {
 namespace {
 
-constexpr std::size_t kLongCell = 80;  // longer cells may wrap anywhere (full kernel names)
+constexpr std::size_t kLongCell = 80;  // longer cells (as read, without markup) may wrap anywhere (full kernel names)
 // Longer cells (a library's error message, a skip reason, a long kernel name) collapse to their
 // start, the whole text a click away: a row stays a row.
 constexpr std::size_t kCollapsedCell = 120, kCollapsedSummary = 60;
@@ -59,6 +63,27 @@ pre code { background: none; padding: 0; }
 details > summary { cursor: pointer; color: #0969da; margin: 6px 0; }
 td details > summary { margin: 0; }
 td details { white-space: normal; text-align: left; min-width: 10em; max-width: 18em; }
+/* A name breaks only between its fields (after a '/'), never inside one: "fa2_spl|itkv" reads as two words. */
+code { white-space: nowrap; }
+td code { white-space: nowrap; overflow-wrap: normal; }
+td.long code { white-space: normal; overflow-wrap: anywhere; }
+th[title], td[title], dfn[title] { text-decoration: underline dotted #8c959f; text-underline-offset: 3px; }
+td[title] { text-decoration: none; }
+.badge-line { display: flex; align-items: center; gap: 14px; margin: 4px 0 10px; font-size: 16px; }
+.badge { font-weight: 700; font-size: 18px; padding: 4px 14px; border-radius: 6px; color: #fff; background: #57606a; letter-spacing: 0.04em; }
+.badge.bad { background: #cf222e; } .badge.good { background: #1a7f37; } .badge.warn { background: #9a6700; }
+.chip { display: inline-block; font-size: 12px; line-height: 1.5; padding: 0 7px; margin: 1px 3px 1px 0; border-radius: 10px;
+        background: #ddf4ff; color: #0a3069; white-space: nowrap; }
+td svg.spark { display: inline-block; vertical-align: middle; margin-left: 4px; }
+td.heat { text-align: right; font-variant-numeric: tabular-nums; }
+section > details.fold { border: 1px solid #d0d7de; border-radius: 6px; margin: 8px 0; padding: 0 12px; }
+details.fold > summary { color: #1f2328; padding: 6px 0; }
+details.fold > summary > h3, details.fold > summary > h4 { display: inline; margin: 0 10px 0 0; font-size: 16px; }
+details.fold > summary > .fold-summary { color: #57606a; }
+details.fold[open] > summary { border-bottom: 1px solid #d0d7de; margin-bottom: 8px; }
+h4 { font-size: 15px; margin: 18px 0 6px; }
+.matrix td { white-space: nowrap; }
+.matrix td .sub { display: block; font-size: 11.5px; color: #57606a; }
 )";
 
 // Sorting by a click on a column's title: figures by their leading number (units within a
@@ -83,6 +108,16 @@ document.querySelectorAll('table').forEach((table) => {
 });
 )";
 
+// A name may break after each '/' between its fields, and nowhere else.
+std::string breakable_after_slashes(const std::string& escaped) {
+  std::string out;
+  for (const char c : escaped) {
+    out += c;
+    if (c == '/') out += "<wbr>";
+  }
+  return out;
+}
+
 std::string inline_html(std::string_view text) {
   std::string out;
   for (const Span& span : parse_inline(text)) {
@@ -90,7 +125,7 @@ std::string inline_html(std::string_view text) {
     if (span.kind == Span::Kind::link)
       out += "<a href=\"" + xml_escape(span.target) + "\">" + inline_html(span.text) + "</a>";
     else if (span.kind == Span::Kind::code)
-      out += "<code>" + escaped + "</code>";
+      out += "<code>" + breakable_after_slashes(escaped) + "</code>";
     else if (span.kind == Span::Kind::bold)
       out += "<strong>" + escaped + "</strong>";
     else
@@ -110,27 +145,102 @@ const char* tone_class(Tone tone) {
   return "";
 }
 
+// A heatmap cell's background: red for -1, none for 0, green for +1.
+std::string heat_style(double heat) {
+  if (!(heat == heat)) return "";
+  const double strength = std::min(std::fabs(heat), 1.0) * 0.55;
+  char colour[64];
+  std::snprintf(colour, sizeof colour, heat < 0 ? "rgba(207,34,46,%.2f)" : "rgba(26,127,55,%.2f)", strength);
+  return std::string(" style=\"background:") + colour + "\"";
+}
+
+// An attribute whose value may hold a name from the inputs: escaped, and its '=' written as a
+// character reference too, so no text inside a tag reads like another attribute ("onerror=").
+std::string attribute(const char* name, const std::string& value) {
+  if (value.empty()) return "";
+  std::string escaped;
+  for (const char c : xml_escape(value)) escaped += c == '=' ? std::string("&#61;") : std::string(1, c);
+  return std::string(" ") + name + "=\"" + escaped + "\"";
+}
+
+std::string cell_html(const Cell& cell) {
+  std::string content = plain_text(cell.text).size() > kCollapsedCell
+                            ? "<details><summary>" + xml_escape(cell_summary(cell.text)) + "</summary>" + inline_html(cell.text) +
+                                  "</details>"
+                            : inline_html(cell.text);
+  for (const std::string& chip : cell.chips) content += " <span class=\"chip\">" + inline_html(chip) + "</span>";
+  return content + cell.svg;
+}
+
 void table(std::string& out, const Table& t) {
   if (!t.folded.empty()) out += "<details><summary>" + inline_html(t.folded) + "</summary>\n";
-  out += "<div class=\"table-wrap\"><table>\n<thead><tr>";
-  for (const Column& c : t.columns) out += std::string(c.figure ? "<th class=\"num\">" : "<th>") + inline_html(c.title) + "</th>";
+  out += std::string("<div class=\"table-wrap\"><table") + (t.matrix ? " class=\"matrix\"" : "") + ">\n<thead><tr>";
+  for (const Column& c : t.columns)
+    out += std::string(c.figure ? "<th class=\"num\"" : "<th") + attribute("title", c.tip) + ">" + inline_html(c.title) + "</th>";
   out += "</tr></thead>\n<tbody>\n";
   for (const auto& row : t.rows) {
     out += "<tr>";
     for (std::size_t i = 0; i < row.size(); ++i) {
-      std::string classes = tone_class(row[i].tone);
-      if (i < t.columns.size() && t.columns[i].figure) classes += classes.empty() ? "num" : " num";
-      if (row[i].text.size() > kLongCell) classes += classes.empty() ? "long" : " long";
-      const std::string content = row[i].text.size() > kCollapsedCell
-                                      ? "<details><summary>" + xml_escape(cell_summary(row[i].text)) + "</summary>" +
-                                            inline_html(row[i].text) + "</details>"
-                                      : inline_html(row[i].text);
-      out += (classes.empty() ? "<td>" : "<td class=\"" + classes + "\">") + content + "</td>";
+      const Cell& cell = row[i];
+      std::string classes = tone_class(cell.tone);
+      const auto add_class = [&](const char* name) {
+        if (!classes.empty()) classes += ' ';
+        classes += name;
+      };
+      if (i < t.columns.size() && t.columns[i].figure) add_class("num");
+      if (plain_text(cell.text).size() > kLongCell) add_class("long");
+      if (cell.heat == cell.heat) add_class("heat");
+      out += "<td" + attribute("class", classes) + attribute("id", cell.id) + attribute("title", cell.tip) + heat_style(cell.heat) +
+             ">" + cell_html(cell) + "</td>";
     }
     out += "</tr>\n";
   }
   out += "</tbody></table></div>\n";
   if (!t.folded.empty()) out += "</details>\n";
+}
+
+void blocks(std::string& out, const Document& document, const std::vector<Block>& list) {
+  for (const Block& block : list) {
+    if (const auto* p = std::get_if<Paragraph>(&block)) {
+      out += "<p>" + inline_html(p->text) + "</p>\n";
+    } else if (const auto* b = std::get_if<Bullets>(&block)) {
+      out += "<ul>\n";
+      for (const std::string& item : b->items) out += "<li>" + inline_html(item) + "</li>\n";
+      out += "</ul>\n";
+    } else if (const auto* h = std::get_if<Subheading>(&block)) {
+      out += "<h3" + attribute("id", h->id) + ">" + inline_html(h->text) + "</h3>\n";
+    } else if (const auto* t = std::get_if<Table>(&block)) {
+      table(out, *t);
+    } else if (const auto* f = std::get_if<Figure>(&block)) {
+      const Chart* chart = document.chart(f->file);
+      out += "<figure>\n" + (chart ? chart->svg : "") + "<figcaption>" + inline_html(f->caption) + " (" + xml_escape(f->file) +
+             ")</figcaption>\n</figure>\n";
+    } else if (const auto* c = std::get_if<Code>(&block)) {
+      out += "<pre><code>" + xml_escape(c->text) + "</code></pre>\n";
+    } else if (const auto* badge = std::get_if<Badge>(&block)) {
+      out += std::string("<div class=\"badge-line\"><span class=\"badge ") + tone_class(badge->tone) + "\">" +
+             xml_escape(badge->word) + "</span><span>" + inline_html(badge->text) + "</span></div>\n";
+    }
+  }
+}
+
+// A section at heading `level` (2 for the document's own), its subsections one level down; a
+// folded one is a <details> whose summary line is its heading.
+void section_html(std::string& out, const Document& document, const Section& section, int level) {
+  const std::string h = std::to_string(std::min(level, 6));
+  std::string heading = "<h";  // built by appending: g++ 12 warns (-Wrestrict, wrongly) on "<" + a temporary
+  heading.append(h).append(">").append(inline_html(section.title)).append("</h").append(h).append(">");
+  if (section.fold == Fold::none) {
+    out += "<section" + attribute("id", section.anchor_id()) + ">\n" + heading + "\n";
+  } else {
+    out += "<details class=\"fold\"" + attribute("id", section.anchor_id()) + (section.fold == Fold::open ? " open" : "") +
+           "><summary>" + heading;
+    if (!section.summary.empty()) out += "<span class=\"fold-summary\">" + inline_html(section.summary) + "</span>";
+    out += "</summary>\n";
+  }
+  blocks(out, document, section.blocks);
+  for (const Section& sub : section.subsections) section_html(out, document, sub, level + 1);
+  out += section.fold == Fold::none ? "</section>\n" : "</details>\n";
 }
 
 }  // namespace
@@ -144,31 +254,9 @@ std::string render_html(const Document& document) {
   if (!document.subtitle.empty()) out += "<p class=\"subtitle\">" + inline_html(document.subtitle) + "</p>\n";
   out += "<nav>";
   for (const Section& section : document.sections)
-    out += "<a href=\"#" + xml_escape(anchor(section.title)) + "\">" + inline_html(section.title) + "</a>";
+    out += "<a href=\"#" + xml_escape(section.anchor_id()) + "\">" + inline_html(section.title) + "</a>";
   out += "</nav>\n";
-  for (const Section& section : document.sections) {
-    out += "<section id=\"" + xml_escape(anchor(section.title)) + "\">\n<h2>" + inline_html(section.title) + "</h2>\n";
-    for (const Block& block : section.blocks) {
-      if (const auto* p = std::get_if<Paragraph>(&block)) {
-        out += "<p>" + inline_html(p->text) + "</p>\n";
-      } else if (const auto* b = std::get_if<Bullets>(&block)) {
-        out += "<ul>\n";
-        for (const std::string& item : b->items) out += "<li>" + inline_html(item) + "</li>\n";
-        out += "</ul>\n";
-      } else if (const auto* h = std::get_if<Subheading>(&block)) {
-        out += (h->id.empty() ? "<h3>" : "<h3 id=\"" + xml_escape(h->id) + "\">") + inline_html(h->text) + "</h3>\n";
-      } else if (const auto* t = std::get_if<Table>(&block)) {
-        table(out, *t);
-      } else if (const auto* f = std::get_if<Figure>(&block)) {
-        const Chart* chart = document.chart(f->file);
-        out += "<figure>\n" + (chart ? chart->svg : "") + "<figcaption>" + inline_html(f->caption) + " (" + xml_escape(f->file) +
-               ")</figcaption>\n</figure>\n";
-      } else if (const auto* c = std::get_if<Code>(&block)) {
-        out += "<pre><code>" + xml_escape(c->text) + "</code></pre>\n";
-      }
-    }
-    out += "</section>\n";
-  }
+  for (const Section& section : document.sections) section_html(out, document, section, 2);
   return out + "</main>\n<script>" + kSortScript + "</script>\n</body>\n</html>\n";
 }
 

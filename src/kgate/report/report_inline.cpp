@@ -1,5 +1,6 @@
 #include "report_inline.hpp"
 
+#include <algorithm>
 #include <optional>
 
 namespace kgate::report {
@@ -22,18 +23,24 @@ std::size_t read_until(std::string_view text, std::size_t from, std::string_view
   return std::string_view::npos;
 }
 
-// A link's target: an anchor in the document or a file name beside it, never a scheme, a path
-// out of the folder or markup.
+bool valid_anchor(std::string_view anchor) {
+  return !anchor.empty() && std::all_of(anchor.begin(), anchor.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || static_cast<unsigned char>(c) >= 0x80;
+  });
+}
+
+bool valid_file_name(std::string_view name) {
+  return !name.empty() && name.front() != '.' && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+  });
+}
+
+// A link's target: an anchor in the document, a file name beside it, or an anchor in such a file
+// ("report.html#b-gemv-..."); never a scheme, a path out of the folder or markup.
 bool valid_target(std::string_view target) {
-  if (target.size() < 2) return false;
-  const bool anchor = target.front() == '#';
-  if (!anchor && target.front() == '.') return false;
-  for (const char c : anchor ? target.substr(1) : target) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-                    (anchor ? static_cast<unsigned char>(c) >= 0x80 : (c >= 'A' && c <= 'Z') || c == '.');
-    if (!ok) return false;
-  }
-  return true;
+  const std::size_t hash = target.find('#');
+  if (hash == std::string_view::npos) return target.size() >= 2 && valid_file_name(target);
+  return (hash == 0 || valid_file_name(target.substr(0, hash))) && valid_anchor(target.substr(hash + 1));
 }
 
 // The link that starts at text[start] == '[': its span and the position after it.

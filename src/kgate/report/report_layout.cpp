@@ -3,8 +3,10 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 
 #include "kgate/base/statistics.hpp"
+#include "report_charts.hpp"
 #include "report_format.hpp"
 #include "report_sections.hpp"
 
@@ -106,6 +108,8 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const NamedRun
   return rows;
 }
 
+}  // namespace
+
 const char* chart_caption(const std::string& file) {
   if (file.starts_with("roofline-"))
     return "The family's benchmarks at their arithmetic intensity and achieved FLOP/s, under the copy, read and GEMM ceilings "
@@ -123,6 +127,8 @@ const char* chart_caption(const std::string& file) {
   if (file == "hist-dram-throughput.svg") return "How the benchmarks spread over DRAM throughput (CUPTI).";
   return "Each variant's geometric-mean speedup over its shapes against the first run of the history.";
 }
+
+namespace {
 
 Table history_table(const ReportModel& model) {
   Table table;
@@ -150,46 +156,7 @@ Table history_table(const ReportModel& model) {
   return table;
 }
 
-// Every slower, failed and faster benchmark, in compare's order (rows_by_impact): what the gate
-// saw, with the notes that explain it. `link`: each name links to its family's section (the full
-// report; the short summary has no such sections).
-Table changes_table(const ComparisonReport& comparison, bool link) {
-  Table table;
-  table.columns = {{"Benchmark"},
-                   {"Verdict"},
-                   {"Speedup", true},
-                   {std::to_string(std::lround(comparison.confidence * 100)) + "% CI", true, false},
-                   {"Detects", true, false},
-                   {"Baseline", true, false},
-                   {"New", true, false},
-                   {"What changed"}};
-  for (const BenchmarkComparison* row : rows_by_impact(comparison, false)) {
-    if (row->verdict != Verdict::slower && row->verdict != Verdict::failed && row->verdict != Verdict::faster) continue;
-    std::string notes;
-    for (const std::string& note : row->notes) notes += (notes.empty() ? "" : "; ") + note;
-    const Tone tone = row->verdict == Verdict::faster ? Tone::good : row->fails_gate() ? Tone::bad : Tone::warn;
-    const bool tested = row->speedup > 0 && !row->low_confidence;
-    table.rows.push_back(
-        {{link && !row->family.empty() ? "[" + code(row->name) + "](#" + family_anchor(row->family) + ")" : code(row->name)},
-         {std::string(to_string(row->verdict)) + (row->fails_gate() || row->verdict != Verdict::slower ? "" : " (vendor, not gated)"), tone},
-         {format_ratio(row->speedup), tone},
-         {tested ? sig3(row->ci_low) + "–" + sig3(row->ci_high) : "-"},
-         {row->min_detectable_change > 0 ? "≥" + format_pct(row->min_detectable_change * 100) : "-"},
-         {format_time(row->baseline_median_s)},
-         {format_time(row->new_median_s)},
-         {notes.empty() ? "-" : literal(notes)}});
-  }
-  return table;
-}
-
-Section regressions_section(const ReportModel& model) {
-  Section section{"What changed", {}};
-  section.blocks.push_back(changes_table(*model.comparison, false));
-  return section;
-}
-
-Section failed_section(const std::vector<const BenchmarkView*>& failed) {
-  Section section{"Failed", {}};
+Table failed_table(const std::vector<const BenchmarkView*>& failed) {
   Table table;
   table.columns = {{"Benchmark"}, {"Why"}};
   for (const BenchmarkView* v : failed) {
@@ -198,41 +165,70 @@ Section failed_section(const std::vector<const BenchmarkView*>& failed) {
     std::replace(why.begin(), why.end(), '\n', ' ');
     table.rows.push_back({{code(r.name)}, {literal(why), Tone::bad}});
   }
-  section.blocks.push_back(std::move(table));
-  return section;
+  return table;
 }
 
-Document summary_document(const ReportModel& model, const Document& full) {
+// "Noisy (too spread to decide, not failing the gate): a, b and 3 more."; empty when none is.
+Paragraph noisy_paragraph(const ReportModel& model) {
+  if (!model.comparison || !model.comparison->count(Verdict::noisy)) return {};
+  std::vector<std::string> noisy;
+  for (const BenchmarkComparison& row : model.comparison->benchmarks)
+    if (row.verdict == Verdict::noisy && noisy.size() < kMaxNoisyNamed) noisy.push_back(code(row.name));
+  const std::size_t n = model.comparison->count(Verdict::noisy);
+  if (n > noisy.size()) noisy.push_back(std::to_string(n - noisy.size()) + " more");
+  return {"Noisy (too spread to decide, not failing the gate): " + join_words(noisy) + ".", true};
+}
+
+// A pull-request comment holds 65,536 characters; the summary stays under this with room to spare.
+constexpr std::size_t kMaxSummaryCharacters = 60000;
+
+// The short report for a pull-request comment or a GitHub step summary: the verdict in its first
+// line, the changed benchmarks, and the rest folded; its links point into the full report beside
+// it (or under --link-base). `changed_rows` caps the changed benchmarks listed.
+Document summary_document(const ReportModel& model, const Document& full, std::size_t changed_rows) {
   Document doc;
-  doc.title = full.title;
   doc.subtitle = full.subtitle;
-  Section summary{"Summary", {}};
+  Section verdict{"", {}};  // untitled: the summary's first line is the verdict itself
+  verdict.blocks.emplace_back(verdict_badge(model));
+  if (model.comparison) {
+    std::vector<const BenchmarkComparison*> changed = changed_benchmarks(*model.comparison);
+    const std::size_t all = changed.size();
+    if (changed.size() > changed_rows) changed.resize(changed_rows);
+    if (!changed.empty()) verdict.blocks.emplace_back(changes_table(model, changed, "report.html"));
+    if (all > changed.size())
+      verdict.blocks.emplace_back(Paragraph{"… and " + std::to_string(all - changed.size()) +
+                                            " more changed benchmarks: [the full report](report.html#dashboard)."});
+  }
+  doc.sections.push_back(std::move(verdict));
+  Section details{"Details", {}};
+  details.fold = Fold::closed;
+  details.summary = "the summary, peers, failures and the full report";
   std::string sentences;
   for (const std::string& s : executive_summary(model)) sentences += (sentences.empty() ? "" : " ") + s;
-  summary.blocks.push_back(Paragraph{sentences});
-  if (Table peers = peer_summary_table(model); !peers.rows.empty()) summary.blocks.push_back(std::move(peers));
-  summary.blocks.push_back(Paragraph{"**" + gate_line(model) + "**"});
-  if (model.comparison && model.comparison->count(Verdict::noisy)) {
-    std::vector<std::string> noisy;
-    for (const BenchmarkComparison& row : model.comparison->benchmarks)
-      if (row.verdict == Verdict::noisy && noisy.size() < kMaxNoisyNamed) noisy.push_back(code(row.name));
-    const std::size_t n = model.comparison->count(Verdict::noisy);
-    if (n > noisy.size()) noisy.push_back(std::to_string(n - noisy.size()) + " more");
-    summary.blocks.push_back(Paragraph{"Noisy (too spread to decide, not failing the gate): " + join_words(noisy) + "."});
-  }
-  doc.sections.push_back(std::move(summary));
-  if (model.comparison && !changes_table(*model.comparison, false).rows.empty()) doc.sections.push_back(regressions_section(model));
+  details.blocks.emplace_back(Paragraph{sentences});
+  if (Table peers = peer_summary_table(model); !peers.rows.empty()) details.blocks.emplace_back(std::move(peers));
+  if (Paragraph noisy = noisy_paragraph(model); !noisy.text.empty()) details.blocks.emplace_back(std::move(noisy));
   std::vector<const BenchmarkView*> failed;
   for (const BenchmarkView& v : model.views)
     if (v.record->status == BenchmarkStatus::failed || v.record->correct == false) failed.push_back(&v);
-  if (!failed.empty()) doc.sections.push_back(failed_section(failed));
-  Section links{"Full report", {}};
+  if (!failed.empty()) details.blocks.emplace_back(failed_table(failed));
   std::string charts;
   for (const Chart& chart : full.charts) charts += (charts.empty() ? "" : ", ") + ("[" + literal(chart.title) + "](" + chart.file + ")");
-  links.blocks.push_back(
-      Paragraph{"[report.md](report.md), [report.html](report.html) (self-contained); charts: " + charts + "."});
-  doc.sections.push_back(std::move(links));
+  details.blocks.emplace_back(
+      Paragraph{"Full report: [report.html](report.html) (self-contained), [report.md](report.md); charts: " + charts + "."});
+  doc.sections.push_back(std::move(details));
   return doc;
+}
+
+// The summary with as many changed rows as fit under the comment's limit, rendered.
+std::string fitted_summary(const ReportModel& model, const Document& full, const std::string& link_base) {
+  std::size_t rows = std::numeric_limits<std::size_t>::max();
+  std::string text = render_markdown(summary_document(model, full, rows), link_base);
+  while (text.size() > kMaxSummaryCharacters && rows > 0) {
+    rows = std::min(rows, model.comparison ? model.comparison->benchmarks.size() : 0) * 3 / 4;
+    text = render_markdown(summary_document(model, full, rows), link_base);
+  }
+  return text;
 }
 
 }  // namespace
@@ -251,31 +247,29 @@ std::string anchor(const std::string& title) {
   return out;
 }
 
+std::string Section::anchor_id() const { return id.empty() ? anchor(title) : id; }
+
 const Chart* Document::chart(const std::string& file) const {
   for (const Chart& c : charts)
     if (c.file == file) return &c;
   return nullptr;
 }
 
-Section summary_section(const ReportModel& model) {
-  Section section{"Executive summary", {}};
-  // The verdict and what changed first: the reader came for them.
-  section.blocks.push_back(Paragraph{"**" + gate_line(model) + "**", true});
-  if (model.comparison)
-    if (Table changes = changes_table(*model.comparison, true); !changes.rows.empty()) {
-      changes.compact = true;
-      section.blocks.push_back(std::move(changes));
-    }
+Section summary_section(const ReportModel& model, const std::vector<Chart>& charts) {
+  Section section{"Summary", {}};
   std::string sentences;
   for (const std::string& s : executive_summary(model)) sentences += (sentences.empty() ? "" : " ") + s;
   section.blocks.push_back(Paragraph{sentences, true});
   if (Table peers = peer_summary_table(model); !peers.rows.empty()) section.blocks.push_back(std::move(peers));
+  if (Paragraph noisy = noisy_paragraph(model); !noisy.text.empty()) section.blocks.push_back(std::move(noisy));
   if (model.comparison && !(model.comparison->warnings.empty() && model.comparison->notices.empty())) {
     Bullets notes{{}, true};
     for (const std::string& w : model.comparison->warnings) notes.items.push_back("**warning:** " + literal(w));
     for (const std::string& n : model.comparison->notices) notes.items.push_back(literal(n));
     section.blocks.push_back(notes);
   }
+  for (const Chart& chart : charts)
+    if (chart.file == "speedup.svg") section.blocks.push_back(Figure{chart.file, chart_caption(chart.file), true});
   return section;
 }
 
@@ -320,23 +314,42 @@ std::optional<Section> run_metadata_appendix(const ReportModel& model) {
   return section;
 }
 
+// The charts that belong to no one family (a family's roofline and roof shares are in its fold,
+// the speedup chart in the summary): how the benchmarks spread over roofs, occupancy and DRAM
+// throughput, and the trends of the history.
 Section charts_section(const ReportModel& model, const std::vector<Chart>& charts) {
   Section section{"Charts", {}};
+  section.fold = Fold::closed;
   for (const Chart& chart : charts) {
-    const bool compact = model.comparison ? chart.file == "speedup.svg" : chart.file.starts_with("roof-share-");
-    section.blocks.push_back(Figure{chart.file, chart_caption(chart.file), compact});
+    const bool in_family = std::any_of(model.families.begin(), model.families.end(), [&](const FamilyView& f) {
+      return chart.file == "roofline-" + file_safe(f.name) + ".svg" || chart.file == "roof-share-" + file_safe(f.name) + ".svg";
+    });
+    if (!in_family && chart.file != "speedup.svg")
+      section.blocks.push_back(Figure{chart.file, chart_caption(chart.file), !model.comparison && chart.file.starts_with("hist-")});
   }
-  if (charts.empty()) section.blocks.push_back(Paragraph{"No chart: the run has no timings with measured ceilings."});
+  if (section.blocks.empty()) return section;
+  section.summary = plural(section.blocks.size(), "chart", "charts") + " over the whole run";
   return section;
 }
 
+// The first observations in view, the rest a click away: they are ordered by weight (docs/report.md).
+constexpr std::size_t kShownObservations = 6;
+
 Section observations_section(const ReportModel& model) {
   Section section{"Observations", {}};
-  Bullets bullets{observations(model), true};
-  if (bullets.items.empty())
+  std::vector<std::string> all = observations(model);
+  if (all.empty()) {
     section.blocks.push_back(Paragraph{"Nothing stands out in the measured data.", true});
-  else
-    section.blocks.push_back(std::move(bullets));
+    return section;
+  }
+  const std::size_t shown = std::min(all.size(), kShownObservations);
+  section.blocks.push_back(Bullets{{all.begin(), all.begin() + static_cast<std::ptrdiff_t>(shown)}, true});
+  if (all.size() > shown) {
+    Section more{std::to_string(all.size() - shown) + " more observations", {}};
+    more.fold = Fold::closed;
+    more.blocks.push_back(Bullets{{all.begin() + static_cast<std::ptrdiff_t>(shown), all.end()}});
+    section.subsections.push_back(std::move(more));
+  }
   return section;
 }
 
@@ -383,6 +396,13 @@ Section reproduction_section(const ReportModel& model) {
   return section;
 }
 
+// A section shown folded, with its one line.
+Section folded(Section section, std::string summary) {
+  section.fold = Fold::closed;
+  section.summary = std::move(summary);
+  return section;
+}
+
 Report build_report(const ReportInputs& inputs) {
   const ReportModel model = build_model(inputs);
   Report report;
@@ -390,13 +410,19 @@ Report build_report(const ReportInputs& inputs) {
   doc.title = "kgate report" + (model.context().gpu_name.empty() ? std::string() : ": " + literal(model.context().gpu_name));
   doc.subtitle = subtitle(model);
   doc.charts = draw_charts(model);
-  doc.sections = {summary_section(model),  environment_section(model),        correctness_section(model), families_section(model),
-                  hardware_section(model), charts_section(model, doc.charts), observations_section(model)};
+  // The answer first, then what a reader opens when it matters; reference material folded.
+  doc.sections = {dashboard_section(model), summary_section(model, doc.charts), families_section(model, doc.charts),
+                  folded(correctness_section(model), "checks at bench time, family by family"),
+                  folded(environment_section(model), "GPU, CUDA, clocks, measured ceilings, commit"),
+                  folded(hardware_section(model), "bound classes, CUPTI metrics, kernels launched")};
+  if (Section charts = charts_section(model, doc.charts); !charts.blocks.empty()) doc.sections.push_back(std::move(charts));
+  doc.sections.push_back(observations_section(model));
   if (!model.history.empty()) doc.sections.push_back(history_section(model));
   doc.sections.push_back(reproduction_section(model));
-  doc.sections.push_back(kernel_names_appendix(model));
-  if (auto metadata = run_metadata_appendix(model)) doc.sections.push_back(std::move(*metadata));
-  report.summary = summary_document(model, doc);
+  doc.sections.push_back(glossary_section());
+  doc.sections.push_back(folded(kernel_names_appendix(model), "every kernel's full name"));
+  if (auto metadata = run_metadata_appendix(model)) doc.sections.push_back(folded(std::move(*metadata), "the runs' extra entries"));
+  report.summary_markdown = fitted_summary(model, doc, inputs.link_base);
   report.gate_line = gate_line(model);
   report.gate_failed = model.comparison && model.comparison->regression();
   return report;

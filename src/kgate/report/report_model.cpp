@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "kgate/base/chain.hpp"
+#include "kgate/base/statistics.hpp"
 #include "report_format.hpp"
 
 namespace kgate::report {
@@ -29,6 +30,17 @@ RoofShare roof_share(const BenchmarkRecord& r, bool has_kgate_block) {
   if (!has_kgate_block || (r.pct_of_memory_ceiling <= 0 && r.pct_of_compute_ceiling <= 0)) return {};
   if (r.pct_of_compute_ceiling > r.pct_of_memory_ceiling) return {r.pct_of_compute_ceiling, "compute"};
   return {r.pct_of_memory_ceiling, r.memory_ceiling};
+}
+
+// A peer and kgate's fastest variant at one shape are tied when their medians are within
+// kPeerTieFraction, or when the samples cannot tell them apart (the interval of the ratio holds 1).
+bool is_tie(const BenchmarkRecord& peer, const BenchmarkRecord& own, double speedup) {
+  if (std::fabs(speedup - 1) < kPeerTieFraction) return true;
+  const TimingRecord* a = peer.headline();
+  const TimingRecord* b = own.headline();
+  if (!a || !b || a->samples_s.size() < 2 || b->samples_s.size() < 2) return false;
+  const RatioInterval ci = median_ratio_interval(a->samples_s, b->samples_s, 0.99);
+  return ci.low <= 1 && ci.high >= 1;
 }
 
 double headline_median(const BenchmarkRecord& r) { return r.status == BenchmarkStatus::ok ? r.headline_median_s() : 0; }
@@ -167,7 +179,10 @@ void add_peer_matches(ReportModel& model) {
         if (best && (!*best || row->median_s < (*best)->median_s)) *best = row;
       }
       if (!measured) continue;
-      if (match.peer && match.kgate) match.speedup = match.peer->median_s / match.kgate->median_s;
+      if (match.peer && match.kgate) {
+        match.speedup = match.peer->median_s / match.kgate->median_s;
+        match.tie = is_tie(*match.peer->record, *match.kgate->record, match.speedup);
+      }
       family.peer_matches.push_back(match);
     }
   }

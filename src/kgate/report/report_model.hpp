@@ -66,7 +66,11 @@ struct PeerMatch {
   const BenchmarkView* peer = nullptr;   // null when no peer ran at this shape
   const BenchmarkView* kgate = nullptr;  // null when no kgate variant ran
   double speedup = 0;                    // peer median / kgate median: above 1 kgate is faster; 0 unknown
+  // Neither is faster: within kPeerTieFraction of each other, or the 99% interval of the ratio of
+  // their medians holds 1. A tie is counted neither as kgate slower nor as kgate faster.
+  bool tie = false;
 };
+inline constexpr double kPeerTieFraction = 0.01;
 
 struct FamilyView {
   std::string name{};

@@ -71,6 +71,7 @@ constexpr std::size_t kMaxSlowerNamed = 4;
 // kgate's speedup over the fastest peer (peer median / kgate median) at each shape where both ran.
 struct PeerStanding {
   std::vector<const PeerMatch*> compared, slower;
+  std::size_t ties = 0;
   double geomean = 0, low = 0, high = 0;
 };
 
@@ -82,7 +83,8 @@ PeerStanding peer_standing(const FamilyView& family) {
     standing.low = standing.compared.empty() ? m.speedup : std::min(standing.low, m.speedup);
     standing.high = std::max(standing.high, m.speedup);
     standing.compared.push_back(&m);
-    if (m.speedup < 1) standing.slower.push_back(&m);
+    if (m.speedup < 1 && !m.tie) standing.slower.push_back(&m);
+    standing.ties += m.tie;
     geomean.add(m.speedup);
   }
   standing.geomean = geomean.value();
@@ -122,12 +124,13 @@ std::string peer_libraries(const ReportModel& model) {
 }
 
 std::string peer_sentence(const ReportModel& model) {
-  std::size_t compared = 0, slower = 0, families = 0;
+  std::size_t compared = 0, slower = 0, ties = 0, families = 0;
   for (const FamilyView& family : model.families) {
     if (family.peers.empty()) continue;
     const PeerStanding standing = peer_standing(family);
     compared += standing.compared.size();
     slower += standing.slower.size();
+    ties += standing.ties;
     ++families;
   }
   const std::string libraries = peer_libraries(model);
@@ -136,9 +139,9 @@ std::string peer_sentence(const ReportModel& model) {
     return "The run has " + peers + " for " + plural(families, "family", "families") +
            ", but no shape at which both a peer and a kgate variant ran.";
   std::string s = "Against the fastest of the " + peers + " at each shape" +
-                  ", kgate's fastest variant is faster at " + std::to_string(compared - slower) + " of " +
-                  std::to_string(compared) + " shapes and " +
-                  (slower ? "**slower at " + std::to_string(slower) + "**" : std::string("slower at none")) + " (" +
+                  ", kgate's fastest variant is faster at " + std::to_string(compared - slower - ties) + " of " +
+                  std::to_string(compared) + " shapes, " + (ties ? "tied at " + std::to_string(ties) + " (within 1%)" : "tied at none") +
+                  " and " + (slower ? "**slower at " + std::to_string(slower) + "**" : std::string("slower at none")) + " (" +
                   plural(families, "family", "families") + ", table below).";
   return s;
 }
@@ -221,7 +224,7 @@ Table peer_summary_table(const ReportModel& model) {
       continue;
     }
     const std::string n = std::to_string(s.compared.size());
-    Cell slower{"nowhere: faster at all " + n + " shapes", Tone::good};
+    Cell slower{s.ties ? "nowhere: faster or tied at all " + n + " shapes" : "nowhere: faster at all " + n + " shapes", Tone::good};
     if (!s.slower.empty()) {
       std::vector<std::string> named;
       for (const PeerMatch* m : s.slower)
@@ -234,7 +237,7 @@ Table peer_summary_table(const ReportModel& model) {
                           {fastest_counts(s.compared, true)},
                           {n},
                           {format_ratio(s.geomean) + " geomean", s.geomean < 1 ? Tone::bad : Tone::good},
-                          {format_ratio(s.low) + "–" + format_ratio(s.high)},
+                          {format_interval(s.low, s.high) + "×"},
                           slower});
   }
   return table;

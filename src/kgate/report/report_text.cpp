@@ -65,6 +65,7 @@ void table(std::string& out, const Table& t) {
     std::vector<std::string> texts(row.size());
     for (const std::size_t i : shown) {
       texts[i] = on_terminal(row[i].text);
+      for (const std::string& chip : row[i].chips) texts[i] += (texts[i].empty() ? "" : "; ") + on_terminal(chip);
       if (display_width(texts[i]) <= kFootnotedCell) continue;
       footnotes.push_back(texts[i]);
       std::size_t cut = texts[i].rfind(' ', kFootnoteCut);
@@ -103,25 +104,36 @@ void table(std::string& out, const Table& t) {
   if (!footnotes.empty()) out += "\n";
 }
 
+// The compact blocks of a section and its subsections, each subsection under its title.
+std::string section_text(const Document& document, const Section& section) {
+  std::string body;
+  for (const Block& block : section.blocks) {
+    if (const auto* p = std::get_if<Paragraph>(&block); p && p->compact) {
+      body += wrapped(on_terminal(p->text), "  ", "  ");
+    } else if (const auto* b = std::get_if<Bullets>(&block); b && b->compact) {
+      for (const std::string& item : b->items) body += wrapped(on_terminal(item), "  - ", "    ");
+    } else if (const auto* h = std::get_if<Subheading>(&block); h && h->compact) {
+      body += (body.empty() || body.ends_with("\n\n") ? "  " : "\n  ") + on_terminal(h->text) + "\n";
+    } else if (const auto* t = std::get_if<Table>(&block); t && t->compact) {
+      table(body, *t);
+    } else if (const auto* f = std::get_if<Figure>(&block); f && f->compact) {
+      if (const Chart* chart = document.chart(f->file); chart && !chart->ascii.empty()) body += lines_on_terminal(chart->ascii);
+    } else if (const auto* badge = std::get_if<Badge>(&block)) {
+      body += wrapped(on_terminal(badge->word + "  " + badge->text), "  ", "  ");
+    }
+  }
+  for (const Section& sub : section.subsections)
+    if (const std::string text = section_text(document, sub); !text.empty())
+      body += (body.empty() || body.ends_with("\n\n") ? "  " : "\n  ") + on_terminal(sub.title) + "\n" + text;
+  return body;
+}
+
 }  // namespace
 
 std::string render_text(const Document& document) {
   std::string out = on_terminal(document.title) + "\n" + on_terminal(document.subtitle) + "\n";
   for (const Section& section : document.sections) {
-    std::string body;
-    for (const Block& block : section.blocks) {
-      if (const auto* p = std::get_if<Paragraph>(&block); p && p->compact) {
-        body += wrapped(on_terminal(p->text), "  ", "  ");
-      } else if (const auto* b = std::get_if<Bullets>(&block); b && b->compact) {
-        for (const std::string& item : b->items) body += wrapped(on_terminal(item), "  - ", "    ");
-      } else if (const auto* h = std::get_if<Subheading>(&block); h && h->compact) {
-        body += (body.empty() || body.ends_with("\n\n") ? "  " : "\n  ") + on_terminal(h->text) + "\n";
-      } else if (const auto* t = std::get_if<Table>(&block); t && t->compact) {
-        table(body, *t);
-      } else if (const auto* f = std::get_if<Figure>(&block); f && f->compact) {
-        if (const Chart* chart = document.chart(f->file); chart && !chart->ascii.empty()) body += lines_on_terminal(chart->ascii);
-      }
-    }
+    const std::string body = section_text(document, section);
     if (body.empty()) continue;
     std::string title = on_terminal(section.title);
     for (char& c : title) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
