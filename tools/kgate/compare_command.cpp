@@ -23,8 +23,8 @@ samples: speedup = baseline median / new median, its confidence interval, a Mann
 U test, and a verdict: slower, faster, same, at threshold, noisy, new, missing or failed
 (kgate's docs/compare.md says how each is decided).
 Prints slower, failed, at-threshold, faster, noisy, new and missing benchmarks, largest change
-first, then the summary line and the verdict, PASS or FAIL in words; warnings and notes go to
-standard error.
+first, then the summary line and the verdict in words ("kgate: pass, ..." or "kgate: FAIL, ...");
+warnings and notes go to standard error.
 Either file may be plain Google Benchmark JSON: then the comparison is on time only, with the
 repetitions as samples; a benchmark without manual time is CPU-timed, and its band is at least
 the spread of its own repetitions rather than the minimum change in time.
