@@ -47,10 +47,30 @@ std::string journey_text(const FamilyView& family) {
 
 namespace {
 
-Cell time_cell(const BenchmarkView& v) {
+// The footnote marks of a table: one number per distinct reason (a skip, an error), in order of first
+// use, so the reasons sit under the table instead of in a time column.
+class Footnotes {
+ public:
+  std::string mark(const std::string& reason) {
+    auto it = std::find(reasons_.begin(), reasons_.end(), reason);
+    if (it == reasons_.end()) it = reasons_.insert(reasons_.end(), reason);
+    return "[" + std::to_string(it - reasons_.begin() + 1) + "]";
+  }
+  Bullets list() const {
+    Bullets notes;
+    for (std::size_t i = 0; i < reasons_.size(); ++i) notes.items.push_back("[" + std::to_string(i + 1) + "] " + literal(reasons_[i]));
+    return notes;
+  }
+  bool empty() const { return reasons_.empty(); }
+
+ private:
+  std::vector<std::string> reasons_{};
+};
+
+Cell time_cell(const BenchmarkView& v, Footnotes& footnotes) {
   if (v.ran()) return {format_time(v.median_s)};
   const BenchmarkRecord& r = *v.record;
-  return {to_string(r.status) + (r.error.empty() ? "" : ": " + literal(r.error)),
+  return {to_string(r.status) + " " + footnotes.mark(r.error.empty() ? "no reason recorded" : r.error),
           r.status == BenchmarkStatus::failed ? Tone::bad : Tone::muted};
 }
 
@@ -66,7 +86,7 @@ Cell verdict_cell(const BenchmarkComparison& row) {
   }
 }
 
-Table family_table(const ReportModel& model, const FamilyView& family) {
+Table family_table(const ReportModel& model, const FamilyView& family, Footnotes& footnotes) {
   const bool compared = model.comparison.has_value();
   Table table;
   table.compact = true;
@@ -86,11 +106,11 @@ Table family_table(const ReportModel& model, const FamilyView& family) {
     if (compared) {
       const BenchmarkComparison* c = v->comparison;
       row.push_back({c ? format_time(c->baseline_median_s) : "-"});
-      row.push_back(v->ran() ? Cell{format_time(c ? c->new_median_s : v->median_s)} : time_cell(*v));
+      row.push_back(v->ran() ? Cell{format_time(c ? c->new_median_s : v->median_s)} : time_cell(*v, footnotes));
       row.push_back({c ? format_ratio(c->speedup) : "-"});
       row.push_back(c ? verdict_cell(*c) : Cell{"-"});
     } else {
-      row.push_back(time_cell(*v));
+      row.push_back(time_cell(*v, footnotes));
       const TimingRecord* t = v->ran() ? r.headline() : nullptr;
       row.push_back({t ? format_pct(t->summary.rel_stddev() * 100) : "-"});
     }
@@ -269,25 +289,6 @@ std::string cell_tip(const BenchmarkView& v) {
   return tip;
 }
 
-// The footnote marks of a matrix: one number per distinct reason, in order of first use.
-class Footnotes {
- public:
-  std::string mark(const std::string& reason) {
-    auto it = std::find(reasons_.begin(), reasons_.end(), reason);
-    if (it == reasons_.end()) it = reasons_.insert(reasons_.end(), reason);
-    return "[" + std::to_string(it - reasons_.begin() + 1) + "]";
-  }
-  Bullets list() const {
-    Bullets notes;
-    for (std::size_t i = 0; i < reasons_.size(); ++i) notes.items.push_back("[" + std::to_string(i + 1) + "] " + literal(reasons_[i]));
-    return notes;
-  }
-  bool empty() const { return reasons_.empty(); }
-
- private:
-  std::vector<std::string> reasons_{};
-};
-
 const BenchmarkView* fastest_own(const FamilyView& family, const std::string& shape) {
   const BenchmarkView* best = nullptr;
   for (const BenchmarkView* row : family.rows) {
@@ -454,7 +455,9 @@ Section family_fold(const ReportModel& model, const FamilyView& family, std::vec
     Section every{"Every benchmark", {}};
     every.fold = Fold::closed;
     every.summary = plural(family.rows.size(), "row", "rows") + ": times, rates, roofs and the speedup over each comparator";
-    every.blocks.emplace_back(family_table(model, family));
+    Footnotes every_footnotes;
+    every.blocks.emplace_back(family_table(model, family, every_footnotes));
+    if (!every_footnotes.empty()) every.blocks.emplace_back(every_footnotes.list());
     fold.subsections.push_back(std::move(every));
   }
   return fold;

@@ -44,9 +44,7 @@ th, td { border: 1px solid #d0d7de; padding: 3px 8px; vertical-align: top; text-
 th { background: #f6f8fa; cursor: pointer; }
 th[aria-sort="ascending"]::after { content: " ▲"; }
 th[aria-sort="descending"]::after { content: " ▼"; }
-/* A name may break anywhere, but only where the table would otherwise be wider than the page:
-   the table's layout uses the names' full width whenever it fits. */
-td code { white-space: normal; overflow-wrap: anywhere; }
+
 td.long { min-width: 320px; }
 td.num.long { white-space: normal; text-align: left; }
 .num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
@@ -63,10 +61,10 @@ pre code { background: none; padding: 0; }
 details > summary { cursor: pointer; color: #0969da; margin: 6px 0; }
 td details > summary { margin: 0; }
 td details { white-space: normal; text-align: left; min-width: 10em; max-width: 18em; }
-/* A name breaks only between its fields (after a '/'), never inside one: "fa2_spl|itkv" reads as two words. */
-code { white-space: nowrap; }
-td code { white-space: nowrap; overflow-wrap: normal; }
-td.long code { white-space: normal; overflow-wrap: anywhere; }
+/* A name breaks only between its fields (the <wbr> after each '/'), never inside one: "fa2_spl|itkv"
+   would read as two words. A long cell (a kernel's full name) may break anywhere. */
+code { white-space: normal; overflow-wrap: normal; word-break: keep-all; }
+td.long code, code.anywhere { overflow-wrap: anywhere; }
 th[title], td[title], dfn[title] { text-decoration: underline dotted #8c959f; text-underline-offset: 3px; }
 td[title] { text-decoration: none; }
 .badge-line { display: flex; align-items: center; gap: 14px; margin: 4px 0 10px; font-size: 16px; }
@@ -108,14 +106,19 @@ document.querySelectorAll('table').forEach((table) => {
 });
 )";
 
-// A name may break after each '/' between its fields, and nowhere else.
-std::string breakable_after_slashes(const std::string& escaped) {
-  std::string out;
+// A name made of fields ("gemv/vectorized/m:4/...") may break after each '/', and nowhere else; a
+// long name of one piece (a kernel's mangled name) anywhere, as it has no fields to keep whole.
+constexpr std::size_t kLongUnbrokenName = 24;
+
+std::string code_html(const std::string& escaped) {
+  if (escaped.find('/') == std::string::npos)
+    return escaped.size() > kLongUnbrokenName ? "<code class=\"anywhere\">" + escaped + "</code>" : "<code>" + escaped + "</code>";
+  std::string out = "<code>";
   for (const char c : escaped) {
     out += c;
     if (c == '/') out += "<wbr>";
   }
-  return out;
+  return out + "</code>";
 }
 
 std::string inline_html(std::string_view text) {
@@ -125,7 +128,7 @@ std::string inline_html(std::string_view text) {
     if (span.kind == Span::Kind::link)
       out += "<a href=\"" + xml_escape(span.target) + "\">" + inline_html(span.text) + "</a>";
     else if (span.kind == Span::Kind::code)
-      out += "<code>" + breakable_after_slashes(escaped) + "</code>";
+      out += code_html(escaped);
     else if (span.kind == Span::Kind::bold)
       out += "<strong>" + escaped + "</strong>";
     else
