@@ -218,6 +218,7 @@ Quotable quotable(const RunResults& run, const kgate::ComparisonReport* comparis
     counts[r.correct ? (*r.correct ? "passed" : "wrong") : "unchecked"] += 1;
     counts["status " + kgate::to_string(r.status)] += 1;
     counts[std::string(kgate::to_string(r.roofline))] += 1;
+    for (const std::string& f : figures_in(r.correctness_detail)) q.note_figures.insert(f);  // a reason quoted as recorded
     for (const auto& check : kgate::report::parse_correctness_detail(r.correctness_detail)) {
       q.values.push_back(check.rel_l2);
       q.values.push_back(check.limit);

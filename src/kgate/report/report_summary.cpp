@@ -146,15 +146,31 @@ std::string peer_sentence(const ReportModel& model) {
   return s;
 }
 
+// Why a benchmark that ran was not checked, as its record says it ("not checked: the instance is
+// larger than the 16 MiB checked in benchmarks (...)" -> "the instance is larger than the 16 MiB
+// checked in benchmarks"): the words the sentence groups by.
+std::string unchecked_reason(const BenchmarkRecord& r) {
+  std::string reason = r.correctness_detail;
+  if (reason.starts_with("not checked: ")) reason.erase(0, 13);
+  if (const std::size_t aside = reason.find(" ("); aside != std::string::npos) reason.erase(aside);
+  return reason.empty() ? "no reason recorded" : reason;
+}
+
 std::string correctness_sentence(const ReportModel& model) {
-  std::size_t passed = 0, wrong = 0, unchecked = 0, not_run = 0;
+  std::size_t passed = 0, wrong = 0, failed = 0, skipped = 0;
+  std::vector<std::pair<std::string, std::size_t>> unchecked;  // reason -> benchmarks, in order of first appearance
   double worst_share = -1;
   TensorCheck worst;
   for (const BenchmarkView& v : model.views) {
     const BenchmarkRecord& r = *v.record;
-    not_run += r.status != BenchmarkStatus::ok;
+    failed += r.status == BenchmarkStatus::failed;
+    skipped += r.status == BenchmarkStatus::skipped;
+    if (r.status != BenchmarkStatus::ok) continue;
     if (!r.correct) {
-      ++unchecked;
+      const std::string reason = unchecked_reason(r);
+      auto it = std::find_if(unchecked.begin(), unchecked.end(), [&](const auto& u) { return u.first == reason; });
+      if (it == unchecked.end()) it = unchecked.insert(unchecked.end(), {reason, 0});
+      ++it->second;
       continue;
     }
     (*r.correct ? passed : wrong) += 1;
@@ -174,13 +190,24 @@ std::string correctness_sentence(const ReportModel& model) {
     s = "The correctness suite: " + count(SuiteCase::Result::passed) + " of " + std::to_string(suite.size()) + " cases passed, " +
         count(SuiteCase::Result::failed) + " failed and " + count(SuiteCase::Result::skipped) + " were skipped. At bench time, ";
   } else {
-    s = "Correctness: ";
+    s = "Correctness at bench time: ";
   }
   s += std::to_string(passed) + " of " + std::to_string(model.views.size()) + " benchmarks passed their check";
   if (worst_share >= 0)
     s += " (largest relative L2 error " + sig3(worst.rel_l2) + " against a limit of " + sig3(worst.limit) + ")";
-  s += ", " + std::to_string(wrong) + " gave a wrong result and " + std::to_string(unchecked) + " were not checked";
-  if (not_run) s += "; " + std::to_string(not_run) + " did not run (failed or skipped)";
+  s += " and " + std::to_string(wrong) + " gave a wrong result";
+  if (!unchecked.empty()) {
+    std::size_t n = 0;
+    std::vector<std::string> why;
+    for (const auto& [reason, count] : unchecked) {
+      n += count;
+      why.push_back(std::to_string(count) + " because " + literal(reason));
+    }
+    s += "; " + std::to_string(n) + " ran unchecked (" + join_words(why) + ")";
+  }
+  if (failed + skipped)
+    s += "; " + std::to_string(failed + skipped) + " did not run: " + std::to_string(failed) + " failed and " +
+         std::to_string(skipped) + " were skipped (their reasons are under their families' tables)";
   return s + ".";
 }
 
