@@ -224,10 +224,12 @@ def markdown_has_no_raw_html(*paths) -> Callable[[Result], Optional[str]]:
             text = Path(path).read_text(errors="replace")
             if cmarkgfm:
                 html = cmarkgfm.github_flavored_markdown_to_html(text, options=Options.CMARK_OPT_UNSAFE)
-                # kgate's own: its charts as images beside the file, links to anchors and files beside it.
+                # kgate's own: its charts as images beside the file, links to anchors, to files beside
+                # it and to anchors in them, a folded section's bold title.
                 for tag in re.findall(r"<(?:img|script|b|a)\b[^>]*>", html):
                     own = re.fullmatch(r'<img src="[A-Za-z0-9_-][A-Za-z0-9._-]*\.svg" alt="[^"<>]*" />', tag) or \
-                        re.fullmatch(r'<a (href="(#[a-z0-9_-]+|[A-Za-z0-9_-][A-Za-z0-9._-]*)"|id="[a-z0-9-]+")>', tag)
+                        re.fullmatch(r'<a (href="(#[a-z0-9_-]+|[A-Za-z0-9_-][A-Za-z0-9._-]*(#[a-z0-9_-]+)?)"|id="[a-z0-9-]+")>',
+                                     tag) or tag == "<b>"
                     if not own:
                         return f"{Path(path).name} renders {tag[:100]}"
             elif line := raw_html_line(text):
@@ -237,7 +239,8 @@ def markdown_has_no_raw_html(*paths) -> Callable[[Result], Optional[str]]:
 
 
 # The HTML lines kgate writes into Markdown itself: folded tables and explicit anchors.
-KGATE_HTML_LINE = re.compile(r'<details><summary>[^<>]*</summary>|</details>|<a id="[a-z0-9-]+"></a>')
+KGATE_HTML_LINE = re.compile(r'<details><summary>[^<>]*</summary>|</details>|<a id="[a-z0-9-]+"></a>|'
+                             r'<details( open)?( id="[a-z0-9-]+")?><summary><b>[^<>]*</b>( — [^<>]*)?</summary>')
 
 
 def raw_html_line(markdown: str) -> str:

@@ -91,7 +91,10 @@ Table changes_table(const ReportModel& model, const std::vector<const BenchmarkC
     if (c->verdict == Verdict::slower && !c->gated) verdict += " (vendor, not gated)";
     const bool timed = c->speedup > 0;
     Cell why{"", Tone::plain};
-    if (view) why.chips = change_chips(model, *view);
+    // The row's own columns say Δ time and cycles: its chips say the rest.
+    if (view)
+      for (std::string& chip : change_chips(model, *view))
+        if (!chip.starts_with("Δ ") && !chip.starts_with("cycles ")) why.chips.push_back(std::move(chip));
     if (why.chips.empty()) why.text = c->notes.empty() ? "-" : literal(c->notes.front());
     std::vector<Cell> row = {{"[" + code(c->name) + "](" + page + "#" + benchmark_anchor(c->name) + ")"},
                              {"**" + verdict + "**", tone, term_tip(verdict)},

@@ -57,7 +57,7 @@ figure { display: inline-block; vertical-align: top; margin: 16px 16px 30px 0; m
 figure svg { display: block; max-width: 100%; height: auto; border: 1px solid #d0d7de; border-radius: 4px; }
 figcaption { color: #57606a; font-size: 13px; margin-top: 6px; width: 0; min-width: 100%; }
 pre { background: #f6f8fa; padding: 12px 14px; border-radius: 6px; overflow-x: auto; }
-pre code { background: none; padding: 0; }
+pre code { background: none; padding: 0; white-space: pre; }
 details > summary { cursor: pointer; color: #0969da; margin: 6px 0; }
 td details > summary { margin: 0; }
 td details { white-space: normal; text-align: left; min-width: 10em; max-width: 18em; }
