@@ -201,12 +201,13 @@ TEST(KgateCli, VersionIsTheProjectsWithTheCommit) {
       << r.out;
 }
 
-// The newest entry of CHANGELOG.md is the version project() declares (docs/releasing.md).
+// The newest released entry of CHANGELOG.md (after the notes under "## [Unreleased]", if any) is
+// the version project() declares (docs/releasing.md).
 TEST(KgateCli, ChangelogOpensWithTheProjectVersion) {
   std::ifstream changelog(KGATE_SOURCE_DIR "/CHANGELOG.md");
   ASSERT_TRUE(changelog) << "CHANGELOG.md is missing";
   std::string line;
-  while (std::getline(changelog, line) && line.rfind("## ", 0) != 0) {
+  while (std::getline(changelog, line) && (line.rfind("## ", 0) != 0 || line == "## [Unreleased]")) {
   }
   EXPECT_EQ(line.rfind("## [" KGATE_PROJECT_VERSION "]", 0), 0u) << "the newest entry of CHANGELOG.md: " << line;
 }
