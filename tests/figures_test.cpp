@@ -54,6 +54,9 @@ TEST(Figures, IntervalsWidenUntilTheirEndsDiffer) {
   EXPECT_EQ(format_interval(0.952411, 0.952419), "0.95241–0.95242");
   EXPECT_EQ(format_interval(0.95, 0.95), "0.950–0.950");  // a point: nothing to widen
   EXPECT_EQ(format_interval(0, 1), "-");
+  EXPECT_EQ(format_time_interval(24.161e-6, 24.188e-6), "24.16–24.19 µs");
+  EXPECT_EQ(format_time_interval(999e-9, 1.01e-6, Glyphs::ascii), "0.999-1.01 us");
+  EXPECT_EQ(format_time_interval(0, 1e-6), "-");
 }
 
 TEST(Figures, PValuesRatesClocksAndVersions) {

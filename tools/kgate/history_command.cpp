@@ -2,7 +2,6 @@
 // (include/kgate/history/history.hpp, docs/history.md).
 #include <algorithm>
 #include <filesystem>
-#include <cstdio>
 #include <optional>
 #include <regex>
 
@@ -10,6 +9,8 @@
 #include "baseline.hpp"
 #include "commands.hpp"
 #include "kgate/base/escape.hpp"
+#include "kgate/base/figures.hpp"
+#include "kgate/base/text.hpp"
 #include "kgate/history/history.hpp"
 #include "kgate/results/provenance.hpp"
 #include "kgate/results/results_io.hpp"
@@ -75,17 +76,19 @@ or --date gives; a database that is not a kgate history, or is damaged)
 
 using Operands = std::vector<std::string>;  // the arguments after the action
 
-// printf into a std::string (g++ 12 has no std::format).
-template <typename... Values>
-std::string printed(const char* format, Values... values) {
-  std::string text(static_cast<std::size_t>(std::snprintf(nullptr, 0, format, values...)), '\0');
-  std::snprintf(text.data(), text.size() + 1, format, values...);
-  return text;
+// The columns of `history show`'s table: their titles and widths; the first is left-aligned.
+constexpr std::pair<const char*, std::size_t> kShowColumns[] = {{"run", 18},  {"median", 12}, {"95% interval", 20}, {"vs prev", 8},
+                                                                {"rsd", 7},   {"mdc", 8},     {"clock", 9},         {"timer, host", 0}};
+
+std::string show_line(const std::vector<std::string>& cells) {
+  std::string line = " ";
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    line += ' ';
+    line += i == 0 || i + 1 == cells.size() ? left_aligned(cells[i], kShowColumns[i].second)
+                                            : right_aligned(cells[i], kShowColumns[i].second);
+  }
+  return line + "\n";
 }
-
-std::string micros(double seconds) { return printed("%.4g us", seconds * 1e6); }
-
-std::string percent(double fraction) { return printed("%+.1f%%", fraction * 100); }
 
 // What keys a run in the history that a file may not record, as history add's options give it.
 struct GivenIdentity {
@@ -165,17 +168,16 @@ int run_show(const Args& args, const Operands& operands, const std::string& db_p
   for (const HistorySeries& s : all) {
     io.out << terminal_text(s.benchmark) << " on " << terminal_text(s.gpu) << " (" << terminal_text(s.mode) << ", " << s.points.size()
            << " runs)\n";
-    io.out << printed("  %-18s %12s %27s %8s %7s %6s %9s  %s\n", "run", "median", "95% interval", "vs prev", "rsd", "mdc", "clock",
-                      "timer, host");
+    std::vector<std::string> titles;
+    for (const auto& [title, width] : kShowColumns) titles.emplace_back(title);
+    io.out << show_line(titles);
     for (std::size_t i = 0; i < s.points.size(); ++i) {
       const HistoryPoint& p = s.points[i];
-      const std::string change = i == 0 ? "" : percent(p.median_s / s.points[i - 1].median_s - 1);
-      const std::string interval = printed("[%s, %s]", micros(p.ci_low_s).c_str(), micros(p.ci_high_s).c_str());
-      const std::string mdc = p.min_detectable_change > 0 ? printed("%.1f%%", p.min_detectable_change * 100) : "-";
-      const std::string clock = p.sm_clock_mhz > 0 ? printed("%.0f MHz", p.sm_clock_mhz) : "-";
-      io.out << printed("  %-18s %12s %27s %8s %6.1f%% %6s %9s  %s, %s\n", terminal_text(p.run->label()).c_str(),
-                        micros(p.median_s).c_str(), interval.c_str(), change.c_str(), p.rel_stddev * 100, mdc.c_str(), clock.c_str(),
-                        terminal_text(p.timer).c_str(), terminal_text(p.run->host).c_str());
+      io.out << show_line({terminal_text(p.run->label()), format_time(p.median_s),
+                           format_time_interval(p.ci_low_s, p.ci_high_s),
+                           i == 0 ? "" : format_change(p.median_s / s.points[i - 1].median_s - 1), format_percent(p.rel_stddev * 100),
+                           p.min_detectable_change > 0 ? format_percent(p.min_detectable_change * 100) : "-", format_mhz(p.sm_clock_mhz),
+                           terminal_text(p.timer) + ", " + terminal_text(p.run->host)});
     }
   }
   return kExitOk;
@@ -225,11 +227,11 @@ int run_changes(const Args& args, const Operands& operands, const std::string& d
   for (const ChangePoint& c : changes) {
     new_slowdowns += c.is_new && c.slowdown();
     io.out << (c.slowdown() ? "slower " : "faster ") << (c.is_new ? "new " : "    ") << terminal_text(c.benchmark) << " on "
-           << terminal_text(c.gpu) << " (" << terminal_text(c.mode) << "): " << percent(c.ratio.ratio - 1) << " ["
-           << percent(c.ratio.low - 1) << ", " << percent(c.ratio.high - 1) << "], " << micros(c.before_median_s) << " -> "
-           << micros(c.after_median_s) << "; last good " << terminal_text(c.last_good->label()) << ", first bad "
-           << terminal_text(c.first_bad->label()) << "; " << c.runs_before << " runs before, " << c.runs_after
-           << " after, p " << printed("%.3f", c.p_value) << "\n";
+           << terminal_text(c.gpu) << " (" << terminal_text(c.mode) << "): " << format_change(c.ratio.ratio - 1) << " ["
+           << format_change(c.ratio.low - 1) << ", " << format_change(c.ratio.high - 1) << "], " << format_time(c.before_median_s)
+           << " → " << format_time(c.after_median_s) << "; last good " << terminal_text(c.last_good->label()) << ", first bad "
+           << terminal_text(c.first_bad->label()) << "; " << c.runs_before << " runs before, " << c.runs_after << " after, p "
+           << format_p_value(c.p_value) << "\n";
   }
   std::size_t runs_seen = 0;
   for (const HistorySeries& s : all) runs_seen = std::max(runs_seen, s.points.size());

@@ -31,6 +31,8 @@ std::string format_detectable(double fraction, Glyphs glyphs = Glyphs::unicode);
 // "0.942–0.944": both ends with three significant digits, widened digit by digit until the ends
 // differ ("0.9425–0.9431"), so an interval never reads as a single value; "-" when not positive.
 std::string format_interval(double low, double high, Glyphs glyphs = Glyphs::unicode);
+// An interval of times in the unit of its upper end, widened as format_interval's: "24.16–24.19 µs".
+std::string format_time_interval(double low_s, double high_s, Glyphs glyphs = Glyphs::unicode);
 // A significance test's p-value: three significant digits, "<0.001" below that, "-" when not finite.
 std::string format_p_value(double p);
 std::string format_bandwidth(double bytes_per_s);  // "2712 GB/s"

@@ -40,16 +40,29 @@ std::string significant(double value, int digits) {
 
 std::string_view minus(Glyphs glyphs) { return glyphs == Glyphs::ascii ? "-" : "−"; }
 
+struct TimeUnit {
+  double per_second;
+  std::string_view name;
+};
+
+// The unit a time is printed in: ns below 1 µs, µs below 1 ms, ms below 1 s, else s.
+TimeUnit time_unit(double seconds, Glyphs glyphs) {
+  if (seconds < 1e-6) return {1e9, "ns"};
+  if (seconds < 1e-3) return {1e6, glyphs == Glyphs::ascii ? "us" : "µs"};
+  if (seconds < 1) return {1e3, "ms"};
+  return {1, "s"};
+}
+
 }  // namespace
 
 std::string sig3(double value) { return significant(value, kSignificantDigits); }
 
+
+
 std::string format_time(double seconds, Glyphs glyphs) {
   if (!(seconds > 0) || !std::isfinite(seconds)) return "-";
-  if (seconds < 1e-6) return sig3(seconds * 1e9) + " ns";
-  if (seconds < 1e-3) return sig3(seconds * 1e6) + (glyphs == Glyphs::ascii ? " us" : " µs");
-  if (seconds < 1) return sig3(seconds * 1e3) + " ms";
-  return sig3(seconds) + " s";
+  const TimeUnit unit = time_unit(seconds, glyphs);
+  return sig3(seconds * unit.per_second) + " " + std::string(unit.name);
 }
 
 std::string format_time(double seconds) { return format_time(seconds, Glyphs::unicode); }
@@ -89,6 +102,12 @@ std::string format_interval(double low, double high, Glyphs glyphs) {
   int digits = kSignificantDigits;
   while (low != high && digits < kMaxIntervalDigits && significant(low, digits) == significant(high, digits)) ++digits;
   return significant(low, digits) + (glyphs == Glyphs::ascii ? "-" : "–") + significant(high, digits);
+}
+
+std::string format_time_interval(double low_s, double high_s, Glyphs glyphs) {
+  if (!(low_s > 0) || !std::isfinite(high_s)) return "-";
+  const TimeUnit unit = time_unit(high_s, glyphs);
+  return format_interval(low_s * unit.per_second, high_s * unit.per_second, glyphs) + " " + std::string(unit.name);
 }
 
 std::string format_p_value(double p) {

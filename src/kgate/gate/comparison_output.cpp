@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "kgate/base/escape.hpp"
+#include "kgate/base/text.hpp"
 
 namespace kgate {
 
@@ -51,11 +52,6 @@ std::string joined_notes(const BenchmarkComparison& row) {
   std::string notes;
   for (const std::string& note : row.notes) notes += (notes.empty() ? "" : "; ") + note;
   return notes;
-}
-
-// Display width: the table pads by characters, not bytes (≥, →, µ).
-std::size_t display_width(const std::string& text) {
-  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 const char* verdict_colour(Verdict verdict) {
@@ -179,9 +175,8 @@ std::string format_table(const ComparisonReport& report, bool colour, bool with_
   const auto render = [&](const std::vector<std::string>& line, const char* verdict_start) {
     std::string text;
     for (std::size_t i = 0; i < line.size(); ++i) {
-      const std::string pad(width[i] - display_width(line[i]), ' ');
-      if (i == 0) text += line[i] + pad;                           // names left-aligned
-      else if (i + 1 < line.size()) text += "  " + pad + line[i];  // figures right-aligned
+      if (i == 0) text += left_aligned(line[i], width[i]);                             // names left-aligned
+      else if (i + 1 < line.size()) text += "  " + right_aligned(line[i], width[i]);  // figures right-aligned
       else if (*verdict_start) text += "  " + std::string(verdict_start) + line[i] + "\033[0m";
       else text += "  " + line[i];
     }
