@@ -1,24 +1,22 @@
 // kgate ab: the benchmark binaries of two builds on one GPU in alternating rounds, judged by the
-// comparator on the pooled samples. This file runs the processes; the statistics are the
-// library's (include/kgate/gate/ab.hpp).
+// comparator on the pooled samples. The procedure and its statistics are the library's
+// (include/kgate/gate/ab_rounds.hpp, ab.hpp); this file parses the flags and runs the binaries as
+// processes, which is the command line's job: the library never starts a program.
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "args.hpp"
 #include "commands.hpp"
 #include "comparator_options.hpp"
 #include "kgate/base/display_path.hpp"
-#include "kgate/base/escape.hpp"
+#include "kgate/base/text.hpp"
 #include "kgate/gate/ab.hpp"
+#include "kgate/gate/ab_rounds.hpp"
 #include "kgate/results/results_io.hpp"
 #include "process.hpp"
 
@@ -104,54 +102,81 @@ class WorkDir {
   bool temporary_ = false;
 };
 
-struct Side {
-  const char* label;  // "base" or "head"
-  std::string binary;
+// The two binaries as processes: each listing, probe and round a process of its own, killed at
+// --process-timeout, its output and log in the work directory.
+class BinaryProcesses : public AbBinaries {
+ public:
+  BinaryProcesses(std::string base, std::string head, int rounds, const WorkDir& work, ProcessSetup limited, Io& io)
+      : binaries_{std::move(base), std::move(head)}, rounds_(rounds), work_(work), limited_(std::move(limited)), io_(io) {}
+
+  std::vector<std::string> list(AbSide side, const std::vector<std::string>& flags) override {
+    const std::string out = file(side, "list.txt"), log = file(side, "list.log");
+    if (const int status = run_process(argv(side, flags), out, log, limited_); status != 0)
+      throw ResultsError(binary(side) + ": listing its benchmarks failed with exit status " + std::to_string(status) + ":\n" +
+                         last_lines(log, 10));
+    return split(read_text(out), '\n');
+  }
+
+  bool accepts(AbSide side, const std::vector<std::string>& flags) override {
+    const std::string log = file(side, "flags.log");
+    return run_process(argv(side, flags), log, log, limited_) == 0;
+  }
+
+  RunResults run_round(AbSide side, int round, const std::vector<std::string>& flags) override {
+    const std::string stem = round_stem(side, round);
+    const std::string out = work_.file(stem + ".json"), log = work_.file(stem + ".log");
+    std::vector<std::string> round_flags = {"--kgate_out=" + out};
+    round_flags.insert(round_flags.end(), flags.begin(), flags.end());
+    const auto started = std::chrono::steady_clock::now();
+    const auto round_failed = [&](const std::string& what) {
+      return ResultsError(binary(side) + ": round " + std::to_string(round) + " " + what + "; the end of its log" +
+                          (work_.kept() ? " (" + log + ")" : "") + ":\n" + last_lines(log, 12));
+    };
+    int status = 0;
+    try {
+      status = run_process(argv(side, round_flags), log, log, limited_);
+    } catch (const ProcessTimeout& e) {
+      throw round_failed(std::string("ran past --process-timeout (") + e.what() + ")");
+    }
+    // kgate_bench exits 1 when a benchmark failed: that is a result (verdict failed), not an error.
+    if ((status != 0 && status != 1) || !fs::exists(out))
+      throw round_failed("exited with status " + std::to_string(status) + (fs::exists(out) ? "" : " and wrote no results"));
+    RunResults results = read_results_file(out);
+    io_.err << "kgate ab: round " << round << "/" << rounds_ << ": " << to_string(side) << " " << seconds_since(started) << "\n";
+    return results;
+  }
+
+  void tell(const std::string& text) override { io_.err << "kgate ab: " << text; }
+
+  // Where a round's results go: round-<n>-<side>.json.
+  static std::string round_stem(AbSide side, int round) { return "round-" + std::to_string(round) + "-" + to_string(side); }
+
+ private:
+  const std::string& binary(AbSide side) const { return binaries_[side == AbSide::base ? 0 : 1]; }
+  std::string file(AbSide side, const std::string& name) const { return work_.file(std::string(to_string(side)) + "-" + name); }
+  std::vector<std::string> argv(AbSide side, const std::vector<std::string>& flags) const {
+    std::vector<std::string> all = {binary(side)};
+    all.insert(all.end(), flags.begin(), flags.end());
+    return all;
+  }
+
+  std::string binaries_[2];
+  int rounds_;
+  const WorkDir& work_;
+  ProcessSetup limited_;
+  Io& io_;
 };
 
-// The binary's benchmarks, listed with the flags its rounds get (some, like --kgate_workloads,
-// change the list).
-std::vector<std::string> list_benchmarks(const Side& side, const std::optional<std::string>& filter,
-                                         const std::vector<std::string>& bench_flags, const WorkDir& work, const ProcessSetup& limited) {
-  std::vector<std::string> argv = {side.binary, "--benchmark_list_tests=true"};
-  if (filter) argv.push_back("--benchmark_filter=" + *filter);
-  argv.insert(argv.end(), bench_flags.begin(), bench_flags.end());
-  const std::string out = work.file(std::string(side.label) + "-list.txt"), log = work.file(std::string(side.label) + "-list.log");
-  if (const int status = run_process(argv, out, log, limited); status != 0)
-    throw ResultsError(side.binary + ": listing its benchmarks failed with exit status " + std::to_string(status) + ":\n" +
-                       last_lines(log, 10));
-  std::vector<std::string> names;
-  std::istringstream lines(read_text(out));
-  for (std::string line; std::getline(lines, line);)
-    if (!line.empty()) names.push_back(line);
-  return names;
-}
-
-// Whether the binary takes --kgate_processes (builds before it always timed in one process): a
-// listing that matches nothing costs no GPU time.
-bool takes_processes_flag(const Side& side, const WorkDir& work, const ProcessSetup& limited) {
-  const std::string log = work.file(std::string(side.label) + "-flags.log");
-  return run_process({side.binary, "--benchmark_list_tests=true", "--benchmark_filter=^$", "--kgate_processes=1"}, log, log, limited) == 0;
-}
-
-// A Google Benchmark filter that matches exactly these names (POSIX extended syntax, which is
-// what Google Benchmark's std::regex uses).
-std::string exact_filter(const std::vector<std::string>& names) {
-  std::string filter = "^(";
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i) filter += '|';
-    for (const char c : names[i]) {
-      if (std::strchr(".[]{}()\\*+?^$|", c)) filter += '\\';
-      filter += c;
-    }
+// Each side's rounds pooled into one run (base.json, head.json) for kgate report, its rounds'
+// files named where they disagree.
+void write_pooled_rounds(const AbOutcome& outcome, const WorkDir& work) {
+  for (const AbSide side : {AbSide::base, AbSide::head}) {
+    const std::vector<RunResults>& rounds = side == AbSide::base ? outcome.base_rounds : outcome.head_rounds;
+    std::vector<std::string> sources;
+    for (std::size_t round = 1; round <= rounds.size(); ++round)
+      sources.push_back(work.file(BinaryProcesses::round_stem(side, static_cast<int>(round)) + ".json"));
+    write_results_file(work.file(std::string(to_string(side)) + ".json"), to_json(pool_rounds(rounds, sources)));
   }
-  return filter + ")$";
-}
-
-std::string list_names(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& n : names) text += "  " + terminal_text(n) + "\n";
-  return text;
 }
 
 }  // namespace
@@ -164,116 +189,41 @@ OptionSpec ab_option_spec() {
 }
 
 int run_ab(const Arguments& arguments, Io& io) {
-  const Args args(arguments, ab_option_spec());
-  if (args.help()) {
-    io.out << kUsage << comparator_options_usage() << kTail;
-    return kExitOk;
-  }
-  const std::vector<std::string> bench_flags = args.after_separator("flags for the benchmark binaries");
-  const auto base_binary = args.value("--base"), head_binary = args.value("--head");
+  const auto args = parse_or_help(arguments, ab_option_spec(), std::string(kUsage) + comparator_options_usage() + kTail, io.out);
+  if (!args) return kExitOk;
+  AbPlan plan;
+  plan.bench_flags = args->after_separator("flags for the benchmark binaries");
+  const auto base_binary = args->value("--base"), head_binary = args->value("--head");
   if (!base_binary || !head_binary) throw UsageError("give both --base BASE_BENCH and --head HEAD_BENCH");
-  const int rounds = static_cast<int>(args.number("--rounds", 5, 1, 1000));
-  if (rounds != args.number("--rounds", 5, 1, 1000)) throw UsageError("--rounds: expected a whole number");
-  const double seed_value = args.number("--seed", 1, 0, 9007199254740992.0);
-  if (seed_value != std::floor(seed_value)) throw UsageError("--seed: expected a whole number");
-  const auto seed = static_cast<std::uint64_t>(seed_value);
-  const double process_timeout_s = args.number("--process-timeout", kDefaultProcessTimeoutS, 1, 604800);
+  plan.rounds = static_cast<int>(args->number("--rounds", 5, 1, 1000));
+  if (plan.rounds != args->number("--rounds", 5, 1, 1000)) throw UsageError("--rounds: expected a whole number");
+  const double seed = args->number("--seed", 1, 0, 9007199254740992.0);
+  if (seed != std::floor(seed)) throw UsageError("--seed: expected a whole number");
+  plan.seed = static_cast<std::uint64_t>(seed);
+  const double process_timeout_s = args->number("--process-timeout", kDefaultProcessTimeoutS, 1, 604800);
   const ProcessSetup limited{.directory = "", .environment = {}, .time_limit = std::chrono::duration<double>(process_timeout_s)};
-  CompareOptions options = comparator_options(args, "baselines/thresholds.json");
+  plan.options = comparator_options(*args, "baselines/thresholds.json");
   // Both builds run on one GPU in alternating rounds, so the gate can be finer than the nightly
   // comparison with a stored baseline: kAbDefaultThreshold unless --threshold says otherwise (the
   // file's per-family and per-benchmark entries still apply).
-  if (!args.value("--threshold")) options.thresholds.default_fraction = kAbDefaultThreshold;
-  const Side base{"base", *base_binary}, head{"head", *head_binary};
-  const WorkDir work(args.value("--work-dir"));
+  if (!args->value("--threshold")) plan.options.thresholds.default_fraction = kAbDefaultThreshold;
+  plan.filter = args->value("--filter");
+  plan.common_only = args->flag("--common-only");
+  plan.base_name = "base " + display_path(*base_binary);
+  plan.head_name = "head " + display_path(*head_binary);
 
-  // Both builds must measure the same benchmarks: a benchmark in one list only would show up as
-  // new or missing, which does not fail the gate and hides what was not compared.
-  const auto filter = args.value("--filter");
-  std::vector<std::string> base_list = list_benchmarks(base, filter, bench_flags, work, limited);  // base first, then head
-  const ListDifference lists = diff_benchmark_lists(std::move(base_list), list_benchmarks(head, filter, bench_flags, work, limited));
-  std::optional<std::string> run_filter = filter;
-  if (!lists.same()) {
-    const std::string differences = (lists.base_only.empty() ? "" : "only in base:\n" + list_names(lists.base_only)) +
-                                    (lists.head_only.empty() ? "" : "only in head:\n" + list_names(lists.head_only));
-    if (!args.flag("--common-only"))
-      throw UsageError("the builds' benchmark lists differ (--common-only compares the " + std::to_string(lists.common.size()) +
-                       " they share):\n" + differences);
-    io.err << "kgate ab: comparing the " << lists.common.size() << " benchmarks both builds have; not compared:\n" << differences;
-    run_filter = exact_filter(lists.common);
+  const WorkDir work(args->value("--work-dir"));
+  BinaryProcesses binaries(*base_binary, *head_binary, plan.rounds, work, limited, io);
+  AbOutcome outcome;
+  try {
+    outcome = run_ab_rounds(plan, binaries);
+  } catch (const std::invalid_argument& e) {  // the lists differ, or nothing is left to compare
+    throw UsageError(e.what());
   }
-  if (lists.common.empty()) throw UsageError("no benchmark to compare" + (filter ? " (the filter '" + *filter + "' matches none)" : std::string()));
-
-  const bool base_takes_processes = takes_processes_flag(base, work, limited);
-  const bool head_takes_processes = takes_processes_flag(head, work, limited);
-  const std::vector<bool> head_first = head_first_schedule(rounds, seed);
-  const int max_samples = std::max(100, (1000 + rounds - 1) / rounds);
-  std::vector<RunResults> base_rounds, head_rounds;
-  std::string order;
-  for (int round = 1; round <= rounds; ++round) {
-    const bool head_goes_first = head_first[static_cast<std::size_t>(round - 1)];
-    order += std::string(order.empty() ? "" : " ") + (head_goes_first ? "HB" : "BH");
-    for (const Side* side : head_goes_first ? std::vector{&head, &base} : std::vector{&base, &head}) {
-      const std::string stem = "round-" + std::to_string(round) + "-" + side->label;
-      const std::string out = work.file(stem + ".json"), log = work.file(stem + ".log");
-      std::vector<std::string> argv = {side->binary,
-                                       "--kgate_out=" + out,
-                                       "--kgate_modes=headline",
-                                       "--kgate_counters=off",
-                                       "--kgate_min_time=0.05",
-                                       "--kgate_max_time=1",
-                                       "--kgate_max_samples=" + std::to_string(max_samples)};
-      if (side == &base ? base_takes_processes : head_takes_processes) argv.push_back("--kgate_processes=1");
-      if (round > 1) argv.push_back("--kgate_check=off");  // checked once; a wrong result fails the benchmark
-      if (run_filter) argv.push_back("--benchmark_filter=" + *run_filter);
-      argv.insert(argv.end(), bench_flags.begin(), bench_flags.end());
-      const auto started = std::chrono::steady_clock::now();
-      const auto round_failed = [&](const std::string& what) {
-        return ResultsError(side->binary + ": round " + std::to_string(round) + " " + what + "; the end of its log" +
-                            (work.kept() ? " (" + log + ")" : "") + ":\n" + last_lines(log, 12));
-      };
-      int status = 0;
-      try {
-        status = run_process(argv, log, log, limited);
-      } catch (const ProcessTimeout& e) {
-        throw round_failed(std::string("ran past --process-timeout (") + e.what() + ")");
-      }
-      // kgate_bench exits 1 when a benchmark failed: that is a result (verdict failed), not an error.
-      if ((status != 0 && status != 1) || !fs::exists(out))
-        throw round_failed("exited with status " + std::to_string(status) + (fs::exists(out) ? "" : " and wrote no results"));
-      (side == &base ? base_rounds : head_rounds).push_back(read_results_file(out));
-      io.err << "kgate ab: round " << round << "/" << rounds << ": " << side->label << " "
-             << static_cast<int>(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() + 0.5) << " s\n";
-    }
-  }
-
-  ComparisonReport report =
-      compare_rounds(base_rounds, head_rounds, "base " + display_path(base.binary), "head " + display_path(head.binary), options);
-  report.title = "kgate ab";
-  const RunContext& context = base_rounds.front().context;
-  report.notices.insert(report.notices.begin(),
-                        "A/B on one " + context.gpu_name + (context.gpu_uuid.empty() ? "" : " (" + context.gpu_uuid + ")") + ": " +
-                            std::to_string(rounds) + " rounds, order " + order + " (B base, H head; seed " + std::to_string(seed) +
-                            "); each side's samples pooled over the rounds");
-  for (const auto& [names, where] : {std::pair{&lists.head_only, "only in head (new)"}, std::pair{&lists.base_only, "only in base (removed)"}})
-    if (!names->empty()) {
-      std::string listed;
-      for (std::size_t i = 0; i < names->size() && i < 5; ++i) listed += (i ? ", " : "") + (*names)[i];
-      report.notices.push_back(std::to_string(names->size()) + " benchmark(s) not compared, " + where + ": " + listed +
-                               (names->size() > 5 ? ", ..." : ""));
-    }
-  if (args.value("--work-dir")) {
-    std::vector<std::string> base_sources, head_sources;
-    for (int round = 1; round <= rounds; ++round) {
-      base_sources.push_back(work.file("round-" + std::to_string(round) + "-base.json"));
-      head_sources.push_back(work.file("round-" + std::to_string(round) + "-head.json"));
-    }
-    write_results_file(work.file("base.json"), to_json(pool_rounds(base_rounds, base_sources)));
-    write_results_file(work.file("head.json"), to_json(pool_rounds(head_rounds, head_sources)));
-  }
-  write_comparison_files(args, report);
-  print_comparison(args, report, io);
-  return report.regression() ? kExitGate : kExitOk;
+  if (work.kept()) write_pooled_rounds(outcome, work);
+  write_comparison_files(*args, outcome.report);
+  print_comparison(*args, outcome.report, io);
+  return outcome.report.regression() ? kExitGate : kExitOk;
 }
 
 }  // namespace kgate::cli

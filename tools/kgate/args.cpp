@@ -78,6 +78,20 @@ double Args::number(const std::string& name, double fallback, double low, double
   return parsed;
 }
 
+std::optional<Args> parse_or_help(const std::vector<std::string>& arguments, const OptionSpec& spec, std::string_view usage,
+                                  std::ostream& out) {
+  Args args(arguments, spec);
+  if (!args.help()) return args;
+  out << usage;
+  return std::nullopt;
+}
+
+std::string command_line(std::string_view command, const std::vector<std::string>& arguments) {
+  std::string text(command);
+  for (const std::string& a : arguments) text += " " + (a.find_first_of(" \t'\"$") == std::string::npos ? a : "'" + a + "'");
+  return text;
+}
+
 void require_writable(const std::string& option, const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code error;

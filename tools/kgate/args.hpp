@@ -3,9 +3,11 @@
 // or "--opt=VALUE"), boolean flags, short aliases, "--" to end options, and positional arguments.
 #include <map>
 #include <optional>
+#include <ostream>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kgate::cli {
@@ -45,6 +47,17 @@ class Args {
   std::vector<std::string> positionals_;  // including those after "--"
   std::size_t separated_ = 0;              // how many of them came after "--"
 };
+
+// Every command's start: its arguments parsed by `spec`, or, when they ask for help (-h, --help),
+// `usage` printed to `out` and std::nullopt returned, for the command to return kExitOk:
+//   const auto args = parse_or_help(arguments, spec, kUsage, io.out);
+//   if (!args) return kExitOk;
+// Throws UsageError as Args does, help or not: an unknown option is never taken for a request for help.
+std::optional<Args> parse_or_help(const std::vector<std::string>& arguments, const OptionSpec& spec, std::string_view usage,
+                                  std::ostream& out);
+
+// The command line as a reader can paste it into a shell: "kgate story decode --out 'my dir'".
+std::string command_line(std::string_view command, const std::vector<std::string>& arguments);
 
 // Throws UsageError unless `path`, the value of `option`, can be written: an existing file that is
 // writable, or a new name in an existing, writable directory. Commands check their output paths

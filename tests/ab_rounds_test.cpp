@@ -1,0 +1,146 @@
+// kgate ab's procedure (gate/ab_rounds.hpp) against synthetic binaries that answer from canned
+// runs: which listings, probes and rounds it asks for, in which order and with which flags, and
+// what it refuses, all without starting a process.
+#include "kgate/gate/ab_rounds.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <stdexcept>
+
+#include "kgate/gate/ab.hpp"
+#include "tests/synthetic_results.hpp"
+
+namespace {
+
+using kgate::AbSide;
+namespace syn = kgate::synthetic;
+
+const std::string kA = "rmsnorm/vectorized/m:4096/n:4096/bf16";
+const std::string kB = "gemv/tiled/m:4096/n:4096/bf16";
+
+// Synthetic binaries: each side lists its names and answers every round with its benchmarks at
+// its median; every call is recorded as "<side> <flags...>".
+class SyntheticBinaries : public kgate::AbBinaries {
+ public:
+  std::map<AbSide, std::vector<std::string>> names;
+  std::map<AbSide, double> median_s = {{AbSide::base, 100e-6}, {AbSide::head, 100e-6}};
+  std::map<AbSide, bool> takes_processes = {{AbSide::base, true}, {AbSide::head, true}};
+  std::vector<std::string> calls, told;
+
+  std::vector<std::string> list(AbSide side, const std::vector<std::string>& flags) override {
+    record(side, flags);
+    return names[side];
+  }
+  bool accepts(AbSide side, const std::vector<std::string>& flags) override {
+    record(side, flags);
+    return takes_processes[side];
+  }
+  kgate::RunResults run_round(AbSide side, int round, const std::vector<std::string>& flags) override {
+    record(side, flags);
+    std::vector<kgate::BenchmarkRecord> records;
+    for (const std::string& name : names[side])
+      records.push_back(syn::benchmark(name, {.median_s = median_s[side], .seed = static_cast<std::uint64_t>(round) * 2 + (side == AbSide::head)}));
+    return syn::run(records);
+  }
+  void tell(const std::string& text) override { told.push_back(text); }
+
+ private:
+  void record(AbSide side, const std::vector<std::string>& flags) {
+    std::string call = kgate::to_string(side);
+    for (const std::string& f : flags) call += " " + f;
+    calls.push_back(call);
+  }
+};
+
+kgate::AbPlan plan(int rounds) {
+  kgate::AbPlan p;
+  p.rounds = rounds;
+  p.seed = 5;
+  p.base_name = "base synthetic-base_bench";
+  p.head_name = "head synthetic-head_bench";
+  p.options.thresholds.default_fraction = 0.01;
+  return p;
+}
+
+TEST(AbRounds, ListsProbesThenRunsEachRoundInTheSeededOrder) {
+  SyntheticBinaries bins;
+  bins.names[AbSide::base] = {kA, kB};
+  bins.names[AbSide::head] = {kB, kA};
+  bins.takes_processes[AbSide::base] = false;  // a build from before --kgate_processes
+  bins.median_s[AbSide::head] = 110e-6;
+  kgate::AbPlan p = plan(3);
+  p.filter = "rmsnorm|gemv";
+  p.bench_flags = {"--kgate_min_time=0.2"};
+  const kgate::AbOutcome outcome = kgate::run_ab_rounds(p, bins);
+
+  ASSERT_EQ(bins.calls.size(), 10u);
+  EXPECT_EQ(bins.calls[0], "base --benchmark_list_tests=true --benchmark_filter=rmsnorm|gemv --kgate_min_time=0.2");
+  EXPECT_EQ(bins.calls[1], "head --benchmark_list_tests=true --benchmark_filter=rmsnorm|gemv --kgate_min_time=0.2");
+  EXPECT_EQ(bins.calls[2], "base --benchmark_list_tests=true --benchmark_filter=^$ --kgate_processes=1");
+  EXPECT_EQ(bins.calls[3], "head --benchmark_list_tests=true --benchmark_filter=^$ --kgate_processes=1");
+  const std::vector<bool> head_first = kgate::head_first_schedule(3, 5);
+  for (std::size_t round = 0; round < 3; ++round) {
+    const std::string& first = bins.calls[4 + 2 * round];
+    EXPECT_EQ(first.substr(0, 4), head_first[round] ? "head" : "base") << first;
+    EXPECT_EQ(bins.calls[5 + 2 * round].substr(0, 4), head_first[round] ? "base" : "head");
+  }
+  EXPECT_EQ(outcome.base_rounds.size(), 3u);
+  EXPECT_EQ(outcome.head_rounds.size(), 3u);
+  EXPECT_EQ(outcome.report.title, "kgate ab");
+  ASSERT_FALSE(outcome.report.notices.empty());
+  EXPECT_NE(outcome.report.notices.front().find("3 rounds, order "), std::string::npos) << outcome.report.notices.front();
+  EXPECT_TRUE(outcome.report.regression()) << "head is 10% slower in every round";
+  EXPECT_TRUE(bins.told.empty());
+}
+
+TEST(AbRounds, FlagsOfARound) {
+  EXPECT_EQ(kgate::round_flags(1, 5, true, std::nullopt),
+            (std::vector<std::string>{"--kgate_modes=headline", "--kgate_counters=off", "--kgate_min_time=0.05", "--kgate_max_time=1",
+                                      "--kgate_max_samples=200", "--kgate_processes=1"}));
+  const std::vector<std::string> later = kgate::round_flags(2, 20, false, "^a$");
+  EXPECT_EQ(later[4], "--kgate_max_samples=100") << "at least 100 a round";
+  EXPECT_EQ(later[5], "--kgate_check=off") << "checked in the first round only";
+  EXPECT_EQ(later.back(), "--benchmark_filter=^a$");
+}
+
+TEST(AbRounds, ExactFilterEscapesEveryOperator) {
+  EXPECT_EQ(kgate::exact_filter({"a/b:1", "x.y+(z)|[w]{2}^$*?\\"}), "^(a/b:1|x\\.y\\+\\(z\\)\\|\\[w\\]\\{2\\}\\^\\$\\*\\?\\\\)$");
+}
+
+TEST(AbRounds, DifferentListsAreRefusedUnlessCommonOnly) {
+  const std::string added = "rmsnorm/new_variant/m:1/n:4096/bf16";
+  SyntheticBinaries bins;
+  bins.names[AbSide::base] = {kA, kB};
+  bins.names[AbSide::head] = {kA, kB, added};
+  try {
+    kgate::run_ab_rounds(plan(2), bins);
+    FAIL() << "lists that differ were compared";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("only in head:\n  " + added), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(bins.calls.size(), 2u) << "nothing measured";
+
+  bins.calls.clear();
+  kgate::AbPlan common = plan(2);
+  common.common_only = true;
+  const kgate::AbOutcome outcome = kgate::run_ab_rounds(common, bins);
+  ASSERT_EQ(bins.told.size(), 1u);
+  EXPECT_EQ(bins.told.front().rfind("comparing the 2 benchmarks both builds have; not compared:\nonly in head:\n", 0), 0u) << bins.told.front();
+  EXPECT_NE(bins.calls.back().find("--benchmark_filter=" + kgate::exact_filter({kB, kA})), std::string::npos) << bins.calls.back();
+  EXPECT_EQ(outcome.report.notices.back(), "1 benchmark(s) not compared, only in head (new): " + added);
+}
+
+TEST(AbRounds, NothingToCompareIsRefused) {
+  SyntheticBinaries bins;
+  kgate::AbPlan p = plan(1);
+  p.filter = "no-such-benchmark";
+  try {
+    kgate::run_ab_rounds(p, bins);
+    FAIL() << "an empty list was compared";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "no benchmark to compare (the filter 'no-such-benchmark' matches none)");
+  }
+}
+
+}  // namespace
