@@ -146,6 +146,15 @@ struct ComparisonReport {
   std::string summary_line() const;
 };
 
+// The counters that explain a change, as the gate's notes read them: a percentage of a peak or a hit
+// rate changes by points, any other count by its ratio; a change is material at 5 points of a
+// percentage or 10% of a count, and the profiled time itself (gpu__time_duration.sum) never
+// explains one. metric_label gives the words a reader knows for kgate's default metrics
+// ("DRAM throughput"), empty for any other.
+bool is_percent_metric(std::string_view metric);
+bool material_metric_change(std::string_view metric, double before, double after);
+std::string_view metric_label(std::string_view metric);
+
 // Throws EnvironmentMismatch (different GPU models, not allowed) and TimerMismatch (a benchmark
 // timed by CUPTI on one side and by events on the other, not allowed).
 ComparisonReport compare_runs(const RunResults& baseline, const RunResults& current, const std::string& baseline_source,

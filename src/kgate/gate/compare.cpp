@@ -223,10 +223,6 @@ constexpr const char* kDramParts[] = {"dram__bytes_read.sum", "dram__bytes_write
 constexpr const char* kDramTotal = "dram__bytes.sum";
 constexpr const char* kDuration = "gpu__time_duration.sum";  // the time itself, not an explanation
 
-bool is_percent_metric(const std::string& name) {
-  return name.ends_with(".pct") || name.find("pct_of_peak") != std::string::npos;
-}
-
 std::optional<double> dram_bytes(const std::map<std::string, double>& m) {
   if (const auto it = m.find(kDramTotal); it != m.end()) return it->second;
   if (!m.contains(kDramParts[0]) || !m.contains(kDramParts[1])) return std::nullopt;
@@ -245,7 +241,7 @@ void explain_metrics(const std::map<std::string, double>& before, const std::map
   for (const KnownMetric& known : kKnownPercentMetrics) {
     handled.insert(known.name);
     const auto b = before.find(known.name), a = after.find(known.name);
-    if (b == before.end() || a == after.end() || std::fabs(a->second - b->second) < kMaterialPercentPoints) continue;
+    if (b == before.end() || a == after.end() || !material_metric_change(known.name, b->second, a->second)) continue;
     notes.push_back(std::string(known.label) + " " + format_percent(b->second) + " → " + format_percent(a->second));
   }
   // Any other metric (asked for with --kgate_metrics): by its own name, the largest changes first.
@@ -254,13 +250,11 @@ void explain_metrics(const std::map<std::string, double>& before, const std::map
     const auto a = after.find(name);
     if (handled.contains(name) || a == after.end()) continue;
     const double a_value = a->second;
-    if (is_percent_metric(name)) {
-      const double points = std::fabs(a_value - b_value);
-      if (points >= kMaterialPercentPoints)
-        generic.emplace_back(points / 100, name + " " + format_percent(b_value) + " → " + format_percent(a_value));
-    } else if (b_value > 0 && std::fabs(a_value / b_value - 1) >= kMaterialRelativeChange) {
+    if (!material_metric_change(name, b_value, a_value)) continue;
+    if (is_percent_metric(name))
+      generic.emplace_back(std::fabs(a_value - b_value) / 100, name + " " + format_percent(b_value) + " → " + format_percent(a_value));
+    else
       generic.emplace_back(std::fabs(a_value / b_value - 1), name + " " + format_change(a_value / b_value - 1));
-    }
   }
   std::stable_sort(generic.begin(), generic.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
   for (std::size_t i = 0; i < generic.size() && i < kMaxGenericMetricNotes; ++i) notes.push_back(generic[i].second);
@@ -493,6 +487,22 @@ void require_same_timer(const BenchmarkRecord& base, const BenchmarkRecord& cur,
 }
 
 }  // namespace
+
+bool is_percent_metric(std::string_view metric) {
+  return metric.ends_with(".pct") || metric.find("pct_of_peak") != std::string_view::npos;
+}
+
+std::string_view metric_label(std::string_view metric) {
+  for (const KnownMetric& known : kKnownPercentMetrics)
+    if (metric == known.name) return known.label;
+  return {};
+}
+
+bool material_metric_change(std::string_view metric, double before, double after) {
+  if (metric == kDuration) return false;
+  if (is_percent_metric(metric)) return std::fabs(after - before) >= kMaterialPercentPoints;
+  return before > 0 && std::fabs(after / before - 1) >= kMaterialRelativeChange;
+}
 
 double Thresholds::for_benchmark(const std::string& name, const std::string& family) const {
   if (const auto it = benchmarks.find(name); it != benchmarks.end()) return it->second;

@@ -4,20 +4,12 @@
 #include <cmath>
 
 #include "kgate/base/figures.hpp"
+#include "kgate/gate/compare.hpp"
 #include "report_format.hpp"
 #include "report_model.hpp"
 
 namespace kgate::report {
 namespace {
-
-// The gate's material changes (compare.cpp explains a counter that moved this far).
-constexpr double kMaterialCounterPoints = 5.0;
-constexpr double kMaterialCounterFraction = 0.10;
-// The kernels' time under the profiler: the change itself, not an explanation of it (as in compare.cpp).
-constexpr const char* kDurationMetric = "gpu__time_duration.sum";
-
-// As the gate tells them apart: a percentage of a peak or a hit rate, in points.
-bool is_percentage_metric(const std::string& name) { return name.ends_with(".pct") || name.find("pct_of_peak") != std::string::npos; }
 
 // "+8.00 points": a change of a percentage, in the figures' style.
 std::string signed_points(double points) {
@@ -76,13 +68,15 @@ void add_launch_rows(const BenchmarkRecord& baseline, const BenchmarkRecord& cur
 }
 
 CounterRow metric_row(const std::string& name, double baseline, double current) {
-  CounterRow row{.kind = CounterRow::Kind::metric, .name = name, .chip = name.substr(0, name.find('.'))};
-  if (is_percentage_metric(name)) {
+  // A chip says what the gate's notes say: the metric's readable name where kgate knows it.
+  const std::string_view label = metric_label(name);
+  CounterRow row{.kind = CounterRow::Kind::metric, .name = name, .chip = label.empty() ? name.substr(0, name.find('.')) : std::string(label)};
+  row.material = material_metric_change(name, baseline, current);
+  if (is_percent_metric(name)) {
     row.baseline = kgate::format_percent(baseline);
     row.current = kgate::format_percent(current);
     row.change = signed_points(current - baseline);
     row.size = std::fabs(current - baseline) / 100;
-    row.material = std::fabs(current - baseline) >= kMaterialCounterPoints;
     return row;
   }
   const bool bytes = name.find("bytes") != std::string::npos;
@@ -91,7 +85,6 @@ CounterRow metric_row(const std::string& name, double baseline, double current) 
   if (baseline > 0) {
     row.change = kgate::format_change(current / baseline - 1);
     row.size = std::fabs(current / baseline - 1);
-    row.material = row.size >= kMaterialCounterFraction && name != kDurationMetric;
   }
   return row;
 }

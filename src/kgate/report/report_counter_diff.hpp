@@ -12,7 +12,7 @@ struct CounterRow {
   enum class Kind { kernel, launch, metric };
   Kind kind = Kind::launch;
   std::string name{};                 // "registers per thread", or a metric's CUPTI name
-  std::string chip{};                 // its short name in a chip: "registers", "dram__throughput"
+  std::string chip{};                 // its short name in a chip: "registers", "DRAM throughput"
   std::string baseline{}, current{};  // the values as printed (plain text; a kernel's short name)
   std::string change{};               // "+8.00 points", "−17.2%"; empty where the values print alike or have no ratio
   bool material = false;              // a change the gate would explain (see counter_rows)
@@ -22,9 +22,8 @@ struct CounterRow {
 // The dominant kernel's launch shape (kernel, grid, block, registers, shared memory per block) and
 // the launches per call, then every metric present on both sides: the material changes first,
 // largest first, then the rest by name. A launch row is material when it differs at all; a metric
-// when it moved as far as the gate's notes need (compare.cpp's kMaterialPercentPoints: 5 points
-// of a percentage, kMaterialRelativeChange: 10% of any other count), gpu__time_duration.sum (the
-// time itself) never. Empty when neither the kernels nor the metrics were recorded on both sides.
+// when the gate's notes would name it (material_metric_change, compare.hpp). Empty when neither
+// the kernels nor the metrics were recorded on both sides.
 std::vector<CounterRow> counter_rows(const BenchmarkRecord& baseline, const BenchmarkRecord& current);
 
 // "registers 128 → 106": a row in a chip.

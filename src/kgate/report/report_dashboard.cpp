@@ -96,7 +96,7 @@ Table changes_table(const ReportModel& model, const std::vector<const BenchmarkC
       for (std::string& chip : change_chips(model, *view))
         if (!chip.starts_with("Δ ") && !chip.starts_with("cycles ")) why.chips.push_back(std::move(chip));
     if (why.chips.empty()) why.text = c->notes.empty() ? "-" : literal(c->notes.front());
-    std::vector<Cell> row = {{"[" + code(c->name) + "](" + page + "#" + benchmark_anchor(c->name) + ")"},
+    std::vector<Cell> row = {{link(code(c->name), page, benchmark_anchor(c->name))},
                              {"**" + verdict + "**", tone, term_tip(verdict)},
                              {timed ? format_time_change_of_speedup(c->speedup) : "-", tone},
                              {timed ? format_time_change(c->new_median_s - c->baseline_median_s) : "-"},
@@ -123,7 +123,7 @@ Table family_heatmap(const ReportModel& model) {
   if (peers) table.columns.push_back({"vs best peer", true, true, term_tip("kgate vs peer") + " Geomean over its shapes."});
   table.columns.push_back({"Best share of its roof", true, true, term_tip("% of roof")});
   for (const FamilyView& family : model.families) {
-    std::vector<Cell> row = {{"[" + code(family.name) + "](#" + family_anchor(family.name) + ")"}};
+    std::vector<Cell> row = {{link(code(family.name), "", family_anchor(family.name))}};
     if (compared) {
       Geomean speedup;
       std::size_t slower = 0;

@@ -311,7 +311,7 @@ Cell variant_matrix_cell(const BenchmarkView* v, const BenchmarkView* fastest, c
   }
   const bool has_panel = panels.contains(r.name);
   std::string time = v == fastest ? "**" + format_time(v->median_s) + "**" : format_time(v->median_s);
-  Cell cell{has_panel ? "[" + time + "](#" + benchmark_anchor(r.name) + ")" : time, Tone::plain, cell_tip(*v),
+  Cell cell{has_panel ? link(time, "", benchmark_anchor(r.name)) : time, Tone::plain, cell_tip(*v),
             has_panel ? "" : benchmark_anchor(r.name)};
   if (const BenchmarkComparison* c = v->comparison; c && c->verdict != Verdict::same && c->speedup > 0) {
     cell.tone = verdict_tone(*c);
@@ -427,7 +427,7 @@ Section family_fold(const ReportModel& model, const FamilyView& family, std::vec
                                        "ran): " + journey_text(family) + "."});
   Section family_charts{"Roofline and share of the roof", {}};
   family_charts.fold = Fold::closed;
-  for (const std::string& prefix : {"roofline-", "roof-share-"})
+  for (const std::string prefix : {"roofline-", "roof-share-"})
     for (const Chart& chart : charts)
       if (chart.file == prefix + file_safe(family.name) + ".svg")
         family_charts.blocks.emplace_back(Figure{chart.file, chart_caption(chart.file), !model.comparison && prefix == "roof-share-"});

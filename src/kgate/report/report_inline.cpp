@@ -113,6 +113,18 @@ std::string literal(std::string_view text) {
   return out;
 }
 
+std::string link(std::string_view text, std::string_view target) {
+  std::string out = "[";  // appended piece by piece: g++ 12 warns (-Wrestrict, wrongly) on "[" + a temporary
+  out.append(text).append("](").append(target).append(")");
+  return out;
+}
+
+std::string link(std::string_view text, std::string_view page, std::string_view anchor) {
+  std::string target(page);
+  target.append("#").append(anchor);
+  return link(text, target);
+}
+
 std::string plain_text(std::string_view text) {
   std::string out;
   for (const Span& span : parse_inline(text)) out += span.kind == Span::Kind::link ? plain_text(span.text) : span.text;

@@ -20,6 +20,12 @@ std::vector<Span> parse_inline(std::string_view text);
 // `text` as plain text in inline markup: each markup character in it escaped.
 std::string literal(std::string_view text);
 
+// "[text](target)": a link in inline markup to an anchor ("#family-gemv"), a file beside the
+// document, or an anchor in one; `text` is inline markup itself.
+std::string link(std::string_view text, std::string_view target);
+// "[text](page#anchor)"; an empty page is this document.
+std::string link(std::string_view text, std::string_view page, std::string_view anchor);
+
 // The text without its markup, for the terminal.
 std::string plain_text(std::string_view text);
 

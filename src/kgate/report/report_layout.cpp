@@ -213,7 +213,7 @@ Document summary_document(const ReportModel& model, const Document& full, std::s
     if (v.record->status == BenchmarkStatus::failed || v.record->correct == false) failed.push_back(&v);
   if (!failed.empty()) details.blocks.emplace_back(failed_table(failed));
   std::string charts;
-  for (const Chart& chart : full.charts) charts += (charts.empty() ? "" : ", ") + ("[" + literal(chart.title) + "](" + chart.file + ")");
+  for (const Chart& chart : full.charts) charts += (charts.empty() ? "" : ", ") + link(literal(chart.title), chart.file);
   details.blocks.emplace_back(
       Paragraph{"Full report: [report.html](report.html) (self-contained), [report.md](report.md); charts: " + charts + "."});
   doc.sections.push_back(std::move(details));
