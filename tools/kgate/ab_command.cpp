@@ -214,12 +214,7 @@ int run_ab(const Arguments& arguments, Io& io) {
 
   const WorkDir work(args->value("--work-dir"));
   BinaryProcesses binaries(*base_binary, *head_binary, plan.rounds, work, limited, io);
-  AbOutcome outcome;
-  try {
-    outcome = run_ab_rounds(plan, binaries);
-  } catch (const std::invalid_argument& e) {  // the lists differ, or nothing is left to compare
-    throw UsageError(e.what());
-  }
+  const AbOutcome outcome = refusals_as_usage_errors([&] { return run_ab_rounds(plan, binaries); });
   if (work.kept()) write_pooled_rounds(outcome, work);
   write_comparison_files(*args, outcome.report);
   print_comparison(*args, outcome.report, io);

@@ -56,6 +56,18 @@ class Args {
 std::optional<Args> parse_or_help(const std::vector<std::string>& arguments, const OptionSpec& spec, std::string_view usage,
                                   std::ostream& out);
 
+// What `call()` returns; a std::invalid_argument it throws (how the library refuses a request it
+// cannot carry out: an unknown workload, two builds' lists that differ) becomes a UsageError with
+// its message, exit status 2 with a pointer to the command's --help.
+template <typename Call>
+auto refusals_as_usage_errors(Call call) -> decltype(call()) {
+  try {
+    return call();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
 // The command line as a reader can paste it into a shell: "kgate story decode --out 'my dir'".
 std::string command_line(std::string_view command, const std::vector<std::string>& arguments);
 

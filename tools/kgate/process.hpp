@@ -1,6 +1,6 @@
 #pragma once
 // Child processes for the commands that run other programs (kgate ab and shard-run run benchmark
-// binaries; bisect, pr-gate and nightly run git and the user's build command).
+// binaries, story runs kgate_bench; bisect, pr-gate and nightly run git and the user's build command).
 #include <chrono>
 #include <cstddef>
 #include <optional>
@@ -29,7 +29,8 @@ class ProcessTimeout : public ResultsError {
 };
 
 // Runs `argv` (argv[0] looked up in PATH) with its standard output to `out_path` and its standard
-// error to `err_path` (the same file when equal; both relative to this process's directory);
+// error to `err_path` (the same file when equal; both relative to this process's directory; an
+// empty path: this process's own stream, for a program whose progress the user watches);
 // returns its exit status (128 + signal when killed). Throws ResultsError when it cannot be started
 // and ProcessTimeout when it runs past setup.time_limit.
 int run_process(const std::vector<std::string>& argv, const std::string& out_path, const std::string& err_path,
