@@ -84,6 +84,29 @@ TEST(Bisect, StepsNoSlowdownAndASpreadSlowdown) {
   EXPECT_THROW(bisect_commits(commit_names(1), flat.compare()), std::invalid_argument);
 }
 
+TEST(Bisect, DescribesEachComparisonAndTheNotes) {
+  FakeAb ab{{1, 1, 1.2, 1.0, 1.1, 1.1}};
+  const std::vector<std::string> names = commit_names(6);
+  const std::string text = describe_search(bisect_commits(names, ab.compare()), names);
+  EXPECT_EQ(text.rfind("  c0 -> c5: slower (watched)\n", 0), 0u) << text;
+  EXPECT_NE(text.find("\n  c2 -> c5: faster (watched)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n  c0 -> c1: same\n"), std::string::npos) << "no benchmark named where none changed: " << text;
+  EXPECT_NE(text.find("\nnote: slower then faster between c0, c2 and c5: "), std::string::npos) << text;
+}
+
+TEST(Bisect, ReadsTheVerdictsOfAComparisonFile) {
+  synthetic::TempDir dir;
+  const std::string good = dir.write("ab.json", R"({"benchmarks": [{"name": "a", "verdict": "slower"}, {"name": "b", "verdict": "same"}]})");
+  EXPECT_EQ(read_comparison_verdicts(good), (std::map<std::string, Verdict>{{"a", Verdict::slower}, {"b", Verdict::same}}));
+  const std::string bad = dir.write("bad.json", R"({"benchmarks": [{"name": "a", "verdict": "slower"}, {"name": "b", "verdict": "worse"}]})");
+  try {
+    read_comparison_verdicts(bad);
+    FAIL() << "an unknown verdict was read";
+  } catch (const ResultsError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.json: $.benchmarks[1].verdict: unknown verdict 'worse'"), std::string::npos) << e.what();
+  }
+}
+
 // kgate bisect end to end without a GPU, in a repository laid out like one outside kgate's
 // (synthetic_repository.hpp): five commits, the third plants the slowdown; each commit the
 // search needs is built by the repository's own build command in a worktree of its own.

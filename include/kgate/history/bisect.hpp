@@ -58,4 +58,14 @@ using CompareCommits = std::function<std::map<std::string, Verdict>(std::size_t 
 // Each pair is compared at most once.
 BisectResult bisect_commits(const std::vector<std::string>& commits, const CompareCommits& compare);
 
+// Each benchmark's verdict in a comparison's JSON file (`kgate ab --json`, `kgate compare --json`):
+// what a CompareCommits returns. Throws ResultsError naming the file and the JSON path of a
+// verdict it does not know.
+std::map<std::string, Verdict> read_comparison_verdicts(const std::string& path);
+
+// The search in words, as kgate bisect prints it: one line per comparison with the benchmarks it
+// found slower (faster, where it found none slower), the first three named, then the notes.
+// `commits` names the commits as bisect_commits got them.
+std::string describe_search(const BisectResult& result, const std::vector<std::string>& commits);
+
 }  // namespace kgate

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "kgate/base/escape.hpp"
+#include "kgate/results/json_file.hpp"
+#include "kgate/results/results_io.hpp"
+
 namespace kgate {
 
 std::string_view to_string(StepChange change) {
@@ -78,6 +82,32 @@ BisectResult bisect_commits(const std::vector<std::string>& commits, const Compa
   result.last_good = lo;
   result.first_bad = hi;
   return result;
+}
+
+std::map<std::string, Verdict> read_comparison_verdicts(const std::string& path) {
+  const nlohmann::json report = read_json_file(path);
+  std::map<std::string, Verdict> verdicts;
+  const nlohmann::json& rows = report.at("benchmarks");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string key = rows[i].at("verdict").get<std::string>();
+    const auto verdict = verdict_from_key(key);
+    if (!verdict)
+      throw ResultsError(path + ": $.benchmarks[" + std::to_string(i) + "].verdict: unknown verdict '" + terminal_text(key) + "'");
+    verdicts[rows[i].at("name").get<std::string>()] = *verdict;
+  }
+  return verdicts;
+}
+
+std::string describe_search(const BisectResult& result, const std::vector<std::string>& commits) {
+  std::string text;
+  for (const BisectProbe& p : result.probes) {
+    text += "  " + commits.at(p.base) + " -> " + commits.at(p.head) + ": " + std::string(to_string(p.change));
+    const std::vector<std::string>& names = p.change == StepChange::faster ? p.faster : p.slower;
+    for (std::size_t i = 0; i < names.size() && i < 3; ++i) text += (i ? ", " : " (") + terminal_text(names[i]);
+    text += std::string(names.empty() ? "" : names.size() > 3 ? ", ...)" : ")") + "\n";
+  }
+  for (const std::string& note : result.notes) text += "note: " + terminal_text(note) + "\n";
+  return text;
 }
 
 }  // namespace kgate
