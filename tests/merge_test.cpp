@@ -1,0 +1,70 @@
+// Merging the shards of a run (results/merge.hpp) from synthetic shard files: repetitions pooled,
+// each benchmark's origin kept, what one process described dropped, and an incomplete or mixed
+// set of shards refused with the file and JSON path named. kgate merge's command line is tested in
+// kgate_cli_test.cpp.
+#include "kgate/results/merge.hpp"
+
+#include <gtest/gtest.h>
+
+#include "kgate/results/results_io.hpp"
+#include "tests/synthetic_results.hpp"
+
+namespace {
+
+namespace syn = kgate::synthetic;
+using kgate::RunResults;
+
+const std::string kA = "rmsnorm/vectorized/m:4096/n:4096/bf16";
+const std::string kB = "gemv/tiled/m:4096/n:4096/bf16";
+
+// A synthetic shard `shard` ("i/n") that measured `benchmark` on GPU `index`.
+std::string write_shard(const syn::TempDir& dir, const std::string& name, const std::string& benchmark, const std::string& shard,
+                        const std::string& index, std::uint64_t seed) {
+  RunResults run = syn::run({syn::benchmark(benchmark, {.samples = 20, .seed = seed})});
+  run.context.gpu_uuid = "GPU-" + index;
+  run.context.extra = {{"shard", shard}, {"cuda_visible_devices", index}, {"wall_s.timing", "12.5"}, {"l2_flush", "read"}};
+  kgate::write_results_file(dir.file(name), kgate::to_json(run));
+  return dir.file(name);
+}
+
+std::string refusal(const std::vector<std::string>& paths, bool partial = false) {
+  try {
+    kgate::merge_results_files(paths, partial);
+  } catch (const kgate::ResultsError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Merge, ShardsBecomeOneRunThatSaysWhereEachBenchmarkRan) {
+  const syn::TempDir dir;
+  const std::string s0 = write_shard(dir, "s0.json", kA, "0/2", "0", 1), s1 = write_shard(dir, "s1.json", kB, "1/2", "1", 2);
+  const std::string again = write_shard(dir, "again.json", kA, "1/2", "1", 3);  // kA measured once more, on GPU 1
+  const kgate::MergedRun merged = kgate::merge_results_files({s0, s1, again}, false);
+  ASSERT_EQ(merged.run.benchmarks.size(), 2u);
+  EXPECT_EQ(merged.pooled, 1u);
+  EXPECT_EQ(merged.run.benchmarks[0].cold->samples_s.size(), 40u);
+  EXPECT_EQ(merged.run.benchmarks[0].provenance.at("gpu_uuid"), "GPU-0 GPU-1");
+  EXPECT_EQ(merged.run.benchmarks[1].provenance.at("gpu_index"), "1");
+  EXPECT_EQ(merged.run.context.extra.at("source:" + kA), s0 + " " + again);
+  EXPECT_EQ(merged.run.context.extra.at("merged_from"), s0 + " " + s1 + " " + again);
+  for (const char* key : {"shard", "cuda_visible_devices", "wall_s.timing"}) EXPECT_FALSE(merged.run.context.extra.contains(key)) << key;
+  EXPECT_EQ(merged.run.context.extra.at("l2_flush"), "read");
+}
+
+TEST(Merge, RefusesAnIncompleteOrMixedSetOfShards) {
+  const syn::TempDir dir;
+  const std::string s0 = write_shard(dir, "s0.json", kA, "0/3", "0", 1), s2 = write_shard(dir, "s2.json", kB, "2/3", "1", 2);
+  EXPECT_EQ(refusal({s0, s2}).rfind("shard(s) 1/3 missing", 0), 0u) << refusal({s0, s2});
+  EXPECT_EQ(refusal({s0, s2}, true), "") << "--partial merges the shards given";
+  const std::string of_two = write_shard(dir, "of-two.json", kB, "1/2", "1", 3);
+  EXPECT_NE(refusal({s0, of_two}).find("$.context.kgate.extra.shard: shard 0/3, but "), std::string::npos) << refusal({s0, of_two});
+  EXPECT_NE(refusal({s0, of_two}).find("(shards of one run share their count)"), std::string::npos);
+
+  RunResults failed = syn::run({syn::benchmark(kA, {})});
+  failed.benchmarks[0].status = kgate::BenchmarkStatus::failed;
+  kgate::write_results_file(dir.file("failed.json"), kgate::to_json(failed));
+  EXPECT_EQ(refusal({s0, dir.file("failed.json")}).rfind(dir.file("failed.json") + ": $.benchmarks[0]: duplicate benchmark \"" + kA, 0), 0u);
+}
+
+}  // namespace
