@@ -1,20 +1,18 @@
-// kgate baseline update | show.
+// kgate baseline update | show. What may become a baseline entry is the library's
+// (include/kgate/gate/baseline.hpp); this file reads, locks and writes the files and says what changed.
 #include "baseline.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
-#include <map>
-#include <set>
 
 #include "args.hpp"
 #include "commands.hpp"
 #include "kgate/base/escape.hpp"
-#include "kgate/base/figures.hpp"
+#include "kgate/base/text.hpp"
+#include "kgate/gate/baseline.hpp"
 #include "kgate/gate/compare.hpp"
-#include "kgate/results/detectable.hpp"
 #include "kgate/results/file_lock.hpp"
 #include "kgate/results/provenance.hpp"
 #include "kgate/results/results_io.hpp"
@@ -63,102 +61,6 @@ options:
 exit status: 0 done, 1 update refused, 2 bad input or usage
 )";
 
-std::string format_number(const char* format, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, format, value);
-  return text;
-}
-
-// A benchmark with one sample can never gate: compare needs two on each side for its
-// significance test, and judges a change against one figure on its threshold alone (noisy, never
-// slower).
-bool untestable(const BenchmarkRecord& r) {
-  const TimingRecord* t = r.status == BenchmarkStatus::ok ? r.headline() : nullptr;
-  return t && t->samples_s.size() < 2;
-}
-
-// Why a benchmark has one sample, and how its format records more.
-std::string one_sample_reason(const RunResults& run, const TimingRecord& t) {
-  if (t.summary.count > t.samples_s.size())
-    return "nvbench wrote only its summary of " + std::to_string(t.summary.count) + " samples: run it with --jsonbin FILE " +
-           "instead of --json FILE, which writes the samples beside the JSON file";
-  if (!run.has_kgate_block) return "one repetition: run it with --benchmark_repetitions=10 or more, each repetition a sample";
-  return "kgate_bench kept one sample: run it again on an idle GPU";
-}
-
-// Why a record must not become a baseline entry, with what to do about it; empty when it may.
-// A baseline entry is fit when the gate can use it: it ran, it was right, it has samples to test,
-// they came at full clock, and it can detect a change of its threshold's size (a gated benchmark
-// whose repetitions scatter wider than its threshold would hide exactly the regressions it is for).
-std::string unfit_reason(const BenchmarkRecord& r, const RunResults& run, const Thresholds& thresholds) {
-  if (r.status == BenchmarkStatus::failed) return "failed (" + r.error + "): fix the variant; a failed variant is never recorded";
-  if (r.correct == false) return "wrong result (" + r.correctness_detail + "): fix the variant; a wrong result is never recorded";
-  const TimingRecord* t = r.headline();
-  if (r.status != BenchmarkStatus::ok || !t) return "";
-  if (untestable(r))
-    return "one sample, so no comparison against it can be significant and it could never gate (" + one_sample_reason(run, *t) +
-           "); never recorded";
-  if (t->throttled_samples > static_cast<int>(t->samples_s.size()))
-    return std::to_string(t->throttled_samples) + " of its " + r.headline_mode + " samples ran below the throttle clock and were " +
-           "dropped (" + std::to_string(t->samples_s.size()) + " kept): the GPU is throttling; check its cooling and power " +
-           "(nvidia-smi -q -d PERFORMANCE) and run again";
-  if (r.role == "vendor") return "";  // shown, never gated (docs/compare.md): what it can detect gates nothing
-  const DetectableChange detectable = detectable_change(*t, t->timer == "cupti" ? run.context.calibration.timer_resolution_s : 0);
-  const double threshold = thresholds.for_benchmark(r.name, r.family);
-  if (detectable.fraction() <= threshold) return "";
-  std::string why;
-  if (detectable.fraction() == detectable.between) {
-    std::string medians;
-    for (const double m : t->repetition_medians_s) medians += (medians.empty() ? "" : ", ") + format_time(m);
-    why = "its processes' medians (" + medians + ") differ by that much";
-  } else {
-    why = detectable.fraction() == detectable.within ? "its samples scatter that much" : "the timer's tick is that coarse";
-  }
-  return "detects only changes of " + format_percent(detectable.fraction() * 100) + " or more, above its " +
-         format_percent(threshold * 100) + " threshold (" + why + "): run it again on an idle GPU, or give it a " +
-         "threshold of at least that much in thresholds.json";
-}
-
-// The entries of a baseline file must all be timed the same way: the headline modes' timers it
-// holds, with one entry of each as an example.
-std::map<std::string, std::string> timers_of(const std::vector<BenchmarkRecord>& entries) {
-  std::map<std::string, std::string> example;
-  for (const BenchmarkRecord& r : entries)
-    if (const TimingRecord* t = r.headline()) example.try_emplace(t->timer, r.name);
-  return example;
-}
-
-// A baseline keeps at most this many samples per mode, evenly spaced in time order: the U test and
-// the median-ratio interval lose nothing material, and a suite's baseline stays small enough for a repository.
-constexpr std::size_t kMaxBaselineSamples = 1000;
-
-void thin_samples(std::optional<TimingRecord>& timing) {
-  if (!timing || timing->samples_s.size() <= kMaxBaselineSamples) return;
-  const std::vector<double>& all = timing->samples_s;
-  std::vector<double> kept;
-  kept.reserve(kMaxBaselineSamples);
-  for (std::size_t i = 0; i < kMaxBaselineSamples; ++i) kept.push_back(all[i * all.size() / kMaxBaselineSamples]);
-  timing->samples_s = std::move(kept);
-}
-
-bool never_recorded(const BenchmarkRecord& r) { return r.status != BenchmarkStatus::ok || r.correct == false || untestable(r); }
-
-std::map<std::string, std::string> provenance_of(const BenchmarkRecord& r, const RunContext& c, const std::string& source) {
-  std::map<std::string, std::string> p = {{"commit", c.git_commit},
-                                          {"git_dirty", c.git_dirty ? "true" : "false"},
-                                          {"date", c.date},
-                                          {"host", c.host},
-                                          {"source", source}};
-  if (c.driver_version > 0) p["driver_version"] = format_cuda_version(c.driver_version);
-  if (c.runtime_version > 0) p["runtime_version"] = format_cuda_version(c.runtime_version);
-  if (c.sm_clock_mhz_default > 0) p["sm_clock_mhz_default"] = format_number("%.0f", c.sm_clock_mhz_default);
-  if (const TimingRecord* t = r.headline(); t && t->sm_clock_mhz > 0) p["sm_clock_mhz"] = format_number("%.0f", t->sm_clock_mhz);
-  // A merged run (kgate merge) knows per benchmark which host, GPU and shard measured it.
-  for (const char* key : {"host", "gpu_name", "gpu_uuid", "gpu_index", "shard"})
-    if (const auto it = r.provenance.find(key); it != r.provenance.end()) p[key] = it->second;
-  return p;
-}
-
 int update(const Args& args, Io& io) {
   if (args.positionals().size() != 1)
     throw UsageError("baseline update takes one results file, got " + std::to_string(args.positionals().size()));
@@ -170,21 +72,11 @@ int update(const Args& args, Io& io) {
 
   const fs::path thresholds_file = fs::path(args.value("--baseline-dir").value_or("baselines")) / "thresholds.json";
   const Thresholds thresholds = fs::exists(thresholds_file) ? read_thresholds_file(thresholds_file.string()) : Thresholds{};
-  const auto unfit = [&](const BenchmarkRecord& r) { return unfit_reason(r, run, thresholds); };
-  // A file of one-sample benchmarks alone can never gate: refused whole, --force or not.
-  std::vector<const BenchmarkRecord*> testable, one_sample;
-  for (const BenchmarkRecord& r : run.benchmarks)
-    if (r.role != "peer" && r.status == BenchmarkStatus::ok) (untestable(r) ? one_sample : testable).push_back(&r);
-  if (testable.empty() && !one_sample.empty()) {
-    io.err << "kgate baseline update: " << source << ": refused: it can never gate: each of its " << one_sample.size()
-           << " benchmark(s) has one sample, and no comparison against one figure can be significant ("
-           << one_sample_reason(run, *one_sample.front()->headline()) << ")\n";
+  if (const std::string why = never_a_baseline(run); !why.empty()) {  // refused whole, --force or not
+    io.err << "kgate baseline update: " << source << ": refused: " << why << "\n";
     return kExitGate;
   }
-  std::vector<std::string> problems;
-  for (const BenchmarkRecord& r : run.benchmarks)
-    if (const std::string reason = r.role == "peer" ? "" : unfit(r); !reason.empty()) problems.push_back(r.name + ": " + reason);
-  if (!problems.empty() && !args.flag("--force")) {
+  if (const std::vector<std::string> problems = unfit_benchmarks(run, thresholds); !problems.empty() && !args.flag("--force")) {
     io.err << "kgate baseline update: " << source << ": refused, " << problems.size()
            << " benchmark(s) unfit for a baseline (--force records the others anyway):\n";
     for (const std::string& p : problems) io.err << "  " << terminal_text(p) << "\n";
@@ -199,46 +91,7 @@ int update(const Args& args, Io& io) {
                       [&](const std::string& note) { io.err << "kgate baseline update: " << terminal_text(note) << "\n"; });
   RunResults baseline;
   if (fs::exists(path)) baseline = read_results_file(path);
-  std::map<std::string, std::size_t> index;
-  for (std::size_t i = 0; i < baseline.benchmarks.size(); ++i) index[baseline.benchmarks[i].name] = i;
-  std::size_t updated = 0, added = 0;
-  std::vector<std::string> not_recorded;
-  std::size_t peers = 0;
-  for (const BenchmarkRecord& r : run.benchmarks) {
-    if (r.role == "peer") {  // measured beside kgate for the report, never gated (docs/peers.md)
-      ++peers;
-      continue;
-    }
-    if (never_recorded(r)) {
-      not_recorded.push_back(r.name + " (" + (r.status == BenchmarkStatus::skipped ? "skipped" : unfit(r)) + ")");
-      continue;
-    }
-    BenchmarkRecord entry = r;
-    entry.provenance = provenance_of(r, run.context, source);
-    thin_samples(entry.cold);
-    thin_samples(entry.hot);
-    if (const auto it = index.find(r.name); it != index.end()) {
-      baseline.benchmarks[it->second] = std::move(entry);
-      ++updated;
-    } else {
-      index[r.name] = baseline.benchmarks.size();
-      baseline.benchmarks.push_back(std::move(entry));
-      ++added;
-    }
-  }
-  if (updated + added == 0) throw ResultsError(source + ": $.benchmarks: no benchmark fit to record");
-  std::vector<std::string> pruned;
-  if (args.flag("--prune")) {
-    // A failed benchmark keeps its entry: the next compare must still see what it used to take.
-    std::set<std::string> measured;
-    for (const BenchmarkRecord& r : run.benchmarks)
-      if (r.status != BenchmarkStatus::skipped) measured.insert(r.name);
-    std::erase_if(baseline.benchmarks, [&](const BenchmarkRecord& b) {
-      if (measured.contains(b.name)) return false;
-      pruned.push_back(b.name);
-      return true;
-    });
-  }
+  const BaselineChanges changes = record_in_baseline(baseline, run, source, thresholds, args.flag("--prune"));
   if (const auto timers = timers_of(baseline.benchmarks); timers.size() > 1) {
     io.err << "kgate baseline update: " << source << ": refused: " << path << " would mix timers, and compare refuses to judge a "
            << "CUPTI-timed benchmark against an event-timed one:\n";
@@ -247,16 +100,13 @@ int update(const Args& args, Io& io) {
               "every entry\n";
     return kExitGate;
   }
-  baseline.context = run.context;  // the newest run describes the file; each entry keeps its own provenance
-  baseline.has_kgate_block = true;
   write_results_file(path, to_json(baseline));
-  io.out << "wrote " << path << ": " << updated << " updated, " << added << " added, "
-         << baseline.benchmarks.size() - updated - added << " kept";
-  if (args.flag("--prune")) io.out << ", " << pruned.size() << " pruned";
+  io.out << "wrote " << path << ": " << changes.updated << " updated, " << changes.added << " added, " << changes.kept << " kept";
+  if (args.flag("--prune")) io.out << ", " << changes.pruned.size() << " pruned";
   io.out << "\n";
-  for (const std::string& name : pruned) io.out << "  pruned: " << terminal_text(name) << "\n";
-  for (const std::string& name : not_recorded) io.out << "  not recorded: " << terminal_text(name) << "\n";
-  if (peers) io.out << "  not recorded: " << peers << " peer benchmark(s) (peers are not gated)\n";
+  for (const std::string& name : changes.pruned) io.out << "  pruned: " << terminal_text(name) << "\n";
+  for (const std::string& name : changes.not_recorded) io.out << "  not recorded: " << terminal_text(name) << "\n";
+  if (changes.peers) io.out << "  not recorded: " << changes.peers << " peer benchmark(s) (peers are not gated)\n";
   return kExitOk;
 }
 
@@ -284,7 +134,7 @@ void show_entries(const fs::path& file, const RunResults& baseline, Io& io) {
   for (const BenchmarkRecord& r : baseline.benchmarks) {
     const TimingRecord* t = r.headline();
     io.out << "  " << pad(terminal_text(r.name), width) << "  " << pad(terminal_text(r.headline_mode), 4) << "  "
-           << format_number("%12.3f", r.headline_median_s() * 1e6) << "  " << format_number("%7.0f", t ? double(t->samples_s.size()) : 0)
+           << printf_string("%12.3f", r.headline_median_s() * 1e6) << "  " << printf_string("%7.0f", t ? double(t->samples_s.size()) : 0)
            << "  " << std::string(4 - std::min<std::size_t>(4, provenance_value(r, "sm_clock_mhz").size()), ' ') + provenance_value(r, "sm_clock_mhz") << "  "
            << pad(terminal_text(provenance_value(r, "commit").substr(0, 12)), 12) << "  " << terminal_text(provenance_value(r, "date"))
            << "\n";
@@ -358,16 +208,14 @@ int run_baseline(const Arguments& arguments, Io& io) {
   }
   if (action != "update" && action != "show")
     throw UsageError(action.empty() ? "expected an action: update or show" : "unknown action '" + action + "' (expected update or show)");
-  const Args args(Arguments(arguments.begin() + 1, arguments.end()),
-                  action == "update" ? OptionSpec{.with_value = {"--baseline-dir", "--suite", "--lock-timeout"},
-                                                  .flags = {"--force", "--prune"},
-                                                  .aliases = {}}
-                                     : OptionSpec{.with_value = {"--baseline-dir"}, .flags = {}, .aliases = {}});
-  if (args.help()) {
-    io.out << kUsage;
-    return kExitOk;
-  }
-  return action == "update" ? update(args, io) : show(args, io);
+  const auto args = parse_or_help(Arguments(arguments.begin() + 1, arguments.end()),
+                                  action == "update" ? OptionSpec{.with_value = {"--baseline-dir", "--suite", "--lock-timeout"},
+                                                                  .flags = {"--force", "--prune"},
+                                                                  .aliases = {}}
+                                                     : OptionSpec{.with_value = {"--baseline-dir"}, .flags = {}, .aliases = {}},
+                                  kUsage, io.out);
+  if (!args) return kExitOk;
+  return action == "update" ? update(*args, io) : show(*args, io);
 }
 
 }  // namespace kgate::cli
