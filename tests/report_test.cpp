@@ -962,7 +962,9 @@ TEST(ReportPeers, MergedPeersAppearWithTheirSpeedups) {
       }
       EXPECT_TRUE(printed(standing.text).matches(e.speedup)) << shape << ": " << standing.text << " vs " << e.speedup;
       const bool tie = standing.text.ends_with(" tie");
-      if (std::fabs(e.speedup - 1) < kgate::report::kPeerTieFraction) EXPECT_TRUE(tie) << shape;
+      if (std::fabs(e.speedup - 1) < kgate::report::kPeerTieFraction) {
+        EXPECT_TRUE(tie) << shape;
+      }
       EXPECT_EQ(standing.tone == kgate::report::Tone::bad, e.speedup < 1 && !tie) << shape << ": " << standing.text;
       ++shapes_checked;
       kgate_slower += e.speedup < 1 && !tie;
