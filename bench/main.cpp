@@ -20,6 +20,7 @@
 #include "counters.hpp"
 #include "kgate/core/ctest_gpu.hpp"
 #include "kgate/measure/calibration.hpp"
+#include "kgate/measure/device.hpp"
 #include "kgate/results/provenance.hpp"
 #include "kgate/results/repetitions.hpp"
 #include "kgate/results/results_io.hpp"

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "kgate/measure/cupti.hpp"
+#include "kgate/measure/device.hpp"
 #include "kgate/results/detectable.hpp"
 #include "kgate/base/random.hpp"
 #include "kgate/results/roofline.hpp"

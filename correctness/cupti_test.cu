@@ -15,7 +15,7 @@
 #include "kgate/core/ctest_gpu.hpp"
 #include "kgate/core/cuda_check.hpp"
 #include "kgate/measure/cupti.hpp"
-#include "kgate/results/device.hpp"
+#include "kgate/measure/device.hpp"
 #include "kgate/core/device_buffer.hpp"
 #include "kgate/measure/timing.hpp"
 

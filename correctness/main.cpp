@@ -9,7 +9,7 @@
 #include <string>
 
 #include "kgate/core/ctest_gpu.hpp"
-#include "kgate/results/device.hpp"
+#include "kgate/measure/device.hpp"
 #include "kgate/base/random.hpp"
 #include "kgate/core/reference_check.hpp"
 #include "kgate/core/registry.hpp"

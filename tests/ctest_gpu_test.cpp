@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "kgate/results/device.hpp"
+#include "kgate/measure/device.hpp"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "kgate/core/cuda_check.hpp"
-#include "kgate/results/device.hpp"
+#include "kgate/measure/device.hpp"
 
 namespace kgate::kernels {
 

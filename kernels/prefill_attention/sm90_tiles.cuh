@@ -17,7 +17,7 @@
 
 #include "kgate/core/cuda_check.hpp"
 #include "kgate/core/family.hpp"
-#include "kgate/results/device.hpp"
+#include "kgate/measure/device.hpp"
 
 namespace kgate::kernels {
 

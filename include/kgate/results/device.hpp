@@ -1,8 +1,6 @@
 #pragma once
-// The CUDA device the process runs on, as far as kgate needs to know it. Probing never throws:
-// on a machine without a GPU (or without a driver) it says why, and callers skip GPU work.
+// The CUDA device a run ran on, as far as kgate needs to know it. measure/device.hpp probes it.
 #include <cstddef>
-#include <optional>
 #include <string>
 
 namespace kgate {
@@ -21,14 +19,5 @@ struct DeviceInfo {
   int driver_version = 0;     // e.g. 13000
   int runtime_version = 0;
 };
-
-struct DeviceProbe {
-  std::optional<DeviceInfo> device;
-  std::string reason;  // why there is none: "no CUDA device found (cudaErrorNoDevice: ...)"
-};
-
-// The current device (ordinal 0 unless CUDA_VISIBLE_DEVICES or cudaSetDevice say otherwise).
-// Cached after the first call.
-const DeviceProbe& probe_device();
 
 }  // namespace kgate

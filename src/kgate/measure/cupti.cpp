@@ -19,7 +19,7 @@
 #include <utility>
 
 #include "kgate/core/cuda_check.hpp"
-#include "kgate/results/device.hpp"
+#include "kgate/measure/device.hpp"
 #include "kgate/base/phase_clock.hpp"
 #include "kgate/base/statistics.hpp"
 

@@ -1,4 +1,4 @@
-#include "kgate/results/device.hpp"
+#include "kgate/measure/device.hpp"
 
 #include <cuda_runtime.h>
 
