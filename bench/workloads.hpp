@@ -15,6 +15,7 @@
 
 #include "kgate/core/registry.hpp"
 #include "kgate/results/results.hpp"
+#include "kgate/measure/range_profiler.hpp"
 #include "kgate/measure/timing.hpp"
 #include "kgate/base/workload.hpp"
 #include "measure.hpp"

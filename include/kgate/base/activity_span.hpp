@@ -1,7 +1,7 @@
 #pragma once
 // What the CUPTI timer makes of one timed call's activity records (docs/timing.md): pure
-// arithmetic on the records' GPU timestamps, apart from the CUPTI plumbing (cupti.hpp) so that the
-// CPU tests cover it.
+// arithmetic on the records' GPU timestamps, apart from the CUPTI plumbing (measure's
+// call_activity.hpp) so that the CPU tests cover it.
 #include <cstdint>
 #include <span>
 #include <vector>

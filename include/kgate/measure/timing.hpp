@@ -3,7 +3,7 @@
 // adds. Everything timed is explicit here:
 //  * the clock (Timer): by default a sample is the span of the call's CUPTI activity records — from
 //    its first kernel's (or copy's, or set's) start to its last one's end, on the GPU's own clock,
-//    attributed to the call by external correlation (cupti.hpp, activity_span.hpp) — so the
+//    attributed to the call by external correlation (call_activity.hpp, activity_span.hpp) — so the
 //    front end's launch processing and the completion flush, a fixed 2-4 us that a CUDA event pair
 //    also brackets, are not in it. The event pair is still recorded around every call (end-to-end
 //    time, launch included), and where CUPTI cannot record (another profiler attached, no
@@ -28,7 +28,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kgate/measure/cupti.hpp"
+#include "kgate/measure/call_activity.hpp"
 #include "kgate/results/device.hpp"
 #include "kgate/core/device_buffer.hpp"
 #include "kgate/results/results.hpp"
