@@ -407,6 +407,42 @@ TEST(RangeProfiler, BatchedCallsGetTheirOwnCounters) {
                           kLargeFloats);
 }
 
+// Expects `action` to throw ProfilerError whose message holds `words`.
+void expect_refused(const std::function<void()>& action, const std::string& words) {
+  try {
+    action();
+    ADD_FAILURE() << "expected kgate::ProfilerError with '" << words << "'";
+  } catch (const kgate::ProfilerError& error) {
+    EXPECT_NE(std::string(error.what()).find(words), std::string::npos) << error.what();
+  }
+}
+
+// A recording and an enabled range profiler exclude each other, whichever came first, and the
+// refused client leaves the other's claim as it was.
+TEST(Cupti, RecordingAndProfilingExcludeEachOther) {
+  if (const std::string why = activity_missing(); !why.empty()) GTEST_SKIP() << why;
+  if (const std::string why = counters_missing(); !why.empty()) GTEST_SKIP() << why;
+  const Floats in(kLargeFloats), out(kLargeFloats);
+  const auto copy = [&] { launch_copy(in.get(), out.get(), kLargeFloats); };
+  {
+    kgate::RangeProfiler profiler;
+    kgate::KernelTrace trace;
+    trace.start();
+    expect_refused([&] { profiler.profile(copy); }, "RangeProfiler::profile() while a KernelTrace is recording");
+    copy();
+    EXPECT_EQ(trace.stop().size(), 1u);
+
+    expect_reads_input_once(only_kernel(profiler.profile(copy)), kLargeFloats);  // enabled from here on
+    expect_refused([] { kgate::KernelTrace().start(); }, "KernelTrace::start() while a RangeProfiler is enabled");
+    expect_refused([] { kgate::CallActivity().start(); }, "CallActivity::start() while a RangeProfiler is enabled");
+    expect_reads_input_once(only_kernel(profiler.profile(copy)), kLargeFloats);
+  }
+  kgate::KernelTrace trace;  // the profiler is gone, and with it its claim
+  trace.start();
+  copy();
+  EXPECT_EQ(trace.stop().size(), 1u);
+}
+
 // The order a benchmark run uses: trace the timing pass, profile, then trace the next benchmark,
 // with a fresh profiler object for the second benchmark.
 TEST(Cupti, TraceProfileTraceAlternate) {
