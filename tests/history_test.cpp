@@ -228,6 +228,48 @@ TEST(HistoryChanges, NewSinceSaysWhichRunsRevealedTheChange) {
   EXPECT_TRUE(changes.front().is_new);
 }
 
+TEST(HistoryChanges, FindChangesMarksThoseNewSinceACommitDateOrThePreviousRun) {
+  TempDir dir;
+  HistoryDb db(dir.file("history.sqlite"), true);
+  add_series(db, 12, 0.005, [](const std::string& name, std::size_t run) { return name == kPlanted && run >= 6 ? 1.08 : 1.0; });
+  const std::vector<HistorySeries> all = db.series({.benchmark_regex = "^rmsnorm/vectorized/m:32768/n:8192/bf16$", .gpu = {}, .last = {}});
+  const std::vector<HistoryRun>& runs = db.runs();
+  const auto changes = [&](const std::string& since) { return find_changes(all, {}, runs_up_to(since, runs)); };
+  ASSERT_EQ(find_changes(all, {}, nullptr).size(), 1u);
+  EXPECT_TRUE(find_changes(all, {}, nullptr).front().is_new) << "without --since every change point is new";
+  EXPECT_FALSE(changes(runs.at(10).commit).front().is_new) << "runs up to the 11th already showed it";
+  EXPECT_TRUE(changes(runs.at(3).commit).front().is_new) << "the step came after the 4th run";
+  EXPECT_FALSE(changes("previous").front().is_new);
+  EXPECT_TRUE(changes(runs.at(4).date.substr(0, 10)).front().is_new) << "before that day: the runs up to the 4th";
+  EXPECT_TRUE(runs_up_to("previous", runs)(runs.at(10)));
+  EXPECT_FALSE(runs_up_to("previous", runs)(runs.back()));
+  EXPECT_THROW(runs_up_to("yesterday", runs), std::invalid_argument);
+  EXPECT_THROW(runs_up_to("abcdef1234", runs), std::invalid_argument) << "no run of that commit";
+}
+
+TEST(HistoryIdentity, WhatAFileLacksComesFromTheOptionsAndMustNotContradictIt) {
+  RunResults plain = synthetic::run({synthetic::benchmark("rmsnorm/vectorized/m:1/n:8/bf16", {})});
+  plain.context.gpu_name.clear();
+  plain.context.git_commit.clear();
+  const auto refusal = [](RunResults run, const RunIdentity& given) {
+    try {
+      complete_identity(run, "run.json", given);
+    } catch (const ResultsError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(refusal(plain, {}), "run.json: does not say which GPU it ran on (plain Google Benchmark JSON does not): give --gpu NAME");
+  EXPECT_NE(refusal(plain, {.gpu = "NVIDIA H200"}).find("records no commit"), std::string::npos);
+  RunResults completed = plain;
+  complete_identity(completed, "run.json", {.gpu = "NVIDIA H200", .commit = "abc1234", .date = std::nullopt, .suite = "mine"});
+  EXPECT_EQ(completed.context.gpu_name, "NVIDIA H200");
+  EXPECT_EQ(completed.context.git_commit, "abc1234");
+  EXPECT_EQ(completed.context.suite, "mine");
+  EXPECT_EQ(refusal(completed, {.gpu = "NVIDIA H100 80GB HBM3"}), "run.json: ran on NVIDIA H200, not the --gpu given (NVIDIA H100 80GB HBM3)");
+  EXPECT_EQ(refusal(completed, {.gpu = "nvidia h200", .commit = "abc12"}), "") << "the GPU by slug, the commit by prefix";
+}
+
 // 100 nightly runs of a 329-benchmark suite (the recorded 188, and 141 of them again under
 // synthetic names), five benchmarks with a planted 10% step at run 61: added and analysed in
 // under 10 s.

@@ -1,5 +1,6 @@
 // kgate history: the nightly runs in an SQLite database, their series and change points
-// (include/kgate/history/history.hpp, docs/history.md).
+// (include/kgate/history/history.hpp, docs/history.md): the flags, and the series and change
+// points printed.
 #include <algorithm>
 #include <filesystem>
 #include <optional>
@@ -91,12 +92,8 @@ std::string show_line(const std::vector<std::string>& cells) {
 }
 
 // What keys a run in the history that a file may not record, as history add's options give it.
-struct GivenIdentity {
-  std::optional<std::string> gpu, commit, date, suite;
-};
-
-GivenIdentity given_identity(const Args& args) {
-  GivenIdentity given{.gpu = args.value("--gpu"), .commit = args.value("--commit"), .date = std::nullopt, .suite = args.value("--suite")};
+RunIdentity given_identity(const Args& args) {
+  RunIdentity given{.gpu = args.value("--gpu"), .commit = args.value("--commit"), .date = std::nullopt, .suite = args.value("--suite")};
   if (given.gpu && given.gpu->empty()) throw UsageError("--gpu: give the GPU's name, e.g. \"NVIDIA H100 80GB HBM3\"");
   if (given.commit && !std::regex_match(*given.commit, std::regex("[0-9a-fA-F]{4,40}")))
     throw UsageError("--commit: expected a commit hash (git rev-parse HEAD), got '" + *given.commit + "'");
@@ -108,34 +105,7 @@ GivenIdentity given_identity(const Args& args) {
   return given;
 }
 
-// Fills in the run's GPU, commit, date and suite where the file records none; a file that lacks
-// one the options do not give, or records another than they give, is refused naming the option.
-void complete_identity(RunResults& run, const std::string& path, const GivenIdentity& given) {
-  RunContext& c = run.context;
-  if (given.gpu && !c.gpu_name.empty() && gpu_slug(c.gpu_name) != gpu_slug(*given.gpu))
-    throw ResultsError(path + ": ran on " + c.gpu_name + ", not the --gpu given (" + *given.gpu + ")");
-  if (c.gpu_name.empty()) c.gpu_name = given.gpu.value_or("");
-  if (c.gpu_name.empty())
-    throw ResultsError(path + ": does not say which GPU it ran on (plain Google Benchmark JSON does not): give --gpu NAME");
-
-  const bool has_commit = !c.git_commit.empty() && c.git_commit != "unknown";
-  if (given.commit && has_commit && !c.git_commit.starts_with(*given.commit) && !given.commit->starts_with(c.git_commit))
-    throw ResultsError(path + ": records commit " + c.git_commit + ", not the --commit given (" + *given.commit + ")");
-  if (!has_commit) c.git_commit = given.commit.value_or("");
-  if (c.git_commit.empty())
-    throw ResultsError(path + ": records no commit (nvbench and plain Google Benchmark JSON do not, nor a kgate run built "
-                              "outside git): give --commit SHA");
-
-  if (given.date && !c.date.empty() && iso8601_utc(c.date) != given.date)
-    throw ResultsError(path + ": records the date " + c.date + ", not the --date given (" + *given.date + ")");
-  if (c.date.empty()) c.date = given.date.value_or("");
-  if (c.date.empty())
-    throw ResultsError(path + ": records no date to order the run by (nvbench JSON does not): give --date, e.g. --date " +
-                       utc_now_iso8601());
-  c.suite = given.suite.value_or(c.suite);
-}
-
-int run_add(const Operands& files, const GivenIdentity& given, const std::string& db_path, Io& io) {
+int run_add(const Operands& files, const RunIdentity& given, const std::string& db_path, Io& io) {
   if (files.empty()) throw UsageError("history add: give one or more results files");
   // Every file is read and completed before the first is added: a refused file adds nothing.
   std::vector<RunResults> runs;
@@ -183,26 +153,6 @@ int run_show(const Args& args, const Operands& operands, const std::string& db_p
   return kExitOk;
 }
 
-// The runs at or before --since, as a predicate per run.
-std::function<bool(const HistoryRun&)> since_predicate(const std::string& since, const HistoryDb& db) {
-  if (since == "previous") {
-    std::map<std::string, const HistoryRun*> newest;  // per GPU
-    for (const HistoryRun& r : db.runs()) newest[r.gpu] = &r;
-    return [newest](const HistoryRun& r) { return newest.at(r.gpu) != &r; };
-  }
-  if (std::regex_match(since, std::regex(R"(\d{4}-\d{2}-\d{2}.*)"))) return [since](const HistoryRun& r) { return r.date < since; };
-  if (!std::regex_match(since, std::regex("[0-9a-fA-F]{4,40}")))
-    throw UsageError("--since: expected a date (2026-11-20), a commit or 'previous', got '" + since + "'");
-  const HistoryRun* last_of_commit = nullptr;
-  for (const HistoryRun& r : db.runs())
-    if (r.commit.starts_with(since)) last_of_commit = &r;
-  if (!last_of_commit) throw UsageError("--since: no run of commit " + since + " in the history");
-  std::map<const HistoryRun*, std::size_t> position;
-  for (std::size_t i = 0; i < db.runs().size(); ++i) position[&db.runs()[i]] = i;
-  const std::size_t cut = position.at(last_of_commit);
-  return [position, cut](const HistoryRun& r) { return position.at(&r) <= cut; };
-}
-
 int run_changes(const Args& args, const Operands& operands, const std::string& db_path, Io& io) {
   if (!operands.empty()) throw UsageError("history changes: unexpected argument '" + operands.front() + "'");
   const HistoryDb db(db_path, false);
@@ -212,15 +162,9 @@ int run_changes(const Args& args, const Operands& operands, const std::string& d
   if (const auto file = args.value("--thresholds")) options.thresholds = read_thresholds_file(*file);
   else if (std::filesystem::exists("baselines/thresholds.json")) options.thresholds = read_thresholds_file("baselines/thresholds.json");
   const auto since = args.value("--since");
-  const auto up_to_since = since ? since_predicate(*since, db) : nullptr;
-
+  const auto up_to_since = since ? refusals_as_usage_errors([&] { return runs_up_to(*since, db.runs()); }) : nullptr;
   const std::vector<HistorySeries> all = db.series({.benchmark_regex = args.value("--filter").value_or(""), .gpu = args.value("--gpu"), .last = std::nullopt});
-  std::vector<ChangePoint> changes;
-  for (const HistorySeries& s : all) {
-    std::vector<ChangePoint> found = find_change_points(s, options);
-    if (up_to_since) mark_new_changes(s, found, options, up_to_since);
-    changes.insert(changes.end(), found.begin(), found.end());
-  }
+  const std::vector<ChangePoint> changes = find_changes(all, options, up_to_since);
   if (const auto json_file = args.value("--json")) write_results_file(*json_file, changes_to_json(changes));
 
   std::size_t new_slowdowns = 0;
@@ -243,13 +187,17 @@ int run_changes(const Args& args, const Operands& operands, const std::string& d
 }  // namespace
 
 int run_history(const Arguments& arguments, Io& io) {
-  const Args args(arguments, {.with_value = {"--db", "--gpu", "--commit", "--date", "--suite", "--last", "--filter", "--since", "--json",
-                                             "--thresholds", "--alpha", "--permutations"},
-                              .flags = {},
-                              .aliases = {}});
-  if (args.help() || args.positionals().empty()) {
-    (args.help() ? io.out : io.err) << kUsage;
-    return args.help() ? kExitOk : kExitUsage;
+  const auto parsed = parse_or_help(arguments,
+                                    {.with_value = {"--db", "--gpu", "--commit", "--date", "--suite", "--last", "--filter", "--since",
+                                                    "--json", "--thresholds", "--alpha", "--permutations"},
+                                     .flags = {},
+                                     .aliases = {}},
+                                    kUsage, io.out);
+  if (!parsed) return kExitOk;
+  const Args& args = *parsed;
+  if (args.positionals().empty()) {
+    io.err << kUsage;
+    return kExitUsage;
   }
   const std::string action = args.positionals().front();
   const Operands operands(args.positionals().begin() + 1, args.positionals().end());

@@ -138,6 +138,31 @@ std::vector<ChangePoint> find_change_points(const HistorySeries& series, const C
 void mark_new_changes(const HistorySeries& series, std::vector<ChangePoint>& changes, const ChangeOptions& options,
                       const std::function<bool(const HistoryRun&)>& up_to_since);
 
+// The runs at or before `since` among the history's `runs`, as a predicate for mark_new_changes: a
+// date (2026-11-20: the runs before that day), a commit (its last run and every run before it) or
+// "previous" (all but each GPU's newest run). The predicate points into `runs`, which must outlive
+// it. Throws std::invalid_argument saying what it expected, or that no run is of the commit.
+std::function<bool(const HistoryRun&)> runs_up_to(const std::string& since, const std::vector<HistoryRun>& runs);
+
+// The change points of every series, in order; each marked new or not (mark_new_changes) when
+// `up_to_since` is given, else all new.
+std::vector<ChangePoint> find_changes(const std::vector<HistorySeries>& all, const ChangeOptions& options,
+                                      const std::function<bool(const HistoryRun&)>& up_to_since);
+
 nlohmann::json changes_to_json(const std::vector<ChangePoint>& changes);
+
+// ---------------------------------------------------------------------------------------------
+// What keys a run in the history
+
+// The GPU, commit, date (ISO 8601 UTC) and suite given for runs whose files may not record them
+// (`history add`'s --gpu, --commit, --date and --suite).
+struct RunIdentity {
+  std::optional<std::string> gpu{}, commit{}, date{}, suite{};
+};
+
+// Fills in the run's GPU, commit, date and suite where the file records none. Throws ResultsError
+// naming `path` when it lacks one that `given` does not hold, or records another than `given`
+// (a GPU compared by slug, a commit by prefix, a date in UTC), naming the option that gives it.
+void complete_identity(RunResults& run, const std::string& path, const RunIdentity& given);
 
 }  // namespace kgate

@@ -2,6 +2,9 @@
 // runs' own statistics.
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <regex>
+#include <stdexcept>
 
 #include "kgate/history/history.hpp"
 #include "kgate/results/detectable.hpp"
@@ -89,6 +92,36 @@ void mark_new_changes(const HistorySeries& series, std::vector<ChangePoint>& cha
     };
     c.is_new = std::none_of(known.begin(), known.end(), same);
   }
+}
+
+std::function<bool(const HistoryRun&)> runs_up_to(const std::string& since, const std::vector<HistoryRun>& runs) {
+  if (since == "previous") {
+    std::map<std::string, const HistoryRun*> newest;  // per GPU
+    for (const HistoryRun& r : runs) newest[r.gpu] = &r;
+    return [newest](const HistoryRun& r) { return newest.at(r.gpu) != &r; };
+  }
+  if (std::regex_match(since, std::regex(R"(\d{4}-\d{2}-\d{2}.*)"))) return [since](const HistoryRun& r) { return r.date < since; };
+  if (!std::regex_match(since, std::regex("[0-9a-fA-F]{4,40}")))
+    throw std::invalid_argument("--since: expected a date (2026-11-20), a commit or 'previous', got '" + since + "'");
+  const HistoryRun* last_of_commit = nullptr;
+  for (const HistoryRun& r : runs)
+    if (r.commit.starts_with(since)) last_of_commit = &r;
+  if (!last_of_commit) throw std::invalid_argument("--since: no run of commit " + since + " in the history");
+  std::map<const HistoryRun*, std::size_t> position;
+  for (std::size_t i = 0; i < runs.size(); ++i) position[&runs[i]] = i;
+  const std::size_t cut = position.at(last_of_commit);
+  return [position, cut](const HistoryRun& r) { return position.at(&r) <= cut; };
+}
+
+std::vector<ChangePoint> find_changes(const std::vector<HistorySeries>& all, const ChangeOptions& options,
+                                      const std::function<bool(const HistoryRun&)>& up_to_since) {
+  std::vector<ChangePoint> changes;
+  for (const HistorySeries& s : all) {
+    std::vector<ChangePoint> found = find_change_points(s, options);
+    if (up_to_since) mark_new_changes(s, found, options, up_to_since);
+    changes.insert(changes.end(), found.begin(), found.end());
+  }
+  return changes;
 }
 
 nlohmann::json changes_to_json(const std::vector<ChangePoint>& changes) {
