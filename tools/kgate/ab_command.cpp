@@ -189,35 +189,36 @@ OptionSpec ab_option_spec() {
 }
 
 int run_ab(const Arguments& arguments, Io& io) {
-  const auto args = parse_or_help(arguments, ab_option_spec(), std::string(kUsage) + comparator_options_usage() + kTail, io.out);
-  if (!args) return kExitOk;
+  const auto parsed = parse_or_help(arguments, ab_option_spec(), std::string(kUsage) + comparator_options_usage() + kTail, io.out);
+  if (!parsed) return kExitOk;
+  const Args& args = *parsed;
   AbPlan plan;
-  plan.bench_flags = args->after_separator("flags for the benchmark binaries");
-  const auto base_binary = args->value("--base"), head_binary = args->value("--head");
+  plan.bench_flags = args.after_separator("flags for the benchmark binaries");
+  const auto base_binary = args.value("--base"), head_binary = args.value("--head");
   if (!base_binary || !head_binary) throw UsageError("give both --base BASE_BENCH and --head HEAD_BENCH");
-  plan.rounds = static_cast<int>(args->number("--rounds", 5, 1, 1000));
-  if (plan.rounds != args->number("--rounds", 5, 1, 1000)) throw UsageError("--rounds: expected a whole number");
-  const double seed = args->number("--seed", 1, 0, 9007199254740992.0);
+  plan.rounds = static_cast<int>(args.number("--rounds", 5, 1, 1000));
+  if (plan.rounds != args.number("--rounds", 5, 1, 1000)) throw UsageError("--rounds: expected a whole number");
+  const double seed = args.number("--seed", 1, 0, 9007199254740992.0);
   if (seed != std::floor(seed)) throw UsageError("--seed: expected a whole number");
   plan.seed = static_cast<std::uint64_t>(seed);
-  const double process_timeout_s = args->number("--process-timeout", kDefaultProcessTimeoutS, 1, 604800);
+  const double process_timeout_s = args.number("--process-timeout", kDefaultProcessTimeoutS, 1, 604800);
   const ProcessSetup limited{.directory = "", .environment = {}, .time_limit = std::chrono::duration<double>(process_timeout_s)};
-  plan.options = comparator_options(*args, "baselines/thresholds.json");
+  plan.options = comparator_options(args, "baselines/thresholds.json");
   // Both builds run on one GPU in alternating rounds, so the gate can be finer than the nightly
   // comparison with a stored baseline: kAbDefaultThreshold unless --threshold says otherwise (the
   // file's per-family and per-benchmark entries still apply).
-  if (!args->value("--threshold")) plan.options.thresholds.default_fraction = kAbDefaultThreshold;
-  plan.filter = args->value("--filter");
-  plan.common_only = args->flag("--common-only");
+  if (!args.value("--threshold")) plan.options.thresholds.default_fraction = kAbDefaultThreshold;
+  plan.filter = args.value("--filter");
+  plan.common_only = args.flag("--common-only");
   plan.base_name = "base " + display_path(*base_binary);
   plan.head_name = "head " + display_path(*head_binary);
 
-  const WorkDir work(args->value("--work-dir"));
+  const WorkDir work(args.value("--work-dir"));
   BinaryProcesses binaries(*base_binary, *head_binary, plan.rounds, work, limited, io);
   const AbOutcome outcome = refusals_as_usage_errors([&] { return run_ab_rounds(plan, binaries); });
   if (work.kept()) write_pooled_rounds(outcome, work);
-  write_comparison_files(*args, outcome.report);
-  print_comparison(*args, outcome.report, io);
+  write_comparison_files(args, outcome.report);
+  print_comparison(args, outcome.report, io);
   return outcome.report.regression() ? kExitGate : kExitOk;
 }
 

@@ -50,8 +50,9 @@ class Args {
 
 // Every command's start: its arguments parsed by `spec`, or, when they ask for help (-h, --help),
 // `usage` printed to `out` and std::nullopt returned, for the command to return kExitOk:
-//   const auto args = parse_or_help(arguments, spec, kUsage, io.out);
-//   if (!args) return kExitOk;
+//   const auto parsed = parse_or_help(arguments, spec, kUsage, io.out);
+//   if (!parsed) return kExitOk;
+//   const Args& args = *parsed;
 // Throws UsageError as Args does, help or not: an unknown option is never taken for a request for help.
 std::optional<Args> parse_or_help(const std::vector<std::string>& arguments, const OptionSpec& spec, std::string_view usage,
                                   std::ostream& out);

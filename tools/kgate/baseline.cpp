@@ -208,14 +208,15 @@ int run_baseline(const Arguments& arguments, Io& io) {
   }
   if (action != "update" && action != "show")
     throw UsageError(action.empty() ? "expected an action: update or show" : "unknown action '" + action + "' (expected update or show)");
-  const auto args = parse_or_help(Arguments(arguments.begin() + 1, arguments.end()),
+  const auto parsed = parse_or_help(Arguments(arguments.begin() + 1, arguments.end()),
                                   action == "update" ? OptionSpec{.with_value = {"--baseline-dir", "--suite", "--lock-timeout"},
                                                                   .flags = {"--force", "--prune"},
                                                                   .aliases = {}}
                                                      : OptionSpec{.with_value = {"--baseline-dir"}, .flags = {}, .aliases = {}},
                                   kUsage, io.out);
-  if (!args) return kExitOk;
-  return action == "update" ? update(*args, io) : show(*args, io);
+  if (!parsed) return kExitOk;
+  const Args& args = *parsed;
+  return action == "update" ? update(args, io) : show(args, io);
 }
 
 }  // namespace kgate::cli

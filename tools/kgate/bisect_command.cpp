@@ -61,26 +61,27 @@ neighbours, 2 bad input or usage, or a build that failed
 }  // namespace
 
 int run_bisect(const Arguments& arguments, Io& io) {
-  const auto args = parse_or_help(arguments,
+  const auto parsed = parse_or_help(arguments,
                                   {.with_value = {"--good", "--bad", "--filter", "--build-cmd", "--bench", "--work-dir", "--source", "--rounds",
                                                   "--seed", "--thresholds", "--process-timeout"},
                                    .flags = {},
                                    .aliases = {}},
                                   kUsage, io.out);
-  if (!args) return kExitOk;
-  const std::vector<std::string> bench_flags = args->after_separator("flags for the benchmark binary");
-  const auto good = args->value("--good"), bad = args->value("--bad"), filter = args->value("--filter");
+  if (!parsed) return kExitOk;
+  const Args& args = *parsed;
+  const std::vector<std::string> bench_flags = args.after_separator("flags for the benchmark binary");
+  const auto good = args.value("--good"), bad = args.value("--bad"), filter = args.value("--filter");
   if (!good || !bad || !filter) throw UsageError("give --good COMMIT, --bad COMMIT and --filter RE");
-  const auto build_command = args->value("--build-cmd"), bench = args->value("--bench");
+  const auto build_command = args.value("--build-cmd"), bench = args.value("--bench");
   if (!build_command || !bench)
     throw UsageError("give --build-cmd CMD and --bench PATH: how each commit builds its benchmark binary, and where the binary is");
   if (fs::path(*bench).is_absolute()) throw UsageError("--bench " + *bench + ": give the path relative to the worktree");
-  const int rounds = static_cast<int>(args->number("--rounds", 5, 1, 1000));
-  const int seed = static_cast<int>(args->number("--seed", 1, 0, 1e9));
+  const int rounds = static_cast<int>(args.number("--rounds", 5, 1, 1000));
+  const int seed = static_cast<int>(args.number("--seed", 1, 0, 1e9));
   const auto started = std::chrono::steady_clock::now();
 
-  const fs::path work = fs::absolute(args->value("--work-dir").value_or(".kgate-bisect"));
-  const GitCheckout checkout(args->value("--source").value_or(fs::current_path().string()), work);
+  const fs::path work = fs::absolute(args.value("--work-dir").value_or(".kgate-bisect"));
+  const GitCheckout checkout(args.value("--source").value_or(fs::current_path().string()), work);
   const std::vector<std::string> commits = first_parent_range(checkout, *good, *bad);
   std::vector<std::string> labels;
   for (const std::string& c : commits) labels.push_back(c.substr(0, 10));
@@ -92,8 +93,8 @@ int run_bisect(const Arguments& arguments, Io& io) {
                                  .filter = *filter,
                                  .rounds = rounds,
                                  .seed = seed,
-                                 .thresholds = args->value("--thresholds").value_or((checkout.root() / "baselines" / "thresholds.json").string()),
-                                 .process_timeout = args->value("--process-timeout"),
+                                 .thresholds = args.value("--thresholds").value_or((checkout.root() / "baselines" / "thresholds.json").string()),
+                                 .process_timeout = args.value("--process-timeout"),
                                  .bench_flags = bench_flags},
                                 io);
 

@@ -128,11 +128,9 @@ int run_compare(const Arguments& arguments, Io& io) {
   OptionSpec spec{.with_value = comparator_value_options(), .flags = comparator_flags(), .aliases = {}};
   spec.flags.insert("--allow-env-mismatch");
   spec.with_value.insert({"--baseline-dir", "--suite"});
-  const Args args(arguments, spec);
-  if (args.help()) {
-    io.out << kUsage << kComparatorUsage << kHelpAndExitStatus;
-    return kExitOk;
-  }
+  const auto parsed = parse_or_help(arguments, spec, std::string(kUsage) + kComparatorUsage + kHelpAndExitStatus, io.out);
+  if (!parsed) return kExitOk;
+  const Args& args = *parsed;
   const std::vector<std::string>& files = args.positionals();
   const auto baseline_dir = args.value("--baseline-dir");
   if (files.size() != 2 && !(files.size() == 1 && baseline_dir))

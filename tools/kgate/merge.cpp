@@ -38,15 +38,16 @@ exit status: 0 merged, 2 bad input or usage
 }  // namespace
 
 int run_merge(const Arguments& arguments, Io& io) {
-  const auto args =
+  const auto parsed =
       parse_or_help(arguments, {.with_value = {"--output"}, .flags = {"--partial"}, .aliases = {{"-o", "--output"}}}, kUsage, io.out);
-  if (!args) return kExitOk;
-  const auto output = args->value("--output");
+  if (!parsed) return kExitOk;
+  const Args& args = *parsed;
+  const auto output = args.value("--output");
   if (!output) throw UsageError("missing -o OUT.json");
-  if (args->positionals().empty()) throw UsageError("no input files");
-  const MergedRun merged = merge_results_files(args->positionals(), args->flag("--partial"));
+  if (args.positionals().empty()) throw UsageError("no input files");
+  const MergedRun merged = merge_results_files(args.positionals(), args.flag("--partial"));
   write_results_file(*output, to_json(merged.run));
-  io.out << "merged " << args->positionals().size() << " file(s) into " << *output << ": " << merged.run.benchmarks.size()
+  io.out << "merged " << args.positionals().size() << " file(s) into " << *output << ": " << merged.run.benchmarks.size()
          << " benchmarks" << (merged.pooled ? " (" + std::to_string(merged.pooled) + " repetition(s) pooled)" : "") << "\n";
   return kExitOk;
 }

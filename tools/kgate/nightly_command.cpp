@@ -81,14 +81,14 @@ int step(const char* name, int (*command)(const Arguments&, Io&), const Argument
 }  // namespace
 
 int run_nightly(const Arguments& arguments, Io& io) {
-  const Args args(arguments, {.with_value = {"--out", "--baseline-dir", "--thresholds", "--history", "--branch", "--remote", "--source",
-                                             "--work-dir"},
-                              .flags = {"--push"},
-                              .aliases = {}});
-  if (args.help()) {
-    io.out << kUsage;
-    return kExitOk;
-  }
+  const auto parsed = parse_or_help(arguments,
+                                    {.with_value = {"--out", "--baseline-dir", "--thresholds", "--history", "--branch", "--remote", "--source",
+                                                    "--work-dir"},
+                                     .flags = {"--push"},
+                                     .aliases = {}},
+                                    kUsage, io.out);
+  if (!parsed) return kExitOk;
+  const Args& args = *parsed;
   if (args.positionals().size() != 1) throw UsageError("give one SHARD_DIR");
   const fs::path shards = args.positionals().front(), out = args.value("--out").value_or(shards.string());
   const auto history = args.value("--history");

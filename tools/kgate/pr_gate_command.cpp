@@ -103,11 +103,9 @@ int run_pr_gate(const Arguments& arguments, Io& io) {
   const OptionSpec forwarded = passed_on_to_ab();
   OptionSpec spec = forwarded;
   spec.with_value.insert(kOwnValues.begin(), kOwnValues.end());
-  const Args args(arguments, spec);
-  if (args.help()) {
-    io.out << kUsage;
-    return kExitOk;
-  }
+  const auto parsed = parse_or_help(arguments, spec, kUsage, io.out);
+  if (!parsed) return kExitOk;
+  const Args& args = *parsed;
   const Arguments bench_flags = args.after_separator("flags for the benchmark binaries");
   bool builds = false;
   for (const std::string label : {"base", "head"}) {

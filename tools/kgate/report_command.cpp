@@ -87,12 +87,6 @@ std::vector<std::string> take_previous(Arguments& arguments) {
   return previous;
 }
 
-std::string invocation(const Arguments& arguments) {
-  std::string text = "kgate report";
-  for (const std::string& a : arguments) text += " " + (a.find_first_of(" \t'\"$") == std::string::npos ? a : "'" + a + "'");
-  return text;
-}
-
 // The newest runs of the current run's GPU and suite from a history database, the current run
 // itself (same commit and date) left out.
 void add_history_runs(const std::string& db_path, double last, ReportInputs& inputs) {
@@ -113,14 +107,14 @@ void add_history_runs(const std::string& db_path, double last, ReportInputs& inp
 int run_report(const Arguments& all_arguments, Io& io) {
   Arguments arguments = all_arguments;
   const std::vector<std::string> previous_paths = take_previous(arguments);
-  const Args args(arguments, {.with_value = {"--baseline", "--baseline-dir", "--out", "--format", "--thresholds", "--history",
-                                             "--history-last", "--correctness", "--suite", "--link-base"},
-                              .flags = {"--allow-env-mismatch", "--allow-timer-mismatch"},
-                              .aliases = {}});
-  if (args.help()) {
-    io.out << kUsage;
-    return kExitOk;
-  }
+  const auto parsed = parse_or_help(arguments,
+                                    {.with_value = {"--baseline", "--baseline-dir", "--out", "--format", "--thresholds", "--history",
+                                                    "--history-last", "--correctness", "--suite", "--link-base"},
+                                     .flags = {"--allow-env-mismatch", "--allow-timer-mismatch"},
+                                     .aliases = {}},
+                                    kUsage, io.out);
+  if (!parsed) return kExitOk;
+  const Args& args = *parsed;
   if (args.positionals().empty() && !previous_paths.empty())
     throw UsageError("expected NEW.json; --previous takes every file up to the next option, so name NEW.json before "
                      "--previous (or end the list with --)");
@@ -172,7 +166,7 @@ int run_report(const Arguments& all_arguments, Io& io) {
     inputs.compare.thresholds = read_thresholds_file(default_thresholds);
   inputs.compare.allow_env_mismatch = args.flag("--allow-env-mismatch");
   inputs.compare.allow_timer_mismatch = args.flag("--allow-timer-mismatch");
-  inputs.invocation = invocation(all_arguments);
+  inputs.invocation = command_line("kgate report", all_arguments);
   if (const auto base = args.value("--link-base")) {
     if (!base->starts_with("https://") && !base->starts_with("http://"))
       throw UsageError("--link-base: expected an http(s) URL where the report directory is published, got '" + *base + "'");

@@ -139,11 +139,9 @@ int run_shard_run(const Arguments& arguments, Io& io) {
                                        "--out", "--runs-dir"},
                         .flags = {},
                         .aliases = {}};
-  const Args args(arguments, spec);
-  if (args.help()) {
-    io.out << kUsage;
-    return kExitOk;
-  }
+  const auto parsed = parse_or_help(arguments, spec, kUsage, io.out);
+  if (!parsed) return kExitOk;
+  const Args& args = *parsed;
   const Arguments bench_flags = args.after_separator("flags for the benchmark binary");
   const auto bench_given = args.value("--bench");
   if (!bench_given) throw UsageError("give --bench FILE, the suite's benchmark binary");

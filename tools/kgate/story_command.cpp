@@ -155,31 +155,32 @@ int run_story(const Arguments& all_arguments, Io& io) {
   OptionSpec spec{.with_value = {"--model", "--out", "--from", "--bench", "--bench-args", "--format"}, .flags = {"--no-sweep"}, .aliases = {}};
   const std::set<std::string> parameters = story::parameter_options(registry);
   for (const std::string& option : parameters) spec.with_value.insert({"--" + option, "--sweep-" + option});
-  const auto args = parse_or_help(arguments, spec, kUsage + story::registry_listing(registry), io.out);
-  if (!args) return kExitOk;
-  if (args->positionals().size() != 1)
-    throw UsageError("expected one workload (" + std::to_string(args->positionals().size()) + " given)");
-  request.workload = args->positionals().front();
-  request.model = args->value("--model").value_or(story::kDefaultModel);
-  const auto from = args->value("--from");
-  const auto out_dir = args->value("--out");
-  if (from && (args->value("--bench") || args->value("--bench-args")))
+  const auto parsed = parse_or_help(arguments, spec, kUsage + story::registry_listing(registry), io.out);
+  if (!parsed) return kExitOk;
+  const Args& args = *parsed;
+  if (args.positionals().size() != 1)
+    throw UsageError("expected one workload (" + std::to_string(args.positionals().size()) + " given)");
+  request.workload = args.positionals().front();
+  request.model = args.value("--model").value_or(story::kDefaultModel);
+  const auto from = args.value("--from");
+  const auto out_dir = args.value("--out");
+  if (from && (args.value("--bench") || args.value("--bench-args")))
     throw UsageError("--from tells a recorded run: --bench and --bench-args run a new one");
-  if (from && args->flag("--no-sweep")) throw UsageError("--from tells a recorded run: its sweep is the file's other points");
+  if (from && args.flag("--no-sweep")) throw UsageError("--from tells a recorded run: its sweep is the file's other points");
   for (const std::string& option : parameters) {
-    if (const auto value = args->value("--" + option)) request.parameters[option] = positive_integer("--" + option, *value);
-    if (const auto values = args->value("--sweep-" + option)) {
+    if (const auto value = args.value("--" + option)) request.parameters[option] = positive_integer("--" + option, *value);
+    if (const auto values = args.value("--sweep-" + option)) {
       if (from)
         throw UsageError("--from tells a recorded run: its sweep is the file's other points, --sweep-" + option + " measures a new one");
       request.sweeps[option] = integer_list("--sweep-" + option, *values);
     }
   }
-  const story::StoryFormat format = refusals_as_usage_errors([&] { return story::parse_story_format(args->value("--format").value_or("all")); });
+  const story::StoryFormat format = refusals_as_usage_errors([&] { return story::parse_story_format(args.value("--format").value_or("all")); });
   const story::StoryPlan plan =
-      refusals_as_usage_errors([&] { return story::plan_story(request, !from && !args->flag("--no-sweep"), registry); });
+      refusals_as_usage_errors([&] { return story::plan_story(request, !from && !args.flag("--no-sweep"), registry); });
   if (!out_dir && !(from && format == story::StoryFormat::text)) throw UsageError("missing --out DIR");
 
-  const std::optional<NamedRun> run = from ? NamedRun{*from, read_results_file(*from)} : measure(plan, *args, *out_dir, io);
+  const std::optional<NamedRun> run = from ? NamedRun{*from, read_results_file(*from)} : measure(plan, args, *out_dir, io);
   if (!run) return kExitGate;
   const story::StoryOutput story = story::tell_story({*run, plan.told.name(), command_line("kgate story", all_arguments)}, format);
   io.out << story.text;
