@@ -15,7 +15,7 @@
 #include "kgate/base/escape.hpp"
 #include "kgate/base/statistics.hpp"
 #include "kgate/results/results_io.hpp"
-#include "src/kgate/report/report_format.hpp"
+#include "kgate/report/format.hpp"
 #include "src/kgate/report/report_shift.hpp"
 #include "src/kgate/report/report_strip_plot.hpp"
 #include "tests/synthetic_results.hpp"

@@ -20,7 +20,7 @@
 #include "kgate/gate/comparison_output.hpp"
 #include "kgate/results/results_io.hpp"
 #include "kgate/base/statistics.hpp"
-#include "src/kgate/report/report_format.hpp"
+#include "kgate/report/format.hpp"
 #include "src/kgate/report/report_model.hpp"
 #include "tests/cli_runner.hpp"
 #include "tests/synthetic_results.hpp"

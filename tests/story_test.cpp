@@ -14,7 +14,7 @@
 
 #include "kgate/results/results_io.hpp"
 #include "kgate/base/workload.hpp"
-#include "src/kgate/report/report_format.hpp"
+#include "kgate/report/format.hpp"
 #include "tests/cli_runner.hpp"
 #include "tests/synthetic_results.hpp"
 #include "tests/xml_check.hpp"

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "report_charts.hpp"
-#include "report_format.hpp"
+#include "kgate/report/format.hpp"
 
 namespace kgate::report {
 namespace {

@@ -5,7 +5,7 @@
 #include <map>
 
 #include "kgate/base/escape.hpp"
-#include "report_format.hpp"
+#include "kgate/report/format.hpp"
 #include "report_sections.hpp"
 
 namespace kgate::report {

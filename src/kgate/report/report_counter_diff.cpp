@@ -5,7 +5,7 @@
 
 #include "kgate/base/figures.hpp"
 #include "kgate/gate/compare.hpp"
-#include "report_format.hpp"
+#include "kgate/report/format.hpp"
 #include "report_model.hpp"
 
 namespace kgate::report {

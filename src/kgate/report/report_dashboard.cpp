@@ -8,7 +8,8 @@
 #include "kgate/base/escape.hpp"
 #include "kgate/gate/comparison_output.hpp"
 #include "report_drilldown.hpp"
-#include "report_format.hpp"
+#include "kgate/report/format.hpp"
+#include "report_inline.hpp"
 #include "report_sections.hpp"
 
 namespace kgate::report {

@@ -8,7 +8,7 @@
 #include "kgate/base/figures.hpp"
 #include "kgate/results/detectable.hpp"
 #include "report_counter_diff.hpp"
-#include "report_format.hpp"
+#include "kgate/report/format.hpp"
 #include "report_shift.hpp"
 #include "report_strip_plot.hpp"
 

@@ -12,7 +12,8 @@
 #include "kgate/base/text.hpp"
 #include "report_charts.hpp"
 #include "report_drilldown.hpp"
-#include "report_format.hpp"
+#include "kgate/report/format.hpp"
+#include "report_inline.hpp"
 #include "report_sections.hpp"
 
 namespace kgate::report {

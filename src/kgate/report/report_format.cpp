@@ -1,4 +1,4 @@
-#include "report_format.hpp"
+#include "kgate/report/format.hpp"
 
 #include <algorithm>
 #include <cmath>

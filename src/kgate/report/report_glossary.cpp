@@ -2,7 +2,7 @@
 // column title and term that uses it.
 #include <algorithm>
 
-#include "report_format.hpp"
+#include "kgate/report/format.hpp"
 #include "report_sections.hpp"
 
 namespace kgate::report {

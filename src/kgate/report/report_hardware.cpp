@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "report_format.hpp"
+#include "kgate/report/format.hpp"
 #include "report_sections.hpp"
 
 namespace kgate::report {

@@ -6,7 +6,7 @@
 
 #include "kgate/report/report.hpp"
 #include "report_inline.hpp"
-#include "report_svg.hpp"
+#include "kgate/report/svg.hpp"
 
 namespace kgate::report {
 namespace {

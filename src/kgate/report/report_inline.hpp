@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "kgate/report/format.hpp"  // literal(): a name as plain text in this markup
+
 namespace kgate::report {
 
 struct Span {
@@ -16,9 +18,6 @@ struct Span {
 };
 
 std::vector<Span> parse_inline(std::string_view text);
-
-// `text` as plain text in inline markup: each markup character in it escaped.
-std::string literal(std::string_view text);
 
 // "[text](target)": a link in inline markup to an anchor ("#family-gemv"), a file beside the
 // document, or an anchor in one; `text` is inline markup itself.

@@ -7,7 +7,7 @@
 
 #include "kgate/base/chain.hpp"
 #include "kgate/base/statistics.hpp"
-#include "report_format.hpp"
+#include "kgate/report/format.hpp"
 
 namespace kgate::report {
 namespace {

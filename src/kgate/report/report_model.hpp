@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kgate/gate/compare.hpp"
+#include "kgate/report/format.hpp"
 #include "kgate/report/report.hpp"
 #include "kgate/results/results_io.hpp"
 #include "kgate/results/roofline.hpp"
@@ -136,20 +137,12 @@ struct ReportModel {
 // Throws EnvironmentMismatch as compare_runs does.
 ReportModel build_model(const ReportInputs& inputs);
 
-// The CUPTI metrics (kgate's default set, cupti.hpp) the report reads by name.
-inline constexpr const char* kOccupancyMetric = "sm__warps_active.avg.pct_of_peak_sustained_active";
-inline constexpr const char* kDramThroughputMetric = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
-inline constexpr const char* kSmThroughputMetric = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
-inline constexpr const char* kL2HitMetric = "lts__t_sector_hit_rate.pct";
-inline constexpr const char* kTensorMetric = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active";
-
 // The rate a benchmark achieves against its roof: GB/s against a bandwidth, FLOP/s against the
 // GEMM rate; "-" without a roof.
 std::string achieved_rate(const BenchmarkView& view);
 
 // The kernel with the most GPU time per call: the one that decides a variant's launch shape.
 const KernelRecord* dominant_kernel(const BenchmarkRecord& record);
-std::size_t block_count(const KernelRecord& kernel);
 
 // The sentences of the report, each from the model's figures (report_summary.cpp,
 // report_observations.cpp; the rules are in docs/report.md).

@@ -7,7 +7,7 @@
 #include <map>
 #include <optional>
 
-#include "report_format.hpp"
+#include "kgate/report/format.hpp"
 #include "report_model.hpp"
 
 namespace kgate::report {

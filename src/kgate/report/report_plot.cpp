@@ -1,4 +1,4 @@
-#include "report_plot.hpp"
+#include "kgate/report/plot.hpp"
 
 #include <algorithm>
 #include <array>

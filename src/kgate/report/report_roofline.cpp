@@ -5,7 +5,7 @@
 #include <map>
 
 #include "report_charts.hpp"
-#include "report_format.hpp"
+#include "kgate/report/format.hpp"
 
 namespace kgate::report {
 namespace {

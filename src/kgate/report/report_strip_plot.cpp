@@ -8,7 +8,7 @@
 #include "kgate/base/escape.hpp"
 #include "kgate/base/figures.hpp"
 #include "kgate/base/statistics.hpp"
-#include "report_plot.hpp"
+#include "kgate/report/plot.hpp"
 
 namespace kgate::report {
 namespace {

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "kgate/base/text.hpp"
-#include "report_format.hpp"
+#include "kgate/report/format.hpp"
 #include "report_model.hpp"
 
 namespace kgate::report {

@@ -1,4 +1,4 @@
-#include "report_svg.hpp"
+#include "kgate/report/svg.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -6,9 +6,8 @@
 
 #include "kgate/story/story.hpp"
 #include "kgate/base/workload.hpp"
-#include "../report/report_format.hpp"
-#include "../report/report_model.hpp"
-#include "../report/report_sections.hpp"
+#include "kgate/report/format.hpp"
+#include "kgate/report/run_sections.hpp"
 #include "story_charts.hpp"
 
 namespace kgate::story {
@@ -633,7 +632,7 @@ report::Document build_story(const StoryInputs& inputs) {
   ReportInputs told;
   told.current = {inputs.run.source, {inputs.run.run.context, {*story.record}, inputs.run.run.has_kgate_block}};
   told.invocation = inputs.invocation;
-  const report::ReportModel model = report::build_model(told);
+  report::RunSections shared = report::run_sections(told);
 
   report::Document doc;
   doc.title = "Execution story: " + literal(story_title(story));
@@ -651,7 +650,7 @@ report::Document build_story(const StoryInputs& inputs) {
 
   doc.sections = {summary_section(story),
                   configuration_section(story),
-                  report::environment_section(model),
+                  std::move(shared.environment),
                   timeline_section(story),
                   narrative_section(story),
                   overhead_section(story),
@@ -660,7 +659,7 @@ report::Document build_story(const StoryInputs& inputs) {
                   top_kernels_section(story),
                   scaling_section(story, scaling),
                   observations_section(story),
-                  report::reproduction_section(model),
+                  std::move(shared.reproduction),
                   appendix_section(story)};
   return doc;
 }

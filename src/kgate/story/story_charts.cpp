@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "kgate/base/workload.hpp"
-#include "../report/report_charts.hpp"
-#include "../report/report_format.hpp"
+#include "kgate/report/charts.hpp"
+#include "kgate/report/format.hpp"
 
 namespace kgate::story {
 namespace {

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "kgate/story/story.hpp"
-#include "../report/report_format.hpp"
+#include "kgate/report/format.hpp"
 
 namespace kgate::story {
 namespace {

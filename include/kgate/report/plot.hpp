@@ -1,11 +1,11 @@
 #pragma once
-// What every chart of the report shares: scales from data to pixels, ticks at round values, the
+// What every chart of kgate's documents shares: scales from data to pixels, ticks at round values, the
 // axes with their labels and grid, a legend and the colour palette.
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "report_svg.hpp"
+#include "kgate/report/svg.hpp"
 
 namespace kgate::report {
 

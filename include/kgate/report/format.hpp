@@ -1,12 +1,12 @@
 #pragma once
-// How the report prints its figures, in one place so every section, chart and test agrees.
+// How kgate's documents print figures, names and kernels, in one place so that every section,
+// chart and test of the report, and the documents built on its renderers (kgate story), agree.
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "kgate/base/figures.hpp"
 #include "kgate/results/results.hpp"
-#include "report_inline.hpp"
 
 namespace kgate::report {
 
@@ -30,13 +30,24 @@ inline constexpr const char* kCounterReplayNote =
 std::string format_bytes(double bytes);            // "48 KiB", "31488 B", "1.2 GiB"
 std::string format_dims(const int (&dims)[3]);     // "4096×1×1"
 
-// `name` as inline code, each character of it shown as is (literal() for plain text).
+// `name` as inline code, each character of it shown as is.
 std::string code(std::string_view name);
+// `text` as plain text in inline markup (report.hpp): each markup character in it escaped.
+std::string literal(std::string_view text);
 
 // A kernel's name short enough for a table: the demangled name without return type, namespaces,
 // parameters and long template arguments ("rmsnorm_vectorized_kernel<8>").
 std::string short_kernel_name(const KernelRecord& kernel);
 std::string full_kernel_name(const KernelRecord& kernel);  // demangled, else mangled
+// The blocks of its grid.
+std::size_t block_count(const KernelRecord& kernel);
+
+// The CUPTI metrics (kgate's default set, cupti.hpp) the report and the story read by name.
+inline constexpr const char* kOccupancyMetric = "sm__warps_active.avg.pct_of_peak_sustained_active";
+inline constexpr const char* kDramThroughputMetric = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char* kSmThroughputMetric = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char* kL2HitMetric = "lts__t_sector_hit_rate.pct";
+inline constexpr const char* kTensorMetric = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active";
 
 // "a, b and c"
 std::string join_words(const std::vector<std::string>& words);

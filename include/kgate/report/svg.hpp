@@ -1,5 +1,5 @@
 #pragma once
-// A tiny SVG writer for the report's charts: shapes, text and tooltips, nothing else. The output
+// A tiny SVG writer for the charts of kgate's documents (the report's, the story's): shapes, text and tooltips, nothing else. The output
 // is a standalone document (a file a browser or GitHub opens) that can also be inlined in HTML.
 #include "kgate/base/escape.hpp"
 #include <string>
