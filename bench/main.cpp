@@ -18,6 +18,7 @@
 #include <set>
 
 #include "counters.hpp"
+#include "kgate/base/text.hpp"
 #include "kgate/core/ctest_gpu.hpp"
 #include "kgate/measure/calibration.hpp"
 #include "kgate/measure/device.hpp"
@@ -44,12 +45,6 @@ std::string flag_value(const std::vector<std::string>& args, const std::string& 
     if (a.rfind(flag + "=", 0) == 0) return a.substr(flag.size() + 1);
   }
   return {};
-}
-
-std::string join(const std::vector<std::string>& args) {
-  std::string out;
-  for (const std::string& a : args) out += (out.empty() ? "" : " ") + a;
-  return out;
 }
 
 // Folds a repetition (an earlier process's, or --benchmark_repetitions) into the record already
@@ -221,7 +216,7 @@ int run(int argc, char** argv) {
     results = read_results_file(options.resume);
     std::remove(options.resume.c_str());
   } else {
-    results.context = make_run_context(device, kThisSuite, join(original_args));
+    results.context = make_run_context(device, kThisSuite, join(original_args, " "));
     results.context.extra["l2_flush"] = std::string(to_string(options.timing.flush));
     // Which part of the suite and which GPU this process had, for `kgate merge` (docs/ci.md).
     if (options.shard) results.context.extra["shard"] = options.shard->text();

@@ -10,6 +10,7 @@
 #include "kgate/measure/device.hpp"
 #include "kgate/results/detectable.hpp"
 #include "kgate/base/random.hpp"
+#include "kgate/base/text.hpp"
 #include "kgate/results/roofline.hpp"
 
 namespace kgate::bench {
@@ -24,12 +25,6 @@ class StepUnavailable : public UnsupportedShape {
  public:
   using UnsupportedShape::UnsupportedShape;
 };
-
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-  std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : separator) + item;
-  return out;
-}
 
 const Family& family_of(const Registry& registry, const std::string& name) {
   const Family* family = registry.find_family(name);

@@ -8,17 +8,12 @@
 #include <utility>
 
 #include "cupti_check.hpp"
+#include "kgate/base/text.hpp"
 #include "kgate/measure/cupti_support.hpp"
 #include "kgate/measure/device.hpp"
 
 namespace kgate::cupti {
 namespace {
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
 
 CUptiResult add_metrics(const HostObject& host, std::vector<const char*> names) {
   auto params = KGATE_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
@@ -72,7 +67,7 @@ void require_supported_device(CUdevice device) {
     if (level == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED) reasons.push_back(std::string(aspect) + " not supported");
     if (level == CUPTI_PROFILER_CONFIGURATION_DISABLED) reasons.push_back(std::string(aspect) + " disabled");
   }
-  throw ProfilerError("the CUPTI range profiler does not support this device (" + join(reasons) + ")");
+  throw ProfilerError("the CUPTI range profiler does not support this device (" + join(reasons, ", ") + ")");
 }
 
 std::string chip_name(CUdevice device) {
@@ -128,7 +123,7 @@ void reject_unknown_metrics(const std::vector<std::string>& metrics, const std::
       check_cupti(result, "cuptiProfilerHostConfigAddMetrics");
   }
   if (!unknown.empty())
-    throw ProfilerError("metrics unknown on " + chip + " or not collectable here: " + join(unknown) +
+    throw ProfilerError("metrics unknown on " + chip + " or not collectable here: " + join(unknown, ", ") +
                         " (a metric needs a rollup such as .sum or .avg, a ratio a suffix such as .pct)");
 }
 
