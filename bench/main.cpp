@@ -339,9 +339,7 @@ int run(int argc, char** argv) {
   std::cerr << "kgate_bench: wall time (s):";
   for (const auto& [key, seconds] : results.context.extra) {
     if (!key.starts_with("wall_s.")) continue;
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f", std::stod(seconds));
-    std::cerr << " " << key.substr(7) << " " << text;
+    std::cerr << " " << key.substr(7) << " " << printf_string("%.1f", std::stod(seconds));
   }
   std::cerr << "\n";
 

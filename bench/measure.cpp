@@ -6,6 +6,7 @@
 
 #include "kgate/results/detectable.hpp"
 #include "kgate/base/random.hpp"
+#include "kgate/base/text.hpp"
 #include "kgate/results/roofline.hpp"
 
 namespace kgate::bench {
@@ -16,11 +17,7 @@ namespace {
 // timing phase, the GEMV shapes alone ~1 s each). The correctness suite covers small shapes.
 constexpr std::size_t kMaxCheckedBytes = std::size_t(16) << 20;
 
-std::string gib(double bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f GiB", bytes / double(1ull << 30));
-  return text;
-}
+std::string gib(double bytes) { return printf_string("%.1f GiB", bytes / double(1ull << 30)); }
 
 }  // namespace
 

@@ -4,23 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string_view>
 
 #include "kgate/base/escape.hpp"
+#include "kgate/base/text.hpp"
 
 namespace kgate::cli {
-namespace {
-
-std::string format_bound(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", value);
-  return text;
-}
-
-}  // namespace
 
 Args::Args(const std::vector<std::string>& arguments, const OptionSpec& spec) {
   bool options_ended = false;
@@ -73,7 +64,7 @@ double Args::number(const std::string& name, double fallback, double low, double
   char* end = nullptr;
   const double parsed = std::strtod(text->c_str(), &end);
   if (end == text->c_str() || *end != '\0' || !std::isfinite(parsed) || parsed < low || parsed > high)
-    throw UsageError(name + ": expected a number in [" + format_bound(low) + ", " + format_bound(high) + "], got '" +
+    throw UsageError(name + ": expected a number in [" + printf_string("%g", low) + ", " + printf_string("%g", high) + "], got '" +
                      *text + "'");
   return parsed;
 }

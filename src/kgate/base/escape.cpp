@@ -1,7 +1,8 @@
 #include "kgate/base/escape.hpp"
 
 #include <algorithm>
-#include <cstdio>
+
+#include "kgate/base/text.hpp"
 
 namespace kgate {
 namespace {
@@ -36,12 +37,6 @@ bool is_hidden(char32_t c) {
          c == 0xFFFF;
 }
 
-std::string hex_escape(const char* format, unsigned value) {
-  char text[16];
-  std::snprintf(text, sizeof text, format, value);
-  return text;
-}
-
 // `text` as valid UTF-8 with every hidden character shown as an escape, except the ASCII controls
 // in `kept`: \t, \n and \r by name, other ASCII controls as \xNN, the others as \uNNNN, and each
 // byte outside well-formed UTF-8 as \xNN.
@@ -52,7 +47,7 @@ std::string visible(std::string_view text, std::string_view kept) {
     char32_t c = 0;
     const std::size_t length = utf8_sequence(text.substr(i), c);
     if (length == 0) {
-      out += hex_escape("\\x%02x", static_cast<unsigned char>(text[i]));
+      out += printf_string("\\x%02x", static_cast<unsigned char>(text[i]));
       ++i;
       continue;
     }
@@ -61,7 +56,7 @@ std::string visible(std::string_view text, std::string_view kept) {
     else if (c == '\t' || c == '\n' || c == '\r')
       out += c == '\t' ? "\\t" : c == '\n' ? "\\n" : "\\r";
     else
-      out += hex_escape(c < 0x80 ? "\\x%02x" : "\\u%04x", static_cast<unsigned>(c));
+      out += c < 0x80 ? printf_string("\\x%02x", static_cast<unsigned>(c)) : printf_string("\\u%04x", static_cast<unsigned>(c));
     i += length;
   }
   return out;

@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <string_view>
+
+#include "kgate/base/text.hpp"
 
 namespace kgate {
 namespace {
@@ -25,17 +26,12 @@ constexpr AsciiGlyph kAsciiGlyphs[] = {{"×", "x"},   {"µ", "u"},   {"−", "-"
 std::string significant(double value, int digits) {
   if (!std::isfinite(value)) return "-";
   if (value == 0) return "0";
-  char text[64];
-  if (std::fabs(value) >= std::pow(10.0, digits)) {  // 1979, not 1980: whole numbers keep their digits
-    std::snprintf(text, sizeof text, "%.0f", value);
-    return text;
-  }
+  // 1979, not 1980: whole numbers keep their digits.
+  if (std::fabs(value) >= std::pow(10.0, digits)) return printf_string("%.0f", value);
   // Round first, so 9.996 counts as 10.0 and gets one decimal fewer.
-  std::snprintf(text, sizeof text, "%.*e", digits - 1, value);
-  const double rounded = std::strtod(text, nullptr);
+  const double rounded = std::strtod(printf_string("%.*e", digits - 1, value).c_str(), nullptr);
   const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(rounded))));
-  std::snprintf(text, sizeof text, "%.*f", std::max(digits - 1 - magnitude, 0), rounded);
-  return text;
+  return printf_string("%.*f", std::max(digits - 1 - magnitude, 0), rounded);
 }
 
 std::string_view minus(Glyphs glyphs) { return glyphs == Glyphs::ascii ? "-" : "−"; }
@@ -125,9 +121,7 @@ std::string format_flops(double flops_per_s) {
 
 std::string format_mhz(double mhz) {
   if (!(mhz > 0) || !std::isfinite(mhz)) return "-";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.0f MHz", mhz);
-  return text;
+  return printf_string("%.0f MHz", mhz);
 }
 
 std::string format_cuda_version(int version) {

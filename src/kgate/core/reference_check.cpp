@@ -2,11 +2,11 @@
 
 #include <bit>
 #include <cmath>
-#include <cstdio>
 #include <functional>
 #include <stdexcept>
 
 #include "kgate/base/random.hpp"
+#include "kgate/base/text.hpp"
 #include "kgate/core/host_values.hpp"
 #include "kgate/core/problem.hpp"
 
@@ -26,11 +26,7 @@ bool read_only(Access access) { return access == Access::input; }
 // How many values ProblemInstance hands the reference: none for scratch, which only variants use.
 std::size_t host_count(const TensorSpec& spec) { return computed(spec.access) || read_only(spec.access) ? spec.count : 0; }
 
-std::string number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.9g", value);
-  return text;
-}
+std::string number(double value) { return printf_string("%.9g", value); }
 
 HostTensors draw_inputs(const std::vector<TensorSpec>& specs, std::uint64_t seed) {
   HostTensors inputs(specs.size());

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "kgate/base/escape.hpp"
 #include "kgate/base/text.hpp"
@@ -261,10 +260,8 @@ std::string report_to_junit(const ComparisonReport& report) {
   out += "    </properties>\n";
   for (const BenchmarkComparison& row : report.benchmarks) {
     // JUnit's time attribute is seconds as a plain decimal number, not a figure for a reader.
-    char seconds[32];
-    std::snprintf(seconds, sizeof seconds, "%.9f", row.new_median_s);
     out += "    <testcase classname=\"" + xml_escape(row.family.empty() ? "kgate" : row.family) + "\" name=\"" +
-           xml_escape(row.name) + "\" time=\"" + seconds + "\"";
+           xml_escape(row.name) + "\" time=\"" + printf_string("%.9f", row.new_median_s) + "\"";
     const std::string description = xml_escape(describe_for_junit(row));
     if (row.fails_gate()) {
       const char* type = row.verdict == Verdict::slower ? "regression" : "failed";

@@ -2,17 +2,16 @@
 
 #include <cuda_runtime.h>
 
-#include <cstdio>
 #include <string>
+
+#include "kgate/base/text.hpp"
 
 namespace kgate {
 
 static std::string format_uuid(const cudaUUID_t& uuid) {
   std::string out = "GPU-";
-  char byte[3];
   for (int i = 0; i < 16; ++i) {
-    std::snprintf(byte, sizeof byte, "%02x", static_cast<unsigned char>(uuid.bytes[i]));
-    out += byte;
+    out += printf_string("%02x", static_cast<unsigned char>(uuid.bytes[i]));
     if (i == 3 || i == 5 || i == 7 || i == 9) out += '-';
   }
   return out;

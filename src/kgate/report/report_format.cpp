@@ -2,19 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+
+#include "kgate/base/text.hpp"
 
 namespace kgate::report {
 namespace {
 
 constexpr std::size_t kMaxTemplateArguments = 24;  // longer argument lists become <…>
 constexpr std::size_t kMaxShortName = 48;
-
-std::string printf_string(const char* format, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, format, value);
-  return text;
-}
 
 std::string with_unit(double value, const char* unit) { return sig3(value) + " " + unit; }
 

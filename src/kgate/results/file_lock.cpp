@@ -7,10 +7,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <thread>
 
+#include "kgate/base/text.hpp"
 #include "kgate/results/file_io.hpp"
 #include "kgate/results/provenance.hpp"
 #include "kgate/results/results_io.hpp"
@@ -44,9 +44,7 @@ std::string this_holder(const std::string& purpose) {
 }
 
 std::string seconds_text(std::chrono::milliseconds duration) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g s", std::chrono::duration<double>(duration).count());
-  return text;
+  return printf_string("%g s", std::chrono::duration<double>(duration).count());
 }
 
 }  // namespace
