@@ -15,6 +15,7 @@
 #include "kgate/results/results_io.hpp"
 #include "normal_deviates.hpp"
 #include "synthetic_results.hpp"
+#include "thrown.hpp"
 
 namespace kgate {
 namespace {
@@ -252,12 +253,7 @@ TEST(HistoryIdentity, WhatAFileLacksComesFromTheOptionsAndMustNotContradictIt) {
   plain.context.gpu_name.clear();
   plain.context.git_commit.clear();
   const auto refusal = [](RunResults run, const RunIdentity& given) {
-    try {
-      complete_identity(run, "run.json", given);
-    } catch (const ResultsError& e) {
-      return std::string(e.what());
-    }
-    return std::string();
+    return testing_support::message_thrown<ResultsError>([&] { complete_identity(run, "run.json", given); });
   };
   EXPECT_EQ(refusal(plain, {}), "run.json: does not say which GPU it ran on (plain Google Benchmark JSON does not): give --gpu NAME");
   EXPECT_NE(refusal(plain, {.gpu = "NVIDIA H200"}).find("records no commit"), std::string::npos);

@@ -8,6 +8,7 @@
 
 #include "kgate/results/results_io.hpp"
 #include "tests/synthetic_results.hpp"
+#include "tests/thrown.hpp"
 
 namespace {
 
@@ -28,12 +29,7 @@ std::string write_shard(const syn::TempDir& dir, const std::string& name, const 
 }
 
 std::string refusal(const std::vector<std::string>& paths, bool partial = false) {
-  try {
-    kgate::merge_results_files(paths, partial);
-  } catch (const kgate::ResultsError& e) {
-    return e.what();
-  }
-  return "";
+  return kgate::testing_support::message_thrown<kgate::ResultsError>([&] { kgate::merge_results_files(paths, partial); });
 }
 
 TEST(Merge, ShardsBecomeOneRunThatSaysWhereEachBenchmarkRan) {

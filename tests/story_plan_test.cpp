@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "kgate/results/results_io.hpp"
+#include "tests/thrown.hpp"
 
 namespace {
 
@@ -18,12 +19,7 @@ const std::string kFixture = std::string(KGATE_TEST_DATA_DIR) + "/synthetic-stor
 
 // The message of the std::invalid_argument that planning `request` throws; empty when it plans.
 std::string refusal(const story::StoryRequest& request) {
-  try {
-    story::plan_story(request, true);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
+  return kgate::testing_support::message_thrown<std::invalid_argument>([&] { story::plan_story(request, true); });
 }
 
 TEST(StoryPlan, TheToldPointIsTheDefaultWithTheParametersGiven) {
