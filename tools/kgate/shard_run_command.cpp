@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <regex>
 #include <sstream>
@@ -132,6 +133,80 @@ std::string suite_of(const std::string& bench) {
   return file.ends_with("_bench") ? file.substr(0, file.size() - 6) : file;
 }
 
+// One shard-run's processes: shard s of `count` runs as `bench --kgate_shard=s/count` on one GPU,
+// its results in DIR/shard-<s>-of-<count>.json and its log in DIR/shard-<s>.log.
+struct ShardJob {
+  std::string bench;
+  std::size_t count = 1;
+  std::string durations;  // a results file to balance the shards by; empty: by count
+  fs::path dir;
+  Arguments bench_flags;
+
+  std::string results(std::size_t s) const {
+    return (dir / ("shard-" + std::to_string(s) + "-of-" + std::to_string(count) + ".json")).string();
+  }
+  std::string log(std::size_t s) const { return (dir / ("shard-" + std::to_string(s) + ".log")).string(); }
+};
+
+// Runs the selected shards on every GPU at once, each GPU its share one after the other (slot,
+// slot + GPUs, ... of the selection); returns each shard's exit status (127: it could not run).
+std::map<std::size_t, int> run_shards(const ShardJob& job, const std::vector<std::size_t>& selected, const std::vector<Gpu>& gpus, Io& io) {
+  // Without CUDA_VISIBLE_DEVICES the GPUs are nvidia-smi's indices, which CUDA numbers the same way
+  // only in PCI bus order.
+  const bool order_by_bus = std::getenv("CUDA_VISIBLE_DEVICES") == nullptr;
+  std::map<std::size_t, int> statuses;
+  for (const std::size_t s : selected) statuses[s] = 0;  // every entry made here: the threads only assign
+  std::mutex printing;
+  const auto run_on_gpu = [&](std::size_t slot) {
+    for (std::size_t k = slot; k < selected.size(); k += gpus.size()) {
+      const std::size_t s = selected[k];
+      Arguments argv = {job.bench, "--kgate_shard=" + std::to_string(s) + "/" + std::to_string(job.count)};
+      if (!job.durations.empty()) argv.push_back("--kgate_shard_durations=" + job.durations);
+      argv.push_back("--kgate_out=" + job.results(s));
+      argv.insert(argv.end(), job.bench_flags.begin(), job.bench_flags.end());
+      ProcessSetup setup{.directory = "", .environment = {"CUDA_VISIBLE_DEVICES=" + gpus[slot].id}};
+      if (order_by_bus) setup.environment.push_back("CUDA_DEVICE_ORDER=PCI_BUS_ID");
+      const auto started = std::chrono::steady_clock::now();
+      int status = 0;
+      try {
+        status = run_process(argv, job.log(s), job.log(s), setup);
+      } catch (const std::exception& e) {  // a thread must not throw: the shard counts as not run
+        std::ofstream(job.log(s)) << e.what() << "\n";
+        status = 127;
+      }
+      const std::lock_guard lock(printing);
+      statuses[s] = status;
+      io.out << "kgate shard-run: shard " << s << "/" << job.count << " on GPU " << gpus[slot].id << " (" << gpus[slot].description
+             << "): exit " << status << " after " << seconds_since(started) << "\n"
+             << std::flush;
+    }
+  };
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<std::thread> slots;
+  for (std::size_t slot = 0; slot < gpus.size() && slot < selected.size(); ++slot) slots.emplace_back(run_on_gpu, slot);
+  for (std::thread& t : slots) t.join();
+  io.out << "kgate shard-run: all shards done in " << seconds_since(started) << " wall\n";
+  return statuses;
+}
+
+// The exit status of the shards together: 2 when one did not run or wrote no results (the end of
+// its log shown), else 1 when one recorded a failed benchmark (kgate_bench's exit 1), else 0.
+int judge_shards(const ShardJob& job, const std::vector<std::size_t>& selected, const std::map<std::size_t, int>& statuses, Io& io) {
+  int result = kExitOk;
+  for (const std::size_t s : selected) {
+    const int status = statuses.at(s);
+    if (!fs::exists(job.results(s)) || (status != 0 && status != 1)) {
+      io.err << "kgate shard-run: shard " << s << "/" << job.count << " failed (exit " << status << "); the end of " << job.log(s) << ":\n"
+             << last_lines(job.log(s), 15);
+      result = kExitUsage;
+    } else if (status == 1) {
+      io.err << "kgate shard-run: shard " << s << "/" << job.count << " recorded a failed benchmark (see " << job.log(s) << ")\n";
+      if (result == kExitOk) result = kExitGate;
+    }
+  }
+  return result;
+}
+
 }  // namespace
 
 int run_shard_run(const Arguments& arguments, Io& io) {
@@ -166,60 +241,11 @@ int run_shard_run(const Arguments& arguments, Io& io) {
   io.out << "kgate shard-run: " << selected.size() << " of " << shards << " shard(s) on " << gpus.size() << " GPU(s), balanced by "
          << (durations.empty() ? "count" : durations) << "; results in " << out_dir.string() << "\n";
 
-  // Without CUDA_VISIBLE_DEVICES the GPUs are nvidia-smi's indices, which CUDA numbers the same way
-  // only in PCI bus order.
-  const bool order_by_bus = std::getenv("CUDA_VISIBLE_DEVICES") == nullptr;
-  const auto shard_file = [&](std::size_t s) {
-    return (out_dir / ("shard-" + std::to_string(s) + "-of-" + std::to_string(shards) + ".json")).string();
-  };
-  const auto shard_log = [&](std::size_t s) { return (out_dir / ("shard-" + std::to_string(s) + ".log")).string(); };
-  std::vector<int> statuses(shards, 0);
-  std::mutex printing;
-  // The shards of GPU slot `slot`, one after the other: slot, slot + GPUs, ... of the selection.
-  const auto run_on_gpu = [&](std::size_t slot) {
-    for (std::size_t k = slot; k < selected.size(); k += gpus.size()) {
-      const std::size_t s = selected[k];
-      Arguments argv = {bench, "--kgate_shard=" + std::to_string(s) + "/" + std::to_string(shards)};
-      if (!durations.empty()) argv.push_back("--kgate_shard_durations=" + durations);
-      argv.push_back("--kgate_out=" + shard_file(s));
-      argv.insert(argv.end(), bench_flags.begin(), bench_flags.end());
-      ProcessSetup setup{.directory = "", .environment = {"CUDA_VISIBLE_DEVICES=" + gpus[slot].id}};
-      if (order_by_bus) setup.environment.push_back("CUDA_DEVICE_ORDER=PCI_BUS_ID");
-      const auto started = std::chrono::steady_clock::now();
-      int status = 0;
-      try {
-        status = run_process(argv, shard_log(s), shard_log(s), setup);
-      } catch (const std::exception& e) {  // a thread must not throw: the shard counts as not run
-        std::ofstream(shard_log(s)) << e.what() << "\n";
-        status = 127;
-      }
-      statuses[s] = status;
-      const std::lock_guard lock(printing);
-      io.out << "kgate shard-run: shard " << s << "/" << shards << " on GPU " << gpus[slot].id << " (" << gpus[slot].description
-             << "): exit " << status << " after " << seconds_since(started) << "\n"
-             << std::flush;
-    }
-  };
-  const auto started = std::chrono::steady_clock::now();
-  std::vector<std::thread> slots;
-  for (std::size_t slot = 0; slot < gpus.size() && slot < selected.size(); ++slot) slots.emplace_back(run_on_gpu, slot);
-  for (std::thread& t : slots) t.join();
-  io.out << "kgate shard-run: all shards done in " << seconds_since(started) << " wall\n";
-
-  int result = kExitOk;
-  Arguments merge_args;
-  for (const std::size_t s : selected) {
-    if (!fs::exists(shard_file(s)) || (statuses[s] != 0 && statuses[s] != 1)) {
-      io.err << "kgate shard-run: shard " << s << "/" << shards << " failed (exit " << statuses[s] << "); the end of " << shard_log(s)
-             << ":\n" << last_lines(shard_log(s), 15);
-      result = kExitUsage;
-    } else if (statuses[s] == 1) {
-      io.err << "kgate shard-run: shard " << s << "/" << shards << " recorded a failed benchmark (see " << shard_log(s) << ")\n";
-      if (result == kExitOk) result = kExitGate;
-    }
-    merge_args.push_back(shard_file(s));
-  }
+  const ShardJob job{.bench = bench, .count = shards, .durations = durations, .dir = out_dir, .bench_flags = bench_flags};
+  const int result = judge_shards(job, selected, run_shards(job, selected, gpus, io), io);
   if (result == kExitUsage) return result;
+  Arguments merge_args;
+  for (const std::size_t shard : selected) merge_args.push_back(job.results(shard));
   if (args.value("--only")) {
     io.out << "kgate shard-run: shard(s) " << *args.value("--only") << " left in " << out_dir.string() << " for kgate merge\n";
     return result;
