@@ -39,8 +39,8 @@ class SyntheticBinaries : public kgate::AbBinaries {
   kgate::RunResults run_round(AbSide side, int round, const std::vector<std::string>& flags) override {
     record(side, flags);
     std::vector<kgate::BenchmarkRecord> records;
-    for (const std::string& name : names[side])
-      records.push_back(syn::benchmark(name, {.median_s = median_s[side], .seed = static_cast<std::uint64_t>(round) * 2 + (side == AbSide::head)}));
+    const std::uint64_t seed = static_cast<std::uint64_t>(round) * 2 + (side == AbSide::head);
+    for (const std::string& name : names[side]) records.push_back(syn::benchmark(name, {.median_s = median_s[side], .seed = seed}));
     return syn::run(records);
   }
   void tell(const std::string& text) override { told.push_back(text); }
@@ -126,7 +126,8 @@ TEST(AbRounds, DifferentListsAreRefusedUnlessCommonOnly) {
   common.common_only = true;
   const kgate::AbOutcome outcome = kgate::run_ab_rounds(common, bins);
   ASSERT_EQ(bins.told.size(), 1u);
-  EXPECT_EQ(bins.told.front().rfind("comparing the 2 benchmarks both builds have; not compared:\nonly in head:\n", 0), 0u) << bins.told.front();
+  EXPECT_EQ(bins.told.front().rfind("comparing the 2 benchmarks both builds have; not compared:\nonly in head:\n", 0), 0u)
+      << bins.told.front();
   EXPECT_NE(bins.calls.back().find("--benchmark_filter=" + kgate::exact_filter({kB, kA})), std::string::npos) << bins.calls.back();
   EXPECT_EQ(outcome.report.notices.back(), "1 benchmark(s) not compared, only in head (new): " + added);
 }

@@ -96,9 +96,11 @@ TEST(Bisect, DescribesEachComparisonAndTheNotes) {
 
 TEST(Bisect, ReadsTheVerdictsOfAComparisonFile) {
   synthetic::TempDir dir;
-  const std::string good = dir.write("ab.json", R"({"benchmarks": [{"name": "a", "verdict": "slower"}, {"name": "b", "verdict": "same"}]})");
+  const std::string good =
+      dir.write("ab.json", R"({"benchmarks": [{"name": "a", "verdict": "slower"}, {"name": "b", "verdict": "same"}]})");
   EXPECT_EQ(read_comparison_verdicts(good), (std::map<std::string, Verdict>{{"a", Verdict::slower}, {"b", Verdict::same}}));
-  const std::string bad = dir.write("bad.json", R"({"benchmarks": [{"name": "a", "verdict": "slower"}, {"name": "b", "verdict": "worse"}]})");
+  const std::string bad =
+      dir.write("bad.json", R"({"benchmarks": [{"name": "a", "verdict": "slower"}, {"name": "b", "verdict": "worse"}]})");
   try {
     read_comparison_verdicts(bad);
     FAIL() << "an unknown verdict was read";

@@ -262,7 +262,8 @@ TEST(HistoryIdentity, WhatAFileLacksComesFromTheOptionsAndMustNotContradictIt) {
   EXPECT_EQ(completed.context.gpu_name, "NVIDIA H200");
   EXPECT_EQ(completed.context.git_commit, "abc1234");
   EXPECT_EQ(completed.context.suite, "mine");
-  EXPECT_EQ(refusal(completed, {.gpu = "NVIDIA H100 80GB HBM3"}), "run.json: ran on NVIDIA H200, not the --gpu given (NVIDIA H100 80GB HBM3)");
+  EXPECT_EQ(refusal(completed, {.gpu = "NVIDIA H100 80GB HBM3"}),
+            "run.json: ran on NVIDIA H200, not the --gpu given (NVIDIA H100 80GB HBM3)");
   EXPECT_EQ(refusal(completed, {.gpu = "nvidia h200", .commit = "abc12"}), "") << "the GPU by slug, the commit by prefix";
 }
 

@@ -60,7 +60,8 @@ TEST(Merge, RefusesAnIncompleteOrMixedSetOfShards) {
   RunResults failed = syn::run({syn::benchmark(kA, {})});
   failed.benchmarks[0].status = kgate::BenchmarkStatus::failed;
   kgate::write_results_file(dir.file("failed.json"), kgate::to_json(failed));
-  EXPECT_EQ(refusal({s0, dir.file("failed.json")}).rfind(dir.file("failed.json") + ": $.benchmarks[0]: duplicate benchmark \"" + kA, 0), 0u);
+  const std::string duplicate = refusal({s0, dir.file("failed.json")});
+  EXPECT_EQ(duplicate.rfind(dir.file("failed.json") + ": $.benchmarks[0]: duplicate benchmark \"" + kA, 0), 0u) << duplicate;
 }
 
 }  // namespace

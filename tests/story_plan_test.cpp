@@ -29,7 +29,8 @@ TEST(StoryPlan, TheToldPointIsTheDefaultWithTheParametersGiven) {
   EXPECT_EQ(plain.told.point.id(), decode.default_point().id());
   EXPECT_EQ(plain.benchmarks, std::vector<std::string>{plain.told.name()}) << "no sweep";
 
-  const story::StoryPlan asked = story::plan_story({.workload = "decode", .chosen = {{"gemv", "cublas"}}, .parameters = {{"batch", 64}}}, false);
+  const story::StoryPlan asked =
+      story::plan_story({.workload = "decode", .chosen = {{"gemv", "cublas"}}, .parameters = {{"batch", 64}}}, false);
   EXPECT_EQ(asked.told.point.at("b"), 64);
   EXPECT_EQ(asked.told.point.at("l"), decode.default_point().at("l"));
   EXPECT_NE(asked.told.name().find("+gemv=cublas"), std::string::npos) << asked.told.name();
@@ -47,9 +48,11 @@ TEST(StoryPlan, TheSweepIsEveryCombinationWithTheToldPointFirst) {
 TEST(StoryPlan, RefusesWhatNoWorkloadHas) {
   EXPECT_EQ(refusal({.workload = "train"}).rfind("unknown workload 'train' (workloads: decode, ", 0), 0u) << refusal({.workload = "train"});
   EXPECT_EQ(refusal({.workload = "decode", .model = "gpt9"}).rfind("unknown model 'gpt9' (models: ", 0), 0u);
-  EXPECT_EQ(refusal({.workload = "decode", .parameters = {{"prompt", 512}}}).rfind("--prompt is not an option of workload decode (its parameters: --", 0),
+  EXPECT_EQ(refusal({.workload = "decode", .parameters = {{"prompt", 512}}})
+                .rfind("--prompt is not an option of workload decode (its parameters: --", 0),
             0u);
-  EXPECT_EQ(refusal({.workload = "decode", .sweeps = {{"prompt", {512}}}}).rfind("--sweep-prompt is not an option of workload decode", 0), 0u);
+  EXPECT_EQ(refusal({.workload = "decode", .sweeps = {{"prompt", {512}}}}).rfind("--sweep-prompt is not an option of workload decode", 0),
+            0u);
   EXPECT_EQ(refusal({.workload = "decode", .chosen = {{"prefill_attention", "naive"}}}),
             "--variant prefill_attention=naive: workload decode runs no prefill_attention kernel");
   EXPECT_EQ(refusal({.workload = "decode"}), "");
@@ -57,7 +60,8 @@ TEST(StoryPlan, RefusesWhatNoWorkloadHas) {
 
 TEST(StoryPlan, KgateBenchMeasuresTheListedWorkloadsIntoTheResultsFile) {
   EXPECT_EQ(story::bench_flags({"workload/a", "workload/b"}, "out/run.json"),
-            (std::vector<std::string>{"--benchmark_filter=^workload/", "--kgate_workloads=workload/a,workload/b", "--kgate_out=out/run.json"}));
+            (std::vector<std::string>{"--benchmark_filter=^workload/", "--kgate_workloads=workload/a,workload/b",
+                                      "--kgate_out=out/run.json"}));
   const std::set<std::string> options = story::parameter_options();
   for (const char* option : {"batch", "context", "prompt"}) EXPECT_TRUE(options.contains(option)) << option;
   const std::string listing = story::registry_listing();
@@ -68,7 +72,8 @@ TEST(StoryPlan, KgateBenchMeasuresTheListedWorkloadsIntoTheResultsFile) {
 TEST(StoryPlan, EachFormatWritesItsFiles) {
   EXPECT_EQ(story::parse_story_format("trace"), story::StoryFormat::trace);
   EXPECT_THROW(story::parse_story_format("pdf"), std::invalid_argument);
-  const kgate::StoryInputs inputs{{kFixture, kgate::read_results_file(kFixture)}, "workload/llama3-8b-decode/b:1/l:4096/bf16", "kgate story decode"};
+  const kgate::StoryInputs inputs{
+      {kFixture, kgate::read_results_file(kFixture)}, "workload/llama3-8b-decode/b:1/l:4096/bf16", "kgate story decode"};
   const auto names = [&](story::StoryFormat format) {
     std::vector<std::string> files;
     for (const auto& [name, text] : story::tell_story(inputs, format).files) {

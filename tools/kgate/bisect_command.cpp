@@ -62,8 +62,8 @@ neighbours, 2 bad input or usage, or a build that failed
 
 int run_bisect(const Arguments& arguments, Io& io) {
   const auto parsed = parse_or_help(arguments,
-                                  {.with_value = {"--good", "--bad", "--filter", "--build-cmd", "--bench", "--work-dir", "--source", "--rounds",
-                                                  "--seed", "--thresholds", "--process-timeout"},
+                                  {.with_value = {"--good", "--bad", "--filter", "--build-cmd", "--bench", "--work-dir", "--source",
+                                                  "--rounds", "--seed", "--thresholds", "--process-timeout"},
                                    .flags = {},
                                    .aliases = {}},
                                   kUsage, io.out);
@@ -87,13 +87,14 @@ int run_bisect(const Arguments& arguments, Io& io) {
   for (const std::string& c : commits) labels.push_back(c.substr(0, 10));
   io.out << "kgate bisect: " << commits.size() << " commits from " << labels.front() << " (good) to " << labels.back()
          << " (bad), benchmarks matching '" << *filter << "'\n";
+  const std::string thresholds = args.value("--thresholds").value_or((checkout.root() / "baselines" / "thresholds.json").string());
   CommitComparisons comparisons(checkout, commits,
                                 {.build = {*build_command, *bench},
                                  .work = work,
                                  .filter = *filter,
                                  .rounds = rounds,
                                  .seed = seed,
-                                 .thresholds = args.value("--thresholds").value_or((checkout.root() / "baselines" / "thresholds.json").string()),
+                                 .thresholds = thresholds,
                                  .process_timeout = args.value("--process-timeout"),
                                  .bench_flags = bench_flags},
                                 io);

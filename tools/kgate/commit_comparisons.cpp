@@ -12,13 +12,14 @@ namespace kgate::cli {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> first_parent_range(const GitCheckout& checkout, const std::string& good_revision, const std::string& bad_revision) {
+std::vector<std::string> first_parent_range(const GitCheckout& checkout, const std::string& good_revision,
+                                            const std::string& bad_revision) {
   const std::string good = checkout.commit(good_revision), bad = checkout.commit(bad_revision);
   if (checkout.git_status({"merge-base", "--is-ancestor", good, bad}) != 0)
     throw UsageError("--good " + good_revision + " is not an ancestor of --bad " + bad_revision);
   std::vector<std::string> commits = {good};
-  for (const std::string& line : split(checkout.git({"rev-list", "--first-parent", "--reverse", "--ancestry-path", good + ".." + bad}), '\n'))
-    commits.push_back(line);
+  const std::string listed = checkout.git({"rev-list", "--first-parent", "--reverse", "--ancestry-path", good + ".." + bad});
+  for (const std::string& line : split(listed, '\n')) commits.push_back(line);
   if (commits.size() < 2) throw UsageError("--good and --bad are the same commit");
   return commits;
 }

@@ -82,8 +82,8 @@ int step(const char* name, int (*command)(const Arguments&, Io&), const Argument
 
 int run_nightly(const Arguments& arguments, Io& io) {
   const auto parsed = parse_or_help(arguments,
-                                    {.with_value = {"--out", "--baseline-dir", "--thresholds", "--history", "--branch", "--remote", "--source",
-                                                    "--work-dir"},
+                                    {.with_value = {"--out", "--baseline-dir", "--thresholds", "--history", "--branch", "--remote",
+                                                    "--source", "--work-dir"},
                                      .flags = {"--push"},
                                      .aliases = {}},
                                     kUsage, io.out);

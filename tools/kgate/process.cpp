@@ -106,9 +106,10 @@ int run_process(const std::vector<std::string>& argv, const std::string& out_pat
                 const ProcessSetup& setup) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  if (!out_path.empty()) posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  constexpr int kCreated = O_WRONLY | O_CREAT | O_TRUNC;
+  if (!out_path.empty()) posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(), kCreated, 0644);
   if (!err_path.empty() && err_path == out_path) posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  else if (!err_path.empty()) posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  else if (!err_path.empty()) posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(), kCreated, 0644);
   // After the opens, so that the output paths are this process's relative paths, not the child's.
   if (!setup.directory.empty()) posix_spawn_file_actions_addchdir_np(&actions, setup.directory.c_str());
   const std::vector<std::string> environment = environment_with(setup.environment);

@@ -175,7 +175,8 @@ int run_story(const Arguments& all_arguments, Io& io) {
       request.sweeps[option] = integer_list("--sweep-" + option, *values);
     }
   }
-  const story::StoryFormat format = refusals_as_usage_errors([&] { return story::parse_story_format(args.value("--format").value_or("all")); });
+  const story::StoryFormat format =
+      refusals_as_usage_errors([&] { return story::parse_story_format(args.value("--format").value_or("all")); });
   const story::StoryPlan plan =
       refusals_as_usage_errors([&] { return story::plan_story(request, !from && !args.flag("--no-sweep"), registry); });
   if (!out_dir && !(from && format == story::StoryFormat::text)) throw UsageError("missing --out DIR");

@@ -20,7 +20,8 @@ std::string list_names(const std::vector<std::string>& names) {
 // "2 benchmark(s) not compared, only in head (new): a, b": the first five of them named.
 std::string not_compared(const std::vector<std::string>& names, const char* where) {
   const std::vector<std::string> named(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(names.size(), 5)));
-  return std::to_string(names.size()) + " benchmark(s) not compared, " + where + ": " + join(named, ", ") + (names.size() > 5 ? ", ..." : "");
+  return std::to_string(names.size()) + " benchmark(s) not compared, " + where + ": " + join(named, ", ") +
+         (names.size() > 5 ? ", ..." : "");
 }
 
 }  // namespace
@@ -69,7 +70,8 @@ AbOutcome run_ab_rounds(const AbPlan& plan, AbBinaries& binaries) {
     run_filter = exact_filter(lists.common);
   }
   if (lists.common.empty())
-    throw std::invalid_argument("no benchmark to compare" + (plan.filter ? " (the filter '" + *plan.filter + "' matches none)" : std::string()));
+    throw std::invalid_argument("no benchmark to compare" +
+                                (plan.filter ? " (the filter '" + *plan.filter + "' matches none)" : std::string()));
 
   // A listing that matches nothing costs no GPU time: whether the binary knows --kgate_processes
   // (builds before it always timed in one process).

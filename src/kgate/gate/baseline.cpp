@@ -115,7 +115,8 @@ BaselineChanges record_in_baseline(RunResults& baseline, const RunResults& run, 
       continue;
     }
     if (never_recorded(r)) {
-      changes.not_recorded.push_back(r.name + " (" + (r.status == BenchmarkStatus::skipped ? "skipped" : unfit_reason(r, run, thresholds)) + ")");
+      const std::string why = r.status == BenchmarkStatus::skipped ? "skipped" : unfit_reason(r, run, thresholds);
+      changes.not_recorded.push_back(r.name + " (" + why + ")");
       continue;
     }
     BenchmarkRecord entry = r;

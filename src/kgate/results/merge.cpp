@@ -126,7 +126,8 @@ MergedRun merge_results_files(const std::vector<std::string>& paths, bool partia
     const std::string& path = paths[f];
     const RunResults shard = read_results_file(path);
     if (!shard.has_kgate_block)
-      throw ResultsError(path + ": $.context.kgate: required field is missing (merge takes kgate results, not plain Google Benchmark JSON)");
+      throw ResultsError(path +
+                         ": $.context.kgate: required field is missing (merge takes kgate results, not plain Google Benchmark JSON)");
     if (f == 0) {
       merged.context = shard.context;
     } else if (shard.context.gpu_name != merged.context.gpu_name) {

@@ -79,7 +79,8 @@ StoryPlan plan_story(const StoryRequest& request, bool sweep, const WorkloadRegi
   const std::vector<WorkloadStep> steps = workload->steps(*model, plan.told.point);
   for (const auto& [family, variant] : request.chosen)
     if (std::none_of(steps.begin(), steps.end(), [&](const WorkloadStep& s) { return s.family == family; }))
-      throw std::invalid_argument("--variant " + family + "=" + variant + ": workload " + workload->name() + " runs no " + family + " kernel");
+      throw std::invalid_argument("--variant " + family + "=" + variant + ": workload " + workload->name() + " runs no " + family +
+                                  " kernel");
 
   plan.benchmarks = {plan.told.name()};
   if (sweep)
