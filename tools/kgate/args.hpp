@@ -19,9 +19,9 @@ class UsageError : public std::runtime_error {
 };
 
 struct OptionSpec {
-  std::set<std::string> with_value;            // e.g. "--json"
-  std::set<std::string> flags;                 // e.g. "--force"
-  std::map<std::string, std::string> aliases;  // e.g. "-o" -> "--output"
+  std::set<std::string> with_value{};            // e.g. "--json"
+  std::set<std::string> flags{};                 // e.g. "--force"
+  std::map<std::string, std::string> aliases{};  // e.g. "-o" -> "--output"
 };
 
 class Args {

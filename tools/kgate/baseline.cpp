@@ -210,9 +210,8 @@ int run_baseline(const Arguments& arguments, Io& io) {
     throw UsageError(action.empty() ? "expected an action: update or show" : "unknown action '" + action + "' (expected update or show)");
   const auto parsed = parse_or_help(Arguments(arguments.begin() + 1, arguments.end()),
                                   action == "update" ? OptionSpec{.with_value = {"--baseline-dir", "--suite", "--lock-timeout"},
-                                                                  .flags = {"--force", "--prune"},
-                                                                  .aliases = {}}
-                                                     : OptionSpec{.with_value = {"--baseline-dir"}, .flags = {}, .aliases = {}},
+                                                                  .flags = {"--force", "--prune"}}
+                                                     : OptionSpec{.with_value = {"--baseline-dir"}},
                                   kUsage, io.out);
   if (!parsed) return kExitOk;
   const Args& args = *parsed;

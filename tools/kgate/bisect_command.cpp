@@ -63,9 +63,7 @@ neighbours, 2 bad input or usage, or a build that failed
 int run_bisect(const Arguments& arguments, Io& io) {
   const auto parsed = parse_or_help(arguments,
                                   {.with_value = {"--good", "--bad", "--filter", "--build-cmd", "--bench", "--work-dir", "--source",
-                                                  "--rounds", "--seed", "--thresholds", "--process-timeout"},
-                                   .flags = {},
-                                   .aliases = {}},
+                                                  "--rounds", "--seed", "--thresholds", "--process-timeout"}},
                                   kUsage, io.out);
   if (!parsed) return kExitOk;
   const Args& args = *parsed;

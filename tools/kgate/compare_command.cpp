@@ -125,7 +125,7 @@ void print_comparison(const Args& args, const ComparisonReport& report, Io& io) 
 }
 
 int run_compare(const Arguments& arguments, Io& io) {
-  OptionSpec spec{.with_value = comparator_value_options(), .flags = comparator_flags(), .aliases = {}};
+  OptionSpec spec{.with_value = comparator_value_options(), .flags = comparator_flags()};
   spec.flags.insert("--allow-env-mismatch");
   spec.with_value.insert({"--baseline-dir", "--suite"});
   const auto parsed = parse_or_help(arguments, spec, std::string(kUsage) + kComparatorUsage + kHelpAndExitStatus, io.out);

@@ -189,9 +189,7 @@ int run_changes(const Args& args, const Operands& operands, const std::string& d
 int run_history(const Arguments& arguments, Io& io) {
   const auto parsed = parse_or_help(arguments,
                                     {.with_value = {"--db", "--gpu", "--commit", "--date", "--suite", "--last", "--filter", "--since",
-                                                    "--json", "--thresholds", "--alpha", "--permutations"},
-                                     .flags = {},
-                                     .aliases = {}},
+                                                    "--json", "--thresholds", "--alpha", "--permutations"}},
                                     kUsage, io.out);
   if (!parsed) return kExitOk;
   const Args& args = *parsed;

@@ -84,8 +84,7 @@ int run_nightly(const Arguments& arguments, Io& io) {
   const auto parsed = parse_or_help(arguments,
                                     {.with_value = {"--out", "--baseline-dir", "--thresholds", "--history", "--branch", "--remote",
                                                     "--source", "--work-dir"},
-                                     .flags = {"--push"},
-                                     .aliases = {}},
+                                     .flags = {"--push"}},
                                     kUsage, io.out);
   if (!parsed) return kExitOk;
   const Args& args = *parsed;

@@ -110,8 +110,7 @@ int run_report(const Arguments& all_arguments, Io& io) {
   const auto parsed = parse_or_help(arguments,
                                     {.with_value = {"--baseline", "--baseline-dir", "--out", "--format", "--thresholds", "--history",
                                                     "--history-last", "--correctness", "--suite", "--link-base"},
-                                     .flags = {"--allow-env-mismatch", "--allow-timer-mismatch"},
-                                     .aliases = {}},
+                                     .flags = {"--allow-env-mismatch", "--allow-timer-mismatch"}},
                                     kUsage, io.out);
   if (!parsed) return kExitOk;
   const Args& args = *parsed;

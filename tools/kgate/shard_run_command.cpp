@@ -211,9 +211,7 @@ int judge_shards(const ShardJob& job, const std::vector<std::size_t>& selected, 
 
 int run_shard_run(const Arguments& arguments, Io& io) {
   const OptionSpec spec{.with_value = {"--bench", "--gpus", "--shards", "--only", "--durations", "--baseline-dir", "--suite", "--out-dir",
-                                       "--out", "--runs-dir"},
-                        .flags = {},
-                        .aliases = {}};
+                                       "--out", "--runs-dir"}};
   const auto parsed = parse_or_help(arguments, spec, kUsage, io.out);
   if (!parsed) return kExitOk;
   const Args& args = *parsed;

@@ -152,7 +152,7 @@ int run_story(const Arguments& all_arguments, Io& io) {
   Arguments arguments = all_arguments;
   story::StoryRequest request;
   request.chosen = take_variants(arguments);
-  OptionSpec spec{.with_value = {"--model", "--out", "--from", "--bench", "--bench-args", "--format"}, .flags = {"--no-sweep"}, .aliases = {}};
+  OptionSpec spec{.with_value = {"--model", "--out", "--from", "--bench", "--bench-args", "--format"}, .flags = {"--no-sweep"}};
   const std::set<std::string> parameters = story::parameter_options(registry);
   for (const std::string& option : parameters) spec.with_value.insert({"--" + option, "--sweep-" + option});
   const auto parsed = parse_or_help(arguments, spec, kUsage + story::registry_listing(registry), io.out);
