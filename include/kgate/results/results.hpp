@@ -51,6 +51,8 @@ struct RunContext {
 
 enum class BenchmarkStatus { ok, failed, skipped };
 
+std::string to_string(BenchmarkStatus status);  // "ok", "failed", "skipped", as results files write it
+
 // One timing mode's samples (seconds per launch) and how sampling ended.
 struct TimingRecord {
   std::vector<double> samples_s;  // seconds per launch (hot: each replay's time / launches_per_sample)

@@ -40,8 +40,6 @@ RunResults read_results_file(const std::string& path);
 // Throws ResultsError when the directory cannot be written.
 void write_results_file(const std::string& path, const nlohmann::json& doc);
 
-std::string to_string(BenchmarkStatus status);
-
 // One kernel record as the results file holds it (a benchmark's "kernels" entries).
 nlohmann::json kernel_to_json(const KernelRecord& kernel);
 

@@ -2,11 +2,12 @@
 // Reading a results document with a JSON path (private to the results module): every accessor
 // knows where its value sits, so every error is one line naming the file and the path
 // ("run.json: $.benchmarks[3].real_time: ..."), and every number meets value_rules.hpp. Used by
-// results_io.cpp (kgate blocks), gbench_rows.cpp (plain Google Benchmark rows) and
-// nvbench_results.cpp.
+// the kgate blocks (kgate_blocks.hpp), gbench_document.cpp, gbench_rows.cpp (plain Google
+// Benchmark rows) and nvbench_results.cpp.
 #include <cctype>
 #include <climits>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -167,6 +168,14 @@ inline void read_count(const Node& parent, const std::string& key, long long& ou
 }
 inline void read_count(const Node& parent, const std::string& key, int& out) {
   if (auto node = parent.find(key)) out = static_cast<int>(node->integer(0, INT_MAX));
+}
+
+// An object of strings (a context's extra entries, a baseline entry's provenance).
+inline std::map<std::string, std::string> string_map(const Node& node) {
+  node.object();
+  std::map<std::string, std::string> out;
+  for (const auto& [key, value] : node.value().items()) out[key] = node.child_path(key, value).string();
+  return out;
 }
 
 }  // namespace kgate::json_node

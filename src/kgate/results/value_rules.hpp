@@ -10,7 +10,7 @@
 
 namespace kgate::value_rules {
 
-// Samples are stored as floats (results_io.cpp), each as the shortest text that reads back as the
+// Samples are stored as floats (benchmark_block.cpp), each as the shortest text that reads back as the
 // same float: a time is checked as the float it is stored as, so that it is taken again once written
 // and read (1e300 would be written as null, 5e-324 as 0). 1e-12 s is below any timer's resolution;
 // 1e6 s (11.6 days) is above any benchmark's run.
