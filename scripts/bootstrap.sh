@@ -56,6 +56,8 @@ if ((!minimal)); then
   need python3-jsonschema "/usr/lib/python3/dist-packages/jsonschema"
   # The hostile-input suite renders kgate's Markdown with GitHub's own cmark-gfm.
   need python3-cmarkgfm "/usr/lib/python3/dist-packages/cmarkgfm"
+  # The layout check (scripts/format.sh --check) needs clang-format 14 exactly: others differ.
+  need clang-format-14 /usr/bin/clang-format-14
 fi
 
 if ((${#missing[@]})); then
