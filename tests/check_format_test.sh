@@ -42,12 +42,14 @@ if ! said=$("$format" --check "$repo" 2>&1); then
   echo "FAIL: the check fails after scripts/format.sh: $said"
   status=1
 fi
-if ! grep -qx '  for (int i = 0; i < 4; ++i) y\[i\] = 0;' "$repo/kernels/planted.cu" || ! grep -qx '#pragma unroll' "$repo/kernels/planted.cu"; then
+planted=$repo/kernels/planted.cu
+if ! grep -qx '  for (int i = 0; i < 4; ++i) y\[i\] = 0;' "$planted" || ! grep -qx '#pragma unroll' "$planted"; then
   echo "FAIL: scripts/format.sh did not lay out kernels/planted.cu as expected:"
-  cat "$repo/kernels/planted.cu"
+  cat "$planted"
   status=1
 fi
-if ! cmp -s "$repo/third_party/vendored.h" "$repo/vendored.h.before" || [[ $(<"$repo/untracked.cpp") != 'int  untracked( ) {return 0;}' ]]; then
+if ! cmp -s "$repo/third_party/vendored.h" "$repo/vendored.h.before" ||
+   [[ $(<"$repo/untracked.cpp") != 'int  untracked( ) {return 0;}' ]]; then
   echo "FAIL: scripts/format.sh changed third_party/ or an untracked file"
   status=1
 fi
