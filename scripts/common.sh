@@ -11,6 +11,24 @@ kgate_build() {
   (cd "$KGATE_ROOT" && cmake --preset "$preset" >/dev/null && cmake --build --preset "$preset")
 }
 
+# kgate_path_without_cuda DIR: PATH without nvcc, to build as on a machine without the CUDA Toolkit:
+# CUDA's own folders dropped; a folder that also holds other tools (an nvcc wrapper in
+# /usr/local/bin) replaced by a folder of links, made in DIR, to everything in it but nvcc.
+kgate_path_without_cuda() {
+  local nowhere=$1 without_cuda="" dir mirror tool
+  while IFS= read -r dir; do
+    [[ -z $dir || $dir == *cuda* ]] && continue
+    if [[ -e $dir/nvcc ]]; then
+      mirror="$nowhere/path$(( ${#without_cuda} ))"
+      mkdir -p "$mirror"
+      for tool in "$dir"/*; do [[ $(basename "$tool") == nvcc* ]] || ln -sf "$tool" "$mirror/"; done
+      dir=$mirror
+    fi
+    without_cuda+="${without_cuda:+:}$dir"
+  done < <(tr ':' '\n' <<<"$PATH")
+  echo "$without_cuda"
+}
+
 # True when the driver sees at least one GPU.
 kgate_has_gpu() {
   command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU '

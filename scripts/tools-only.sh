@@ -7,21 +7,9 @@
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 build=${1:-$KGATE_ROOT/build-tools-only}
-# PATH without nvcc: CUDA's own folders dropped; a folder that also holds other tools (an nvcc
-# wrapper in /usr/local/bin) replaced by a folder of links to everything in it but nvcc.
 nowhere=$(mktemp -d "${TMPDIR:-/tmp}/kgate-no-cuda.XXXXXX")
 trap 'rm -rf "$nowhere"' EXIT
-without_cuda=""
-while IFS= read -r dir; do
-  [[ -z $dir || $dir == *cuda* ]] && continue
-  if [[ -e $dir/nvcc ]]; then
-    mirror="$nowhere/path$(( ${#without_cuda} ))"
-    mkdir -p "$mirror"
-    for tool in "$dir"/*; do [[ $(basename "$tool") == nvcc* ]] || ln -sf "$tool" "$mirror/"; done
-    dir=$mirror
-  fi
-  without_cuda+="${without_cuda:+:}$dir"
-done < <(tr ':' '\n' <<<"$PATH")
+without_cuda=$(kgate_path_without_cuda "$nowhere")
 env -u CUDACXX -u CUDA_PATH -u CUDA_HOME PATH="$without_cuda" bash -c '
   set -euo pipefail
   if command -v nvcc >/dev/null; then echo "tools-only: nvcc is still on PATH ($(command -v nvcc))"; exit 1; fi
