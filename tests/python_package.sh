@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The Python package as a user installs it (docs/python.md): `pip install .` from the repository's
+# root into a fresh virtual environment, timed; then the `kgate` command line found on the
+# environment's PATH, `import kgate`, and the project's version (project(kgate VERSION ...) in the
+# root CMakeLists.txt) said alike by `kgate --version`, kgate.__version__ and the package's metadata.
+# With the CUDA Toolkit the engine (kgate._engine) must be built and load, and kgate.device() names
+# the GPU or, without one, raises kgate.EngineUnavailable with the device probe's reason.
+# --without-cuda installs as on a machine without the toolkit (no nvcc on PATH, CUDA's folders
+# ignored) and checks that the package has the command line, no engine, and that kgate.device()
+# raises EngineUnavailable saying no CUDA compiler was found when it was built.
+# Usage: tests/python_package.sh [--without-cuda] [--wheels DIR] [WORK_DIR]
+#   --wheels DIR  install offline, the build requirements (scikit-build-core, nanobind and theirs)
+#                 taken from DIR: pip install --no-index --find-links DIR . (as on a GPU machine
+#                 without network)
+#   WORK_DIR      where the virtual environment goes (default: a temporary directory, removed afterwards)
+# The build runs CMAKE_BUILD_PARALLEL_LEVEL jobs (default 2).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/common.sh"
+fail() {
+  echo "python_package: $*" >&2
+  exit 1
+}
+usage="usage: tests/python_package.sh [--without-cuda] [--wheels DIR] [WORK_DIR]"
+cuda=yes
+pip_sources=()
+while (($#)); do
+  case $1 in
+    --without-cuda) cuda=no ;;
+    --wheels) (($# >= 2)) || { echo "$usage" >&2; exit 2; }; pip_sources=(--no-index --find-links "$(cd "$2" && pwd)"); shift ;;
+    -h|--help) echo "$usage"; exit 0 ;;
+    -*) echo "$usage" >&2; exit 2 ;;
+    *) break ;;
+  esac
+  shift
+done
+if (($# == 1)); then
+  work=$1
+  mkdir -p "$work"
+else
+  work=$(mktemp -d "${TMPDIR:-/tmp}/kgate-python.XXXXXX")
+  trap 'rm -rf "$work"' EXIT
+fi
+work=$(cd "$work" && pwd)
+venv=$work/venv
+rm -rf "$venv"
+python3 -m venv "$venv"
+
+# Without CUDA: no nvcc on PATH, and CMake told to ignore /usr/local/cuda/bin, where the package's
+# build would otherwise find the toolkit (python/tools_only_without_cuda.cmake).
+install_env=(env CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}")
+if [[ $cuda == no ]]; then
+  mkdir -p "$work/no-cuda"
+  install_env=(env -u CUDACXX -u CUDA_PATH -u CUDA_HOME "${install_env[@]:1}"
+               PATH="$(kgate_path_without_cuda "$work/no-cuda")"
+               CMAKE_ARGS="${CMAKE_ARGS:+$CMAKE_ARGS }-DCMAKE_IGNORE_PATH=/usr/local/cuda/bin")
+fi
+log=$work/install.log
+start=$(date +%s)
+if ! (cd "$KGATE_ROOT" && "${install_env[@]}" "$venv/bin/pip" install -v --no-cache-dir "${pip_sources[@]}" . >"$log" 2>&1); then
+  tail -n 40 "$log" >&2
+  fail "pip install . failed (log: $log)"
+fi
+seconds=$(($(date +%s) - start))
+steps=$(grep -c '^  \[[0-9]*/[0-9]*\]' "$log" || true)
+echo "python_package: pip install . (CUDA: $cuda) took ${seconds} s on $(nproc) cores, $steps build steps"
+
+version=$(sed -n 's/^ *project(kgate VERSION \([0-9.]*\) .*/\1/p' "$KGATE_ROOT/CMakeLists.txt" | head -n 1)
+[[ -n $version ]] || fail "no project(kgate VERSION ...) in CMakeLists.txt"
+# The command line as the environment's users meet it: on PATH once the environment is active.
+found=$(PATH="$venv/bin:$PATH" command -v kgate)
+[[ $found == "$venv/bin/kgate" ]] || fail "kgate on the environment's PATH is '$found', not $venv/bin/kgate"
+said=$("$venv/bin/kgate" --version)
+[[ $said == "kgate $version "* ]] || fail "the environment's kgate says '$said', not $version"
+"$venv/bin/kgate" compare --help >/dev/null || fail "kgate compare --help failed"
+
+(cd "$work" && "$venv/bin/python" - "$version" "$cuda" <<'EOF') || fail "the kgate package's checks failed"
+import importlib.metadata
+import sys
+
+import kgate
+
+version, cuda = sys.argv[1:]
+assert kgate.__version__ == version, f"kgate.__version__ is {kgate.__version__!r}, not {version!r}"
+metadata = importlib.metadata.version("kgate")
+assert metadata == version, f"the package's metadata says {metadata!r}, not {version!r}"
+assert kgate._build.ENGINE_BUILT == (cuda == "yes"), f"ENGINE_BUILT is {kgate._build.ENGINE_BUILT} with CUDA {cuda}"
+try:
+    print(f"python_package: kgate.device() is {kgate.device()!r}")
+except kgate.EngineUnavailable as error:
+    expected = "no usable GPU: " if cuda == "yes" else "kgate's measurement engine is not installed: no CUDA compiler"
+    assert str(error).startswith(expected), f"EngineUnavailable says {str(error)!r}, not {expected!r}..."
+    print(f"python_package: kgate.device() raises kgate.EngineUnavailable: {error}")
+if cuda == "yes":
+    import kgate._engine  # noqa: F401  (built, and loads: its CUDA libraries are found)
+print(f"python_package: kgate {kgate.__version__} imports; `kgate --version` and the metadata agree")
+EOF
