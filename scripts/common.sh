@@ -29,6 +29,19 @@ kgate_path_without_cuda() {
   echo "$without_cuda"
 }
 
+# kgate_work_dir NAME [DIR]: sets work to DIR, made if missing, or without one to a new temporary
+# directory kgate-NAME.XXXXXX, removed when the script exits; an absolute path either way.
+kgate_work_dir() {
+  if (($# == 2)); then
+    work=$2
+    mkdir -p "$work"
+  else
+    work=$(mktemp -d "${TMPDIR:-/tmp}/kgate-$1.XXXXXX")
+    trap 'rm -rf "$work"' EXIT
+  fi
+  work=$(cd "$work" && pwd)
+}
+
 # True when the driver sees at least one GPU.
 kgate_has_gpu() {
   command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU '

@@ -33,14 +33,7 @@ while (($#)); do
   esac
   shift
 done
-if (($# == 1)); then
-  work=$1
-  mkdir -p "$work"
-else
-  work=$(mktemp -d "${TMPDIR:-/tmp}/kgate-python.XXXXXX")
-  trap 'rm -rf "$work"' EXIT
-fi
-work=$(cd "$work" && pwd)
+kgate_work_dir python "$@"
 venv=$work/venv
 rm -rf "$venv"
 python3 -m venv "$venv"

@@ -13,14 +13,8 @@ fail() {
   echo "readme_install: $*" >&2
   exit 1
 }
-if (($# == 1)); then
-  work=$1
-  mkdir -p "$work"
-else
-  work=$(mktemp -d "${TMPDIR:-/tmp}/kgate-readme.XXXXXX")
-  trap 'rm -rf "$work"' EXIT
-fi
-work=$(cd "$work" && pwd)
+source "$root/scripts/common.sh"
+kgate_work_dir readme "$@"
 
 awk '
   /^## / { inside = ($0 == "## Using kgate in your repository") }
