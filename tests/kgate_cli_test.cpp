@@ -518,16 +518,18 @@ TEST(KgateCli, MergePeersIntoARun) {
   RunResults peers = syn::run({peer});
   peers.context.calibration = {};
   peers.context.date = "2026-12-01T00:00:00Z";
-  peers.context.extra = {{"peers.torch", "2.11.0"}, {"wall_s.timing", "99"}};
+  peers.context.extra = {{"peers.torch", "2.11.0"}};
+  peers.context.wall_s = {{"timing", 99}, {"startup", 3}};
   RunResults own = two_benchmarks(10e-6, 1);
-  own.context.extra = {{"wall_s.timing", "12"}};
+  own.context.wall_s = {{"timing", 12}};
   const std::string first = write_run(dir, "own.json", own);
   const auto r = kgate_cli({"merge", first, write_run(dir, "peers.json", peers), "-o", dir.file("merged.json")});
   ASSERT_EQ(r.status, 0) << r.err;
   const RunResults merged = kgate::read_results_file(dir.file("merged.json"));
   EXPECT_EQ(merged.context.date, own.context.date);
   EXPECT_EQ(merged.context.extra.at("peers.torch"), "2.11.0");
-  EXPECT_EQ(merged.context.extra.at("wall_s.timing"), "12");  // the first input's entry wins
+  // The first input's wall-time phases win; the others' fill the phases it lacks, as extra entries do.
+  EXPECT_EQ(merged.context.wall_s, (kgate::PhaseSeconds{{"timing", 12}, {"startup", 3}}));
   ASSERT_EQ(merged.benchmarks.size(), 3u);
   const BenchmarkRecord& placed = merged.benchmarks.back();
   EXPECT_EQ(placed.role, "peer");
@@ -541,7 +543,8 @@ RunResults shard_run(const std::string& benchmark, const std::string& shard, con
   RunResults run = syn::run({syn::benchmark(benchmark, {.seed = seed})});
   run.context.gpu_uuid = uuid;
   run.context.host = "gpu-node-" + gpu_index;
-  run.context.extra = {{"shard", shard}, {"cuda_visible_devices", gpu_index}, {"wall_s.timing", "12.5"}, {"l2_flush", "read"}};
+  run.context.extra = {{"shard", shard}, {"cuda_visible_devices", gpu_index}, {"l2_flush", "read"}};
+  run.context.wall_s = {{"timing", 12.5}};
   return run;
 }
 
@@ -559,7 +562,8 @@ TEST(KgateCli, MergeRecordsWhichGpuRanEachBenchmark) {
   EXPECT_EQ(merged.benchmarks[1].provenance.at("gpu_uuid"), "GPU-bbbb");
   EXPECT_EQ(merged.benchmarks[1].provenance.at("gpu_index"), "1");
   // What described one process is not the merged run's.
-  for (const char* key : {"shard", "cuda_visible_devices", "wall_s.timing"}) EXPECT_FALSE(merged.context.extra.contains(key)) << key;
+  for (const char* key : {"shard", "cuda_visible_devices"}) EXPECT_FALSE(merged.context.extra.contains(key)) << key;
+  EXPECT_TRUE(merged.context.wall_s.empty());
   EXPECT_EQ(merged.context.extra.at("l2_flush"), "read");
   EXPECT_EQ(merged.context.extra.at("merged_from"), s0 + " " + s1);
   // ... and a baseline recorded from the merged run keeps it per entry.

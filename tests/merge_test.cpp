@@ -23,7 +23,8 @@ std::string write_shard(const syn::TempDir& dir, const std::string& name, const 
                         const std::string& index, std::uint64_t seed) {
   RunResults run = syn::run({syn::benchmark(benchmark, {.samples = 20, .seed = seed})});
   run.context.gpu_uuid = "GPU-" + index;
-  run.context.extra = {{"shard", shard}, {"cuda_visible_devices", index}, {"wall_s.timing", "12.5"}, {"l2_flush", "read"}};
+  run.context.extra = {{"shard", shard}, {"cuda_visible_devices", index}, {"l2_flush", "read"}};
+  run.context.wall_s = {{"timing", 12.5}};
   kgate::write_results_file(dir.file(name), kgate::to_json(run));
   return dir.file(name);
 }
@@ -44,7 +45,8 @@ TEST(Merge, ShardsBecomeOneRunThatSaysWhereEachBenchmarkRan) {
   EXPECT_EQ(merged.run.benchmarks[1].provenance.at("gpu_index"), "1");
   EXPECT_EQ(merged.run.context.extra.at("source:" + kA), s0 + " " + again);
   EXPECT_EQ(merged.run.context.extra.at("merged_from"), s0 + " " + s1 + " " + again);
-  for (const char* key : {"shard", "cuda_visible_devices", "wall_s.timing"}) EXPECT_FALSE(merged.run.context.extra.contains(key)) << key;
+  for (const char* key : {"shard", "cuda_visible_devices"}) EXPECT_FALSE(merged.run.context.extra.contains(key)) << key;
+  EXPECT_TRUE(merged.run.context.wall_s.empty()) << "a shard's wall time is its process's";
   EXPECT_EQ(merged.run.context.extra.at("l2_flush"), "read");
 }
 

@@ -637,6 +637,23 @@ TEST(Report, PlainGoogleBenchmarkJson) {
   for (const kgate::report::Chart& chart : report.full.charts) EXPECT_EQ(xml_problem(chart.svg), "") << chart.file;
 }
 
+// The appendix shows what a run recorded about itself: the harness's wall time per phase, in the
+// report's time format, and the free-form extra entries.
+TEST(Report, AppendixShowsTheWallTimePerPhaseAndTheExtraEntries) {
+  RunResults run = syn::run({syn::benchmark("rmsnorm/vectorized/m:4096/n:4096/bf16", {})});
+  run.context.wall_s = {{"timing", 94.277878}, {"timing.cold", 0.0125}};
+  run.context.extra = {{"l2_flush", "read"}};
+  const kgate::report::Report report = kgate::report::build_report(inputs_for({"synthetic-run.json", run}));
+  const Section* appendix = find_section(report.full, "Appendix: run metadata");
+  ASSERT_NE(appendix, nullptr);
+  const std::vector<const Table*> found = tables(*appendix);
+  ASSERT_EQ(found.size(), 1u);
+  std::map<std::string, std::string> shown;
+  for (const auto& row : found[0]->rows) shown[cell(*found[0], row, "Key")] = cell(*found[0], row, "Value");
+  EXPECT_EQ(shown, (std::map<std::string, std::string>{
+                       {"`wall_s.timing`", "94.3 s"}, {"`wall_s.timing.cold`", "12.5 ms"}, {"`l2_flush`", "read"}}));
+}
+
 TEST(ReportPieces, CorrectnessDetailAndKernelNames) {
   const auto checks = kgate::report::parse_correctness_detail(
       "x: rel_l2=0.00161 (limit 0.01) max_abs=0.0141 worst [2419] got=-0.0942 ref=-0.0945 violations=0/4096 PASS\n"

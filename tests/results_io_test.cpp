@@ -9,6 +9,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <map>
 
 #include <zlib.h>
 
@@ -125,6 +126,41 @@ TEST(ResultsIo, RoundTripKeepsEveryField) {
   EXPECT_FALSE(back.benchmarks[1].correct.has_value());
   EXPECT_EQ(back.benchmarks[2].correct, std::optional<bool>(false));
   EXPECT_EQ(back.benchmarks[2].headline_mode, "hot");
+}
+
+// The harness's wall time per phase is an object of its own, context.kgate.wall_s, written only
+// when there is one.
+TEST(ResultsIo, WallTimePhasesRoundTripAsAnObject) {
+  RunResults run = sample_run();
+  EXPECT_FALSE(kgate::to_json(run)["context"]["kgate"].contains("wall_s"));
+  run.context.wall_s = {{"startup", 2.25}, {"timing", 94.277878}, {"timing.cold", 49.765415}, {"counters", 0}};
+  const json doc = kgate::to_json(run);
+  EXPECT_EQ(doc["context"]["kgate"]["wall_s"],
+            json({{"startup", 2.25}, {"timing", 94.277878}, {"timing.cold", 49.765415}, {"counters", 0}}));
+  EXPECT_EQ(kgate::parse_results(doc, "round-trip").context.wall_s, run.context.wall_s);
+}
+
+// A file written before wall_s was a field held each phase as an extra string "wall_s.<phase>", as
+// kgate_bench wrote it with std::to_string (synthetic fixture): read into wall_s, and written back
+// the newer way.
+TEST(ResultsIo, OlderFilesWallTimeExtrasAreReadAsPhases) {
+  json doc = kgate::to_json(sample_run());
+  doc["context"]["kgate"]["extra"] = {{"shard", "1/2"},
+                                      {"wall_s.timing", "94.277878"},
+                                      {"wall_s.counters.profile.passes", "20.912416"},
+                                      {"wall_s.counters", "0.000010"}};
+  const RunResults run = kgate::parse_results(doc, "synthetic-older-wall-time.json");
+  EXPECT_EQ(run.context.wall_s, (kgate::PhaseSeconds{{"timing", 94.277878}, {"counters.profile.passes", 20.912416}, {"counters", 1e-5}}));
+  EXPECT_EQ(run.context.extra, (std::map<std::string, std::string>{{"shard", "1/2"}}));
+  const json written = kgate::to_json(run)["context"]["kgate"];
+  EXPECT_EQ(written["wall_s"], json({{"timing", 94.277878}, {"counters.profile.passes", 20.912416}, {"counters", 1e-5}}));
+  EXPECT_EQ(written["extra"], json({{"shard", "1/2"}}));
+
+  // The recorded runs in tests/data hold them that way too.
+  const RunResults recorded = kgate::read_results_file(KGATE_TEST_DATA_DIR "/recorded-h100-f697667-peers.json.gz");
+  EXPECT_EQ(recorded.context.wall_s.size(), 16u);
+  EXPECT_DOUBLE_EQ(recorded.context.wall_s.at("timing.cold"), 49.765415);
+  for (const auto& [key, value] : recorded.context.extra) EXPECT_FALSE(key.starts_with("wall_s.")) << key;
 }
 
 TEST(ResultsIo, ReadsGzippedFiles) {
@@ -383,6 +419,17 @@ TEST(ResultsIo, BadInputIsOneLineNamingFileAndPath) {
        "$.benchmarks[0].kgate.kernels[0].launches: expected a whole number from 0 to 2147483647, got -1"},
       {"fractional count", kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["input_copies"] = 2.5; }),
        "$.benchmarks[0].kgate.cold.input_copies: expected a whole number from -2147483648 to 2147483647, got 2.5"},
+      {"negative wall-time phase", kgate_doc_with([](json& d) { d["context"]["kgate"]["wall_s"] = {{"timing", -1}}; }),
+       "$.context.kgate.wall_s.timing: must be a finite number >= 0, got -1"},
+      {"older wall-time phase not a number",
+       kgate_doc_with([](json& d) { d["context"]["kgate"]["extra"]["wall_s.timing"] = "12.5 s"; }),
+       "$.context.kgate.extra[\"wall_s.timing\"]: expected the seconds of wall-time phase \"timing\" (a number >= 0), got string "
+       "\"12.5 s\""},
+      {"wall-time phase twice", kgate_doc_with([](json& d) {
+         d["context"]["kgate"]["wall_s"] = {{"timing", 12.5}};
+         d["context"]["kgate"]["extra"]["wall_s.timing"] = "12.500000";
+       }),
+       "$.context.kgate.extra[\"wall_s.timing\"]: wall-time phase \"timing\" is also in wall_s (a file has one or the other)"},
       {"bad grid", kgate_doc_with([](json& d) {
          d["benchmarks"][0]["kgate"]["kernels"] = json::array({{{"name", "k"}, {"grid", {1, 2}}}});
        }),

@@ -71,6 +71,7 @@ def mutations(doc):
     yield "schema_version 2", planted(lambda d, b: d["context"]["kgate"].update(schema_version=2))
     yield "sm_count negative", planted(lambda d, b: d["context"]["kgate"]["gpu"].update(sm_count=-1))
     yield "extra holds a number", planted(lambda d, b: d["context"]["kgate"]["extra"].update(shard=1))
+    yield "a negative wall-time phase", planted(lambda d, b: d["context"]["kgate"].update(wall_s={"timing": -1}))
     yield "no benchmarks", planted(lambda d, b: d.update(benchmarks=[]))
     yield "a benchmark without a name", planted(lambda d, b: d["benchmarks"][0].pop("name"))
     yield "no status", planted(lambda d, b: b.pop("status"))

@@ -16,16 +16,16 @@ A benchmark in several inputs is an error unless the inputs are repetitions of i
 runs of the same family, variant, shape and headline mode. Their samples are then pooled per
 timing mode and the summaries and derived figures recomputed. context.kgate.extra records the
 inputs ("merged_from") and, per benchmark, the input(s) it came from ("source:<benchmark name>");
-the other inputs' extra entries are kept where the first has none of that name. A peers file
-(kgate's own PyTorch peers) merges into a kgate run this way: its library
-versions stay in extra ("peers.*") and in each peer benchmark's provenance, and its benchmarks,
-measured without ceilings of their own, are placed on the run's measured ceilings.
+the other inputs' extra entries and wall-time phases (wall_s) are kept where the first has none
+of that name. A peers file (kgate's own PyTorch peers) merges into a kgate run this way: its
+library versions stay in extra ("peers.*") and in each peer benchmark's provenance, and its
+benchmarks, measured without ceilings of their own, are placed on the run's measured ceilings.
 
 The benchmarks of a shard (kgate_bench --kgate_shard) record in their provenance where they were
 measured: gpu_name, gpu_uuid, gpu_index (the CUDA_VISIBLE_DEVICES the shard ran with, when that
 named one GPU by index), host and shard. Shards of an i/n split (kgate_bench --kgate_shard) must all be given, and be of one commit; what
 describes one of their processes (extra "shard", "shard_durations", "cuda_visible_devices",
-"wall_s.*") is dropped from the merged context.
+and the wall time per phase, wall_s) is dropped from the merged context.
 
 options:
   -o, --output FILE  the merged results file (written atomically)

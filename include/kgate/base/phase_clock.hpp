@@ -1,7 +1,7 @@
 #pragma once
-// Wall time split into named phases, for the harness's account of its own cost (the wall_s.*
-// entries of a results file): each lap adds the time since the previous lap, or since the clock
-// was made, to its phase.
+// Wall time split into named phases, for the harness's account of its own cost (RunContext::wall_s,
+// a results file's context.kgate.wall_s): each lap adds the time since the previous lap, or since
+// the clock was made, to its phase.
 #include <chrono>
 #include <map>
 #include <string>

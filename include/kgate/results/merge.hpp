@@ -6,7 +6,7 @@
 // inputs must be a repetition (repetitions.hpp), whose samples are pooled; a skip yields to a
 // record. A shard's benchmarks keep in their provenance which GPU, host and shard measured them;
 // shards of an i/n split must be of one commit and, unless `partial`, all there; what describes
-// one shard's process (extra "shard", "cuda_visible_devices", "wall_s.*", ...) is dropped.
+// one shard's process (extra "shard", "cuda_visible_devices", ..., and wall_s) is dropped.
 #include <cstddef>
 #include <string>
 #include <vector>

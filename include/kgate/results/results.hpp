@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kgate/base/model_config.hpp"
+#include "kgate/base/phase_clock.hpp"
 #include "kgate/base/statistics.hpp"
 
 namespace kgate {
@@ -46,6 +47,10 @@ struct RunContext {
   bool git_dirty = false;
   std::string build_type, cuda_architectures, host, date;  // date: ISO 8601 UTC
   std::string command_line;
+  // The harness's own wall time per phase, summed over the run's processes: "startup",
+  // "calibration", "timing", "counters", and their parts ("timing.cold", "counters.profile.passes";
+  // docs/results-format.md). Empty when not recorded (a peers file, plain Google Benchmark JSON).
+  PhaseSeconds wall_s;
   std::map<std::string, std::string> extra;  // free-form provenance (peer library versions, shard)
 };
 

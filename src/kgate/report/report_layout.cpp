@@ -68,7 +68,8 @@ std::string timer_badge(const RunResults& run) {
 }
 
 // The environment of one run as (label, value) rows; the labels are the same for every run. The
-// run's free-form `extra` entries are in the appendix (run_metadata_appendix), not here.
+// run's wall time per phase and free-form `extra` entries are in the appendix
+// (run_metadata_appendix), not here.
 std::vector<std::pair<std::string, std::string>> environment_rows(const NamedRun& named) {
   const RunContext& c = named.run.context;
   const Calibration& cal = c.calibration;
@@ -294,12 +295,14 @@ Section environment_section(const ReportModel& model) {
   return section;
 }
 
-// The runs' free-form `extra` entries as recorded (wall time per phase, peers' library versions,
-// shards, ...): for whoever needs them, out of the Environment's way.
+// The harness's wall time per phase (wall_s) and the runs' free-form `extra` entries as recorded
+// (peers' library versions, shards, ...): for whoever needs them, out of the Environment's way.
 std::optional<Section> run_metadata_appendix(const ReportModel& model) {
   Table table;
   table.columns = {{"Run"}, {"Key"}, {"Value"}};
   const auto add = [&](const NamedRun& named) {
+    for (const auto& [phase, seconds] : named.run.context.wall_s)
+      table.rows.push_back({{code(named.source)}, {code("wall_s." + phase)}, {format_time(seconds)}});
     // kgate merge's per-benchmark "source:<name>" entries say where each benchmark came from, one
     // per benchmark; "merged_from" names the inputs once.
     for (const auto& [key, value] : named.run.context.extra)
@@ -309,7 +312,8 @@ std::optional<Section> run_metadata_appendix(const ReportModel& model) {
   if (model.inputs->baseline) add(*model.inputs->baseline);
   if (table.rows.empty()) return std::nullopt;
   Section section{"Appendix: run metadata", {}};
-  section.blocks.push_back(Paragraph{"The runs' free-form `extra` entries as recorded (docs/results-format.md says what each means)."});
+  section.blocks.push_back(Paragraph{"The harness's wall time per phase (`wall_s`) and the runs' free-form `extra` entries as recorded "
+                                     "(docs/results-format.md says what each means)."});
   table.folded = std::to_string(table.rows.size()) + " entries";
   section.blocks.push_back(std::move(table));
   return section;
@@ -422,7 +426,8 @@ Report build_report(const ReportInputs& inputs) {
   doc.sections.push_back(reproduction_section(model));
   doc.sections.push_back(glossary_section());
   doc.sections.push_back(folded(kernel_names_appendix(model), "every kernel's full name"));
-  if (auto metadata = run_metadata_appendix(model)) doc.sections.push_back(folded(std::move(*metadata), "the runs' extra entries"));
+  if (auto metadata = run_metadata_appendix(model))
+    doc.sections.push_back(folded(std::move(*metadata), "the runs' wall time per phase and extra entries"));
   report.summary_markdown = fitted_summary(model, doc, inputs.link_base);
   report.gate_line = gate_line(model);
   report.gate_failed = model.comparison && model.comparison->regression();

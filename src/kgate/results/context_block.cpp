@@ -1,8 +1,12 @@
 // The context's kgate block both ways (docs/results-format.md, "`context.kgate`"): the schema
-// version, the GPU, the run's calibration, its provenance and its free-form extra entries.
+// version, the GPU, the run's calibration, its provenance, the harness's wall time per phase and
+// the free-form extra entries.
+#include <charconv>
 #include <string>
+#include <string_view>
 
 #include "kgate_blocks.hpp"
+#include "value_rules.hpp"
 
 namespace kgate::blocks {
 
@@ -12,40 +16,77 @@ using json_node::read_opt;
 using json_node::string_map;
 using nlohmann::json;
 
+namespace {
+
+PhaseSeconds phases_from_json(const Node& node) {
+  node.object();
+  PhaseSeconds out;
+  for (const auto& [phase, seconds] : node.value().items()) out[phase] = node.child_path(phase, seconds).non_negative();
+  return out;
+}
+
+// A file written before wall_s was a field of its own holds each phase as an extra string
+// "wall_s.<phase>" (std::to_string's "%f"): they move into wall_s, so that an older run reads as a
+// newer one does and is written back the newer way.
+void move_extra_phases(const Node& extra, RunContext& c) {
+  constexpr std::string_view kPrefix = "wall_s.";
+  for (auto it = c.extra.begin(); it != c.extra.end();) {
+    if (!it->first.starts_with(kPrefix)) {
+      ++it;
+      continue;
+    }
+    const Node entry = extra.at(it->first);
+    const std::string phase = it->first.substr(kPrefix.size());
+    const std::string& text = it->second;
+    double seconds = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+    if (error != std::errc() || end != text.data() + text.size() || !value_rules::is_figure(seconds))
+      entry.fail("expected the seconds of wall-time phase \"" + phase + "\" (a number >= 0), got " +
+                 json_node::describe_value(entry.value()));
+    if (c.wall_s.contains(phase)) entry.fail("wall-time phase \"" + phase + "\" is also in wall_s (a file has one or the other)");
+    c.wall_s[phase] = seconds;
+    it = c.extra.erase(it);
+  }
+}
+
+}  // namespace
+
 json context_block(const RunContext& c) {
   const Calibration& cal = c.calibration;
-  return {{"schema_version", c.schema_version},
-          {"suite", c.suite},
-          {"gpu",
-           {{"name", c.gpu_name},
-            {"uuid", c.gpu_uuid},
-            {"compute_capability", c.compute_capability},
-            {"sm_count", c.sm_count},
-            {"l2_bytes", c.l2_bytes},
-            {"memory_bytes", c.memory_bytes},
-            {"driver_version", c.driver_version},
-            {"runtime_version", c.runtime_version},
-            {"sm_clock_mhz_default", c.sm_clock_mhz_default},
-            {"memory_clock_mhz", c.memory_clock_mhz}}},
-          {"calibration",
-           {{"copy_bytes_per_s", cal.copy_bytes_per_s},
-            {"read_bytes_per_s", cal.read_bytes_per_s},
-            {"gemm_flops_per_s", cal.gemm_flops_per_s},
-            {"launch_floor_s", cal.launch_floor_s},
-            {"graph_floor_s", cal.graph_floor_s},
-            {"timer_resolution_s", cal.timer_resolution_s},
-            {"datasheet_bytes_per_s", cal.datasheet_bytes_per_s},
-            {"datasheet_sm_clock_mhz", cal.datasheet_sm_clock_mhz},
-            {"cached_from", cal.cached_from}}},
-          {"provenance",
-           {{"git_commit", c.git_commit},
-            {"git_dirty", c.git_dirty},
-            {"build_type", c.build_type},
-            {"cuda_architectures", c.cuda_architectures},
-            {"host", c.host},
-            {"date", c.date},
-            {"command_line", c.command_line}}},
-          {"extra", c.extra}};
+  json block = {{"schema_version", c.schema_version},
+              {"suite", c.suite},
+              {"gpu",
+               {{"name", c.gpu_name},
+                {"uuid", c.gpu_uuid},
+                {"compute_capability", c.compute_capability},
+                {"sm_count", c.sm_count},
+                {"l2_bytes", c.l2_bytes},
+                {"memory_bytes", c.memory_bytes},
+                {"driver_version", c.driver_version},
+                {"runtime_version", c.runtime_version},
+                {"sm_clock_mhz_default", c.sm_clock_mhz_default},
+                {"memory_clock_mhz", c.memory_clock_mhz}}},
+              {"calibration",
+               {{"copy_bytes_per_s", cal.copy_bytes_per_s},
+                {"read_bytes_per_s", cal.read_bytes_per_s},
+                {"gemm_flops_per_s", cal.gemm_flops_per_s},
+                {"launch_floor_s", cal.launch_floor_s},
+                {"graph_floor_s", cal.graph_floor_s},
+                {"timer_resolution_s", cal.timer_resolution_s},
+                {"datasheet_bytes_per_s", cal.datasheet_bytes_per_s},
+                {"datasheet_sm_clock_mhz", cal.datasheet_sm_clock_mhz},
+                {"cached_from", cal.cached_from}}},
+              {"provenance",
+               {{"git_commit", c.git_commit},
+                {"git_dirty", c.git_dirty},
+                {"build_type", c.build_type},
+                {"cuda_architectures", c.cuda_architectures},
+                {"host", c.host},
+                {"date", c.date},
+                {"command_line", c.command_line}}},
+              {"extra", c.extra}};
+  if (!c.wall_s.empty()) block["wall_s"] = c.wall_s;
+  return block;
 }
 
 RunContext context_from_block(const Node& block) {
@@ -93,7 +134,11 @@ RunContext context_from_block(const Node& block) {
     read_opt(prov, "date", c.date);
     read_opt(prov, "command_line", c.command_line);
   }
-  if (auto extra = block.find("extra")) c.extra = string_map(*extra);
+  if (auto wall = block.find("wall_s")) c.wall_s = phases_from_json(*wall);
+  if (auto extra = block.find("extra")) {
+    c.extra = string_map(*extra);
+    move_extra_phases(*extra, c);
+  }
   return c;
 }
 

@@ -15,12 +15,10 @@ namespace {
 
 constexpr const char* kSourcePrefix = "source:";
 
-// Entries of context.kgate.extra that describe one process of the run (its shard, its GPU, its
-// wall time): true of one shard, not of the shards merged, so they are dropped then; each
-// benchmark's provenance keeps its shard and GPU (record_origin).
-bool per_process_key(const std::string& key) {
-  return key == "shard" || key == "shard_durations" || key == "cuda_visible_devices" || key.starts_with("wall_s.");
-}
+// Entries of context.kgate.extra that describe one process of the run (its shard, its GPU), as
+// its wall time per phase (wall_s) does: true of one shard, not of the shards merged, so they are
+// dropped then; each benchmark's provenance keeps its shard and GPU (record_origin).
+bool per_process_key(const std::string& key) { return key == "shard" || key == "shard_durations" || key == "cuda_visible_devices"; }
 
 std::string extra_value(const RunContext& c, const std::string& key) {
   const auto it = c.extra.find(key);
@@ -153,11 +151,14 @@ MergedRun merge_results_files(const std::vector<std::string>& paths, bool partia
     }
     for (const auto& [key, value] : shard.context.extra)
       if (!key.starts_with(kSourcePrefix) && key != "merged_from") merged.context.extra.try_emplace(key, value);
+    for (const auto& [phase, seconds] : shard.context.wall_s) merged.context.wall_s.try_emplace(phase, seconds);
     add_benchmarks(shard, path, is_shard, index, result);
   }
   if (!partial) check_shards_complete(shard_of_input);
-  if (!shard_of_input.empty())
+  if (!shard_of_input.empty()) {
     std::erase_if(merged.context.extra, [](const auto& entry) { return per_process_key(entry.first); });
+    merged.context.wall_s.clear();
+  }
   merged.context.extra["merged_from"] = join(paths, " ");
   return result;
 }
