@@ -21,8 +21,8 @@ def engine() -> ModuleType:
     if not _build.ENGINE_BUILT:
         raise EngineUnavailable(
             f"kgate's measurement engine is not installed: {_build.ENGINE_ABSENT_REASON}. The command line and "
-            "the result tools work; to time kernels, install the CUDA Toolkit (12 or 13, nvcc) and reinstall kgate "
-            "(pip install . in its repository)")
+            "the result tools work; to time kernels, reinstall kgate (pip install . in its repository) with the "
+            "CUDA Toolkit 12 or 13 on PATH")
     try:
         return importlib.import_module("kgate._engine")
     except ImportError as error:
