@@ -16,6 +16,7 @@ declare -A allowed=(
   [story]="report gate results base"
   [core]="base"
   [measure]="core results base"
+  [suite]="measure core results base"
 )
 cuda_free="base results gate history report story"
 status=0

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <set>
 
-#include "bench/workloads.hpp"
+#include "kgate/suite/workload_benchmarks.hpp"
 #include "kgate/core/registry.hpp"
 
 namespace {
@@ -178,7 +178,7 @@ TEST(WorkloadSpec, RefusesWhatNamesNoWorkloadBenchmark) {
 }
 
 TEST(WorkloadPlans, SuiteAndNamedPlans) {
-  const std::vector<kgate::bench::WorkloadPlan> suite = kgate::bench::plan_workloads({});
+  const std::vector<kgate::WorkloadPlan> suite = kgate::plan_workloads({});
   std::set<std::string> names;
   for (const auto& plan : suite) names.insert(plan.name);
   EXPECT_TRUE(names.contains("workload/llama3-8b-decode/b:1/l:4096/bf16"));
@@ -186,11 +186,11 @@ TEST(WorkloadPlans, SuiteAndNamedPlans) {
   EXPECT_TRUE(names.contains("workload/llama3-8b-prefill/b:1/p:2048/bf16"));
   EXPECT_TRUE(names.contains("workload/llama3-70b-decode/b:1/l:4096/bf16"));
 
-  const auto named = kgate::bench::plan_workloads(
+  const auto named = kgate::plan_workloads(
       {"workload/llama3-8b-decode+gemv=cublas/b:2/l:100/bf16", "workload/llama3-8b-decode+gemv=cublas/b:2/l:100/bf16"});
   ASSERT_EQ(named.size(), 1u);  // the same benchmark once
   EXPECT_EQ(named.front().steps.size(), 9u);
-  EXPECT_THROW(kgate::bench::plan_workloads({"workload/llama3-8b-decode+prefill_attention=naive/b:2/l:100/bf16"}),
+  EXPECT_THROW(kgate::plan_workloads({"workload/llama3-8b-decode+prefill_attention=naive/b:2/l:100/bf16"}),
                std::invalid_argument);
 }
 

@@ -66,7 +66,7 @@ class Family:
 @dataclass
 class Listing:
     suite: str
-    timing: dict  # kgate_bench's TimingOptions (bench/listing.cpp, timing_entry)
+    timing: dict  # kgate_bench's TimingOptions (src/kgate/suite/listing.cpp, timing_entry)
     families: list  # [Family]
     source: str
 

@@ -3,7 +3,7 @@ tests (tests/peer_sampling_rules_test.py) run them: when to stop (kgate's Stoppi
 batches to keep and how long to rest (kgate's ClockGovernor), how long the stream is held before a
 batch (StreamHold), and how many input copies cold mode rotates (kgate_bench's input_copies). The
 first, second and last are ports of kgate's C++ (include/kgate/measure/stopping.hpp,
-bench/measure.cpp), so a peer and a kgate variant stop, throttle and rotate alike."""
+src/kgate/suite/measure_benchmark.cpp), so a peer and a kgate variant stop, throttle and rotate alike."""
 
 import math
 
@@ -116,7 +116,7 @@ class StreamHold:
 
 def input_copies(bytes_per_copy, l2_bytes, placements, budget_bytes, max_copies):
     """Input copies rotated in cold mode, each a separate allocation, as kgate_bench plans them
-    (bench/measure.cpp, input_copies): where one copy fits in the L2, enough to cover it twice (at
+    (src/kgate/suite/benchmark_plan.cpp, input_copies): where one copy fits in the L2, enough to cover it twice (at
     most max_copies); and at least `placements` where they fit in `budget_bytes`."""
     if bytes_per_copy <= 0:
         return 1

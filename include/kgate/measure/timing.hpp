@@ -70,7 +70,7 @@ struct TimingOptions {
   int max_graph_launches = 1000;
   // Cold mode rotates among at least this many separately allocated input copies where they fit
   // in placement_budget_bytes, so that its median does not hang on where one allocation lies in
-  // DRAM (bench/measure.hpp, input_copies).
+  // DRAM (kgate/suite/benchmark_plan.hpp, input_copies).
   int input_placements = 8;
   double placement_budget_bytes = 4.0 * (1ull << 30);
 };

@@ -18,10 +18,10 @@
 #include "kgate/measure/range_profiler.hpp"
 #include "kgate/measure/timing.hpp"
 #include "kgate/base/workload.hpp"
-#include "measure.hpp"
-#include "options.hpp"
+#include "kgate/suite/measure_benchmark.hpp"
+#include "kgate/suite/options.hpp"
 
-namespace kgate::bench {
+namespace kgate {
 
 struct WorkloadPlan {
   WorkloadSpec spec;
@@ -38,7 +38,7 @@ std::vector<WorkloadPlan> plan_workloads(const std::vector<std::string>& names,
 
 // `trace_kernels`: record the timeline (off with --kgate_counters=off).
 MeasureOutcome measure_workload(const WorkloadPlan& plan, const Registry& registry, GpuTimer& timer,
-                                const Calibration& calibration, const BenchOptions& options, bool trace_kernels);
+                                const Calibration& calibration, const SuiteOptions& options, bool trace_kernels);
 
 // The range-profiler counters of each kernel of a workload benchmark that ran: one profiled call of
 // its step, on fresh instances of the variants it ran. The counter pass (CounterPass::run) calls
@@ -46,4 +46,4 @@ MeasureOutcome measure_workload(const WorkloadPlan& plan, const Registry& regist
 // which the pass records as the reason the record has no counters.
 void profile_workload(BenchmarkRecord& record, const Registry& registry, RangeProfiler& profiler);
 
-}  // namespace kgate::bench
+}  // namespace kgate

@@ -1,10 +1,10 @@
-#include "processes.hpp"
+#include "kgate/suite/timing_process.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 
-namespace kgate::bench {
+namespace kgate {
 
 TimingProcess timing_process(const RunResults& results, int requested) {
   const auto it = results.context.extra.find(kTimingProcessesKey);
@@ -22,8 +22,8 @@ void mark_finished(RunResults& results, const TimingProcess& process) {
   results.context.extra[kTimingProcessesKey] = std::to_string(process.index + 1) + "/" + std::to_string(process.count);
 }
 
-BenchOptions options_for_process(const BenchOptions& whole, const TimingProcess& process) {
-  BenchOptions part = whole;
+SuiteOptions options_for_process(const SuiteOptions& whole, const TimingProcess& process) {
+  SuiteOptions part = whole;
   part.timing.stopping = share_of_budget(whole.timing.stopping, process.count);
   if (process.index > 0) {
     part.check = false;
@@ -40,4 +40,4 @@ bool due(const BenchmarkRecord* record, const TimingProcess& process, std::size_
   return record->status == BenchmarkStatus::ok && measured < static_cast<std::size_t>(process.index + 1) * repetitions;
 }
 
-}  // namespace kgate::bench
+}  // namespace kgate

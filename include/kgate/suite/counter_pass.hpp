@@ -23,7 +23,7 @@
 #include "kgate/results/results.hpp"
 #include "kgate/measure/timing.hpp"
 
-namespace kgate::bench {
+namespace kgate {
 
 class UnknownMetrics : public std::runtime_error {
  public:
@@ -62,4 +62,4 @@ class CounterPass {
   std::string activity_unavailable_;
 };
 
-}  // namespace kgate::bench
+}  // namespace kgate

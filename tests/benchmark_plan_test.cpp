@@ -1,11 +1,11 @@
-// How many input copies a cold benchmark rotates among (bench/measure.hpp, input_copies).
+// How many input copies a cold benchmark rotates among (kgate/suite/benchmark_plan.hpp, input_copies).
 #include <gtest/gtest.h>
 
-#include "bench/measure.hpp"
+#include "kgate/suite/benchmark_plan.hpp"
 
 namespace {
 
-using kgate::bench::input_copies;
+using kgate::input_copies;
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 constexpr std::size_t kL2 = 60 * kMiB;

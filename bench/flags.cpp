@@ -1,4 +1,4 @@
-#include "options.hpp"
+#include "flags.hpp"
 
 #include <cmath>
 #include <cstring>
@@ -120,18 +120,13 @@ whole suite fits a CI job, and every record says whether its noise target was me
 )";
 }
 
-BenchOptions parse_bench_options(int& argc, char** argv) {
-  BenchOptions o;
-  o.timing.stopping.min_gpu_time_s = 0.05;
-  o.timing.stopping.max_wall_time_s = 5.0;
-  // A baseline keeps 1000 samples per mode and the comparator's U test and median-ratio interval settle well
-  // before that; without the cap a 5 us kernel takes 20000 cold samples to reach the minimum GPU
-  // time. On an H200 samples past 1000 were a third of the suite's sampling time.
-  o.timing.stopping.max_samples = 1000;
+BenchFlags parse_bench_flags(int& argc, char** argv) {
+  BenchFlags flags;
+  SuiteOptions& o = flags.suite;
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") o.help = true;
+    if (arg == "--help" || arg == "-h") flags.help = true;
     if (arg.rfind("--kgate_", 0) != 0) {
       argv[kept++] = argv[i];
       continue;
@@ -141,9 +136,9 @@ BenchOptions parse_bench_options(int& argc, char** argv) {
     if (eq == std::string::npos) throw std::invalid_argument(flag + ": expected " + flag + "=VALUE");
     const std::string value = arg.substr(eq + 1);
     if (flag == "--kgate_out") {
-      o.out = value;
+      flags.out = value;
     } else if (flag == "--kgate_out_dir") {
-      o.out_dir = value;
+      flags.out_dir = value;
     } else if (flag == "--kgate_modes") {
       o.cold = o.hot = false;
       for (const std::string& mode : split_list(value)) {
@@ -193,7 +188,7 @@ BenchOptions parse_bench_options(int& argc, char** argv) {
       o.workloads = split_list(value);
       if (o.workloads.empty()) throw std::invalid_argument(flag + ": name at least one workload benchmark");
     } else if (flag == "--kgate_list_json") {
-      o.list_json = value;
+      flags.list_json = value;
     } else if (flag == "--kgate_shard") {
       try {
         o.shard = parse_shard(value);
@@ -203,7 +198,7 @@ BenchOptions parse_bench_options(int& argc, char** argv) {
     } else if (flag == "--kgate_shard_durations") {
       o.shard_durations = value;
     } else if (flag == "--kgate_resume") {
-      o.resume = value;
+      flags.resume = value;
     } else {
       throw std::invalid_argument("unknown flag " + flag + " (see --help)");
     }
@@ -212,7 +207,7 @@ BenchOptions parse_bench_options(int& argc, char** argv) {
     throw std::invalid_argument("--kgate_shard_durations: balances shards; give --kgate_shard=I/N too");
   argc = kept;
   argv[argc] = nullptr;
-  return o;
+  return flags;
 }
 
 }  // namespace kgate::bench

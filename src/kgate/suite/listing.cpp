@@ -1,10 +1,10 @@
-#include "listing.hpp"
+#include "kgate/suite/listing.hpp"
 
 #include <iostream>
 
 #include "kgate/results/results_io.hpp"
 
-namespace kgate::bench {
+namespace kgate {
 namespace {
 
 using nlohmann::json;
@@ -111,4 +111,4 @@ int write_registry_listing(const std::string& destination, const TimingOptions& 
   return 0;
 }
 
-}  // namespace kgate::bench
+}  // namespace kgate

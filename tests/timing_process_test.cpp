@@ -1,6 +1,6 @@
-// The sequence of timing processes (bench/processes.hpp): which process a run is in, and what it
+// The sequence of timing processes (kgate/suite/timing_process.hpp): which process a run is in, and what it
 // still measures, on synthetic records.
-#include "bench/processes.hpp"
+#include "kgate/suite/timing_process.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,55 +10,55 @@
 namespace {
 
 namespace syn = kgate::synthetic;
-using kgate::bench::TimingProcess;
+using kgate::TimingProcess;
 
 constexpr const char* kName = "rmsnorm/vectorized/m:4096/n:4096/bf16";
 
 TEST(TimingProcesses, AFreshRunStartsWithTheFirstAndEachHandsOverToTheNext) {
   kgate::RunResults results = syn::run({});
-  TimingProcess p = kgate::bench::timing_process(results, 3);
+  TimingProcess p = kgate::timing_process(results, 3);
   EXPECT_EQ(p.index, 0);
   EXPECT_EQ(p.count, 3);
   EXPECT_FALSE(p.last());
-  kgate::bench::mark_finished(results, p);
-  EXPECT_EQ(results.context.extra.at(kgate::bench::kTimingProcessesKey), "1/3");
+  kgate::mark_finished(results, p);
+  EXPECT_EQ(results.context.extra.at(kgate::kTimingProcessesKey), "1/3");
   // The count handed over wins over the flag of the process it is handed to.
-  p = kgate::bench::timing_process(results, 5);
+  p = kgate::timing_process(results, 5);
   EXPECT_EQ(p.index, 1);
   EXPECT_EQ(p.count, 3);
-  kgate::bench::mark_finished(results, p);
-  p = kgate::bench::timing_process(results, 3);
+  kgate::mark_finished(results, p);
+  p = kgate::timing_process(results, 3);
   EXPECT_TRUE(p.last());
-  kgate::bench::mark_finished(results, p);
-  EXPECT_EQ(results.context.extra.at(kgate::bench::kTimingProcessesKey), "3/3");  // what the written run says
-  EXPECT_TRUE(kgate::bench::timing_process(syn::run({}), 1).last());
+  kgate::mark_finished(results, p);
+  EXPECT_EQ(results.context.extra.at(kgate::kTimingProcessesKey), "3/3");  // what the written run says
+  EXPECT_TRUE(kgate::timing_process(syn::run({}), 1).last());
 }
 
 TEST(TimingProcesses, AHandOverThatIsNotIOfNIsRefused) {
   for (const char* bad : {"3/3", "x/3", "1/", "1/3 ", "-1/3", "2"}) {
     kgate::RunResults results = syn::run({});
-    results.context.extra[kgate::bench::kTimingProcessesKey] = bad;
-    EXPECT_THROW(kgate::bench::timing_process(results, 3), std::runtime_error) << bad;
+    results.context.extra[kgate::kTimingProcessesKey] = bad;
+    EXPECT_THROW(kgate::timing_process(results, 3), std::runtime_error) << bad;
   }
 }
 
 TEST(TimingProcesses, EachTakesItsShareAndOnlyTheFirstChecksAndMeasuresBothModes) {
-  kgate::bench::BenchOptions whole;
+  kgate::SuiteOptions whole;
   whole.timing.stopping = {.min_samples = 10, .min_gpu_time_s = 0.06, .max_wall_time_s = 6, .max_samples = 1000};
   whole.timing.input_placements = 8;
-  const kgate::bench::BenchOptions first = kgate::bench::options_for_process(whole, {0, 3});
+  const kgate::SuiteOptions first = kgate::options_for_process(whole, {0, 3});
   EXPECT_EQ(first.timing.stopping.min_samples, 4);
   EXPECT_DOUBLE_EQ(first.timing.stopping.min_gpu_time_s, 0.02);
   EXPECT_EQ(first.timing.input_placements, 8);  // placements are not shared: each process allocates its own
   EXPECT_TRUE(first.check);
   EXPECT_TRUE(first.measures("hot", "cold"));
-  const kgate::bench::BenchOptions third = kgate::bench::options_for_process(whole, {2, 3});
+  const kgate::SuiteOptions third = kgate::options_for_process(whole, {2, 3});
   EXPECT_EQ(third.timing.input_placements, 8);
   EXPECT_FALSE(third.check);
   EXPECT_TRUE(third.measures("cold", "cold"));
   EXPECT_FALSE(third.measures("hot", "cold")) << "later processes add to the headline mode only";
   // One process is the whole run.
-  const kgate::bench::BenchOptions only = kgate::bench::options_for_process(whole, {0, 1});
+  const kgate::SuiteOptions only = kgate::options_for_process(whole, {0, 1});
   EXPECT_EQ(only.timing.stopping.min_samples, 10);
   EXPECT_EQ(only.timing.input_placements, 8);
   EXPECT_TRUE(only.check && only.measures("hot", "cold"));
@@ -66,20 +66,20 @@ TEST(TimingProcesses, EachTakesItsShareAndOnlyTheFirstChecksAndMeasuresBothModes
 
 TEST(TimingProcesses, EachProcessMeasuresEachSuccessfulBenchmarkOnce) {
   const TimingProcess first{0, 3}, second{1, 3};
-  EXPECT_TRUE(kgate::bench::due(nullptr, first, 1));
+  EXPECT_TRUE(kgate::due(nullptr, first, 1));
   kgate::BenchmarkRecord record = syn::benchmark(kName, {.seed = 1});
-  EXPECT_FALSE(kgate::bench::due(&record, first, 1)) << "measured by the first process already (after a restart)";
-  EXPECT_TRUE(kgate::bench::due(&record, second, 1));
+  EXPECT_FALSE(kgate::due(&record, first, 1)) << "measured by the first process already (after a restart)";
+  EXPECT_TRUE(kgate::due(&record, second, 1));
   kgate::pool_repetition(record, syn::benchmark(kName, {.seed = 2}), syn::context().calibration);
-  EXPECT_FALSE(kgate::bench::due(&record, second, 1));
+  EXPECT_FALSE(kgate::due(&record, second, 1));
   // --benchmark_repetitions=2: two repetitions in each process.
-  EXPECT_TRUE(kgate::bench::due(&record, second, 2));
+  EXPECT_TRUE(kgate::due(&record, second, 2));
   // A failed or skipped benchmark keeps its verdict: it is not measured again.
   kgate::BenchmarkRecord failed = syn::benchmark(kName, {.seed = 3});
   failed.status = kgate::BenchmarkStatus::failed;
-  EXPECT_FALSE(kgate::bench::due(&failed, second, 1));
+  EXPECT_FALSE(kgate::due(&failed, second, 1));
   failed.status = kgate::BenchmarkStatus::skipped;
-  EXPECT_FALSE(kgate::bench::due(&failed, second, 1));
+  EXPECT_FALSE(kgate::due(&failed, second, 1));
 }
 
 }  // namespace

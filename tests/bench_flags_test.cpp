@@ -4,27 +4,28 @@
 #include <vector>
 
 #include "kgate/core/problem.hpp"
-#include "listing.hpp"
-#include "options.hpp"
+#include "flags.hpp"
+#include "kgate/suite/listing.hpp"
 
 namespace {
 
 // Runs the parser over `args` (argv[0] added) and returns the options and what is left for
 // Google Benchmark.
-std::pair<kgate::bench::BenchOptions, std::vector<std::string>> parse(std::vector<std::string> args) {
+std::pair<kgate::bench::BenchFlags, std::vector<std::string>> parse(std::vector<std::string> args) {
   args.insert(args.begin(), "kgate_bench");
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   int argc = static_cast<int>(args.size());
-  auto options = kgate::bench::parse_bench_options(argc, argv.data());
+  auto options = kgate::bench::parse_bench_flags(argc, argv.data());
   return {options, std::vector<std::string>(argv.begin() + 1, argv.begin() + argc)};
 }
 
 }  // namespace
 
-TEST(BenchOptions, DefaultsAreDocumented) {
-  const auto [o, rest] = parse({});
+TEST(BenchFlags, DefaultsAreDocumented) {
+  const auto [flags, rest] = parse({});
+  const kgate::SuiteOptions& o = flags.suite;
   EXPECT_TRUE(o.cold && o.hot && o.counters && o.check);
   EXPECT_EQ(o.timing.stopping.min_samples, 10);
   EXPECT_DOUBLE_EQ(o.timing.stopping.min_gpu_time_s, 0.05);
@@ -53,15 +54,16 @@ TEST(BenchOptions, DefaultsAreDocumented) {
   EXPECT_NE(usage.find("(default 3)"), std::string::npos);
 }
 
-TEST(BenchOptions, KgateFlagsAreRemovedAndGoogleBenchmarkFlagsKept) {
-  const auto [o, rest] = parse({"--benchmark_filter=rmsnorm", "--kgate_out=r.json", "--kgate_modes=hot",
+TEST(BenchFlags, KgateFlagsAreRemovedAndGoogleBenchmarkFlagsKept) {
+  const auto [flags, rest] = parse({"--benchmark_filter=rmsnorm", "--kgate_out=r.json", "--kgate_modes=hot",
                                 "--kgate_min_time=0.5", "--kgate_max_time=15", "--kgate_counters=off",
                                 "--kgate_metrics=a,b", "--benchmark_repetitions=3", "--kgate_flush=write",
                                 "--kgate_max_samples=500", "--kgate_full_clock=0.9", "--kgate_rest=0",
                                 "--kgate_placements=2", "--kgate_processes=1", "--kgate_timer=events",
                                 "--kgate_cupti_kernels=serial"});
+  const kgate::SuiteOptions& o = flags.suite;
   EXPECT_EQ(rest, (std::vector<std::string>{"--benchmark_filter=rmsnorm", "--benchmark_repetitions=3"}));
-  EXPECT_EQ(o.out, "r.json");
+  EXPECT_EQ(flags.out, "r.json");
   EXPECT_FALSE(o.cold);
   EXPECT_TRUE(o.hot);
   EXPECT_DOUBLE_EQ(o.timing.stopping.min_gpu_time_s, 0.5);
@@ -78,7 +80,7 @@ TEST(BenchOptions, KgateFlagsAreRemovedAndGoogleBenchmarkFlagsKept) {
   EXPECT_EQ(o.timing.kernel_activity, kgate::KernelActivity::serial);
 }
 
-TEST(BenchOptions, BadValuesNameTheFlag) {
+TEST(BenchFlags, BadValuesNameTheFlag) {
   for (const char* bad : {"--kgate_min_time=abc", "--kgate_min_time=-1", "--kgate_modes=warm", "--kgate_modes=",
                           "--kgate_counters=maybe", "--kgate_unknown=1", "--kgate_out", "--kgate_flush=sideways",
                           "--kgate_max_samples=0", "--kgate_throttle=1.5", "--kgate_full_clock=97",
@@ -95,20 +97,21 @@ TEST(BenchOptions, BadValuesNameTheFlag) {
   }
 }
 
-TEST(BenchOptions, HelpIsSeenAndPassedOn) {
-  const auto [o, rest] = parse({"--help"});
-  EXPECT_TRUE(o.help);
+TEST(BenchFlags, HelpIsSeenAndPassedOn) {
+  const auto [flags, rest] = parse({"--help"});
+  EXPECT_TRUE(flags.help);
   EXPECT_EQ(rest, (std::vector<std::string>{"--help"}));
 }
 
-TEST(BenchOptions, ShardAndItsDurations) {
-  const auto [o, rest] = parse({"--kgate_shard=1/3", "--kgate_shard_durations=baselines/nvidia-h200/kgate.json"});
+TEST(BenchFlags, ShardAndItsDurations) {
+  const auto [flags, rest] = parse({"--kgate_shard=1/3", "--kgate_shard_durations=baselines/nvidia-h200/kgate.json"});
+  const kgate::SuiteOptions& o = flags.suite;
   ASSERT_TRUE(o.shard.has_value());
   EXPECT_EQ(o.shard->index, 1);
   EXPECT_EQ(o.shard->count, 3);
   EXPECT_EQ(o.shard_durations, "baselines/nvidia-h200/kgate.json");
   EXPECT_TRUE(rest.empty());
-  EXPECT_FALSE(parse({}).first.shard.has_value());
+  EXPECT_FALSE(parse({}).first.suite.shard.has_value());
   for (const char* bad : {"--kgate_shard=3/3", "--kgate_shard=1", "--kgate_shard_durations=run.json"}) {
     try {
       parse({bad});
@@ -120,35 +123,38 @@ TEST(BenchOptions, ShardAndItsDurations) {
   }
 }
 
-TEST(BenchOptions, HeadlineModeMeasuresEachBenchmarksHeadlineOnly) {
-  const auto [o, rest] = parse({"--kgate_modes=headline"});
+TEST(BenchFlags, HeadlineModeMeasuresEachBenchmarksHeadlineOnly) {
+  const auto [flags, rest] = parse({"--kgate_modes=headline"});
+  const kgate::SuiteOptions& o = flags.suite;
   EXPECT_TRUE(o.measures("cold", "cold"));
   EXPECT_FALSE(o.measures("hot", "cold"));
   EXPECT_TRUE(o.measures("hot", "hot"));
   EXPECT_FALSE(o.measures("cold", "hot"));
-  const auto both = parse({}).first;
+  const auto both = parse({}).first.suite;
   EXPECT_TRUE(both.measures("cold", "cold") && both.measures("hot", "cold"));
-  const auto hot_only = parse({"--kgate_modes=hot"}).first;
+  const auto hot_only = parse({"--kgate_modes=hot"}).first.suite;
   EXPECT_FALSE(hot_only.measures("cold", "cold"));
   EXPECT_TRUE(hot_only.measures("hot", "cold"));
   EXPECT_THROW(parse({"--kgate_modes=headline,hot"}), std::invalid_argument);
 }
 
-TEST(BenchOptions, WorkloadsAreNamedOneByOne) {
-  const auto [o, rest] = parse({"--kgate_workloads=workload/llama3-8b-decode/b:1/l:4096/bf16,workload/llama3-8b-prefill/b:1/p:512/bf16"});
+TEST(BenchFlags, WorkloadsAreNamedOneByOne) {
+  const auto [flags, rest] = parse({"--kgate_workloads=workload/llama3-8b-decode/b:1/l:4096/bf16,workload/llama3-8b-prefill/b:1/p:512/bf16"});
+  const kgate::SuiteOptions& o = flags.suite;
   EXPECT_EQ(o.workloads, (std::vector<std::string>{"workload/llama3-8b-decode/b:1/l:4096/bf16", "workload/llama3-8b-prefill/b:1/p:512/bf16"}));
-  EXPECT_TRUE(parse({}).first.workloads.empty());  // the suite's workload benchmarks
+  EXPECT_TRUE(parse({}).first.suite.workloads.empty());  // the suite's workload benchmarks
   EXPECT_THROW(parse({"--kgate_workloads="}), std::invalid_argument);
 }
 
 // kgate_bench --kgate_list_json: the registry as the peers read it (docs/peers.md), every family
 // and bench shape with the figures kgate records, and the timing options the flags give.
 TEST(BenchListing, EveryFamilyAndShapeWithTheTimingOptions) {
-  const auto [o, rest] = parse({"--kgate_list_json=-", "--kgate_max_time=0.25", "--kgate_flush=write", "--kgate_placements=3"});
-  EXPECT_EQ(o.list_json, "-");
+  const auto [flags, rest] = parse({"--kgate_list_json=-", "--kgate_max_time=0.25", "--kgate_flush=write", "--kgate_placements=3"});
+  const kgate::SuiteOptions& o = flags.suite;
+  EXPECT_EQ(flags.list_json, "-");
   const kgate::Registry& registry = kgate::Registry::instance();
-  const nlohmann::json listing = kgate::bench::registry_listing(registry, o.timing);
-  EXPECT_EQ(listing["schema_version"], kgate::bench::kListingSchemaVersion);
+  const nlohmann::json listing = kgate::registry_listing(registry, o.timing);
+  EXPECT_EQ(listing["schema_version"], kgate::kListingSchemaVersion);
   EXPECT_DOUBLE_EQ(listing["timing"]["max_wall_time_s"].get<double>(), 0.25);
   EXPECT_EQ(listing["timing"]["l2_flush"], "write");
   EXPECT_EQ(listing["timing"]["timer"], "cupti");

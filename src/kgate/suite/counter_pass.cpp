@@ -1,11 +1,11 @@
-#include "counters.hpp"
+#include "kgate/suite/counter_pass.hpp"
 
 #include <iostream>
 
 #include "kgate/measure/cupti.hpp"
 #include "kgate/base/random.hpp"
 
-namespace kgate::bench {
+namespace kgate {
 
 CounterPass::CounterPass(std::vector<std::string> metrics, GpuTimer& timer)
     : flush_(timer.options().flush),
@@ -144,4 +144,4 @@ PhaseSeconds CounterPass::run(RunResults& results, const Registry& registry, con
   return phase_s;
 }
 
-}  // namespace kgate::bench
+}  // namespace kgate

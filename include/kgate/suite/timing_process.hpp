@@ -6,9 +6,9 @@
 #include <string>
 
 #include "kgate/results/results.hpp"
-#include "options.hpp"
+#include "kgate/suite/options.hpp"
 
-namespace kgate::bench {
+namespace kgate {
 
 // context.kgate.extra's key for "<finished>/<count>" timing processes.
 inline constexpr const char* kTimingProcessesKey = "timing_processes";
@@ -31,11 +31,11 @@ void mark_finished(RunResults& results, const TimingProcess& process);
 // shared: each process's median is meant to hang on no single allocation. The first process checks outputs and measures the mode that is not the headline
 // (only the report reads it); the later ones add to the headline mode, the figure the gate
 // compares.
-BenchOptions options_for_process(const BenchOptions& whole, const TimingProcess& process);
+SuiteOptions options_for_process(const SuiteOptions& whole, const TimingProcess& process);
 
 // Whether `process` measures a benchmark, given its record so far (null: none yet): when it is
 // not yet measured, or measured successfully by fewer processes than this one, `repetitions`
-// times each (--benchmark_repetitions). A failed or skipped benchmark is not measured again.
+// times each (SuiteOptions::repetitions). A failed or skipped benchmark is not measured again.
 bool due(const BenchmarkRecord* record, const TimingProcess& process, std::size_t repetitions);
 
-}  // namespace kgate::bench
+}  // namespace kgate

@@ -1,4 +1,4 @@
-#include "workloads.hpp"
+#include "kgate/suite/workload_benchmarks.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -13,7 +13,7 @@
 #include "kgate/base/text.hpp"
 #include "kgate/results/roofline.hpp"
 
-namespace kgate::bench {
+namespace kgate {
 namespace {
 
 // Cold runs of the step traced for its timeline: enough for a median run, few enough to be queued
@@ -181,7 +181,7 @@ std::vector<WorkloadPlan> plan_workloads(const std::vector<std::string>& names, 
 }
 
 MeasureOutcome measure_workload(const WorkloadPlan& plan, const Registry& registry, GpuTimer& timer,
-                                const Calibration& calibration, const BenchOptions& options, bool trace_kernels) {
+                                const Calibration& calibration, const SuiteOptions& options, bool trace_kernels) {
   const auto started = std::chrono::steady_clock::now();
   MeasureOutcome outcome;
   BenchmarkRecord& r = outcome.record;
@@ -274,4 +274,4 @@ void profile_workload(BenchmarkRecord& record, const Registry& registry, RangePr
   }
 }
 
-}  // namespace kgate::bench
+}  // namespace kgate

@@ -10,7 +10,7 @@
 #include "kgate/core/registry.hpp"
 #include "kgate/measure/timing.hpp"
 
-namespace kgate::bench {
+namespace kgate {
 
 inline constexpr int kListingSchemaVersion = 1;
 
@@ -19,4 +19,4 @@ nlohmann::json registry_listing(const Registry& registry, const TimingOptions& t
 // Writes the listing to `destination` ("-": standard output). Returns the exit status.
 int write_registry_listing(const std::string& destination, const TimingOptions& timing);
 
-}  // namespace kgate::bench
+}  // namespace kgate

@@ -1,0 +1,103 @@
+#pragma once
+// One timing process's share of a suite run, as an object. A run is timed in
+// SuiteOptions::processes fresh processes one after another (TimingProcess); each makes a
+// SuiteProcess, from nothing (the first) or from the results the one before handed over, and
+// takes these steps:
+//
+//   calibrate()       the GPU's ceilings, once per run (the first process)
+//   due(name)         whether this process measures a benchmark
+//   measure(name)     measures it, pools the record with the earlier processes' and says whether
+//                     the CUDA context was lost (the front door then goes on in a fresh process)
+//   finish_timing()   records that this process's timing is done; the next process goes on from
+//                     results()
+//   count()           the last process only: the CUPTI counter pass over every benchmark
+//
+// Every step adds its wall time to results().context.wall_s, the harness's account of its own
+// cost. A front door (kgate_bench's main, the Python binding) decides which benchmarks to ask for,
+// hands the results from process to process and writes them; it never measures anything itself.
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kgate/core/registry.hpp"
+#include "kgate/measure/device.hpp"
+#include "kgate/measure/timing.hpp"
+#include "kgate/results/provenance.hpp"
+#include "kgate/results/results.hpp"
+#include "kgate/suite/benchmark_plan.hpp"
+#include "kgate/suite/counter_pass.hpp"
+#include "kgate/suite/options.hpp"
+#include "kgate/suite/timing_process.hpp"
+#include "kgate/suite/workload_benchmarks.hpp"
+
+namespace kgate {
+
+// Every benchmark of the suite in its order (each variant x bench shape, then the workloads),
+// limited to this process's shard (SuiteOptions::shard): each shard process computes the same
+// split on its own. Needs no GPU. Throws std::logic_error when the registry is inconsistent,
+// std::invalid_argument on a workload name that names no workload benchmark, and ResultsError when
+// the shard durations file cannot be read.
+std::vector<std::string> suite_benchmark_names(const SuiteOptions& options, const Registry& registry = Registry::instance(),
+                                               const WorkloadRegistry& workloads = WorkloadRegistry::instance());
+
+class SuiteProcess {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // The first process of a fresh run, on `device`; the run's context records `suite` and
+  // `command_line`. `started` is when the process started, for the startup phase. Throws
+  // UnknownMetrics naming metrics this chip does not know, before any timing.
+  SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, const SuiteBuild& suite,
+               const std::string& command_line, Clock::time_point started = Clock::now());
+  // A later process of the run, going on from the results the one before handed over.
+  SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, RunResults handed_over,
+               Clock::time_point started = Clock::now());
+
+  const TimingProcess& process() const { return process_; }
+  const RunResults& results() const { return results_; }
+  // The benchmarks this process knows, in the suite's order (suite_benchmark_names).
+  const std::vector<std::string>& names() const { return names_; }
+
+  // Only a fresh run's first process calibrates; the others read the ceilings from the results.
+  bool needs_calibration() const { return fresh_; }
+  const Calibration& calibrate();
+
+  bool due(const std::string& name) const;
+  // The record pooled so far (null: not measured by any process yet).
+  const BenchmarkRecord* record(const std::string& name) const;
+
+  struct Measured {
+    const BenchmarkRecord& record;  // pooled with the earlier processes' and repetitions
+    bool context_lost;              // a sticky fault: nothing more can run in this process
+  };
+  // Throws std::out_of_range for a name not in names().
+  Measured measure(const std::string& name);
+
+  void finish_timing();
+  void count();
+
+ private:
+  SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, RunResults results, Clock::time_point started,
+               bool fresh);
+  void end_phase(const std::string& phase);
+  void say_timer_fallback();
+
+  const DeviceInfo& device_;
+  const Registry& registry_;
+  RunResults results_;
+  TimingProcess process_;
+  SuiteOptions options_;  // this process's share (options_for_process)
+  std::vector<std::string> names_;
+  std::vector<BenchmarkPlan> benchmarks_;
+  std::vector<WorkloadPlan> workloads_;
+  std::map<std::string, std::size_t> plan_of_;  // name -> index into benchmarks_, then workloads_
+  GpuTimer timer_;
+  std::optional<CounterPass> counters_;
+  Clock::time_point phase_start_;
+  bool fresh_;
+  bool fallback_said_ = false;
+};
+
+}  // namespace kgate

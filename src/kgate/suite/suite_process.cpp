@@ -1,0 +1,171 @@
+#include "kgate/suite/suite_process.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <set>
+#include <stdexcept>
+
+#include "kgate/measure/calibration.hpp"
+#include "kgate/results/repetitions.hpp"
+#include "kgate/results/results_io.hpp"
+#include "kgate/suite/measure_benchmark.hpp"
+
+namespace kgate {
+namespace {
+
+double seconds_since(SuiteProcess::Clock::time_point start) {
+  return std::chrono::duration<double>(SuiteProcess::Clock::now() - start).count();
+}
+
+void add_phases(RunResults& results, const std::string& pass, const PhaseSeconds& phases) {
+  for (const auto& [phase, seconds] : phases) results.context.wall_s[pass + "." + phase] += seconds;
+}
+
+// A fresh run's context: the device, the build and the command, and how this run was asked to
+// time (l2_flush), which part of the suite and which GPU it had, for `kgate merge` (docs/ci.md).
+RunResults fresh_results(const DeviceInfo& device, const SuiteOptions& options, const SuiteBuild& suite,
+                         const std::string& command_line) {
+  RunResults results;
+  results.context = make_run_context(device, suite, command_line);
+  results.context.extra["l2_flush"] = std::string(to_string(options.timing.flush));
+  if (options.shard) results.context.extra["shard"] = options.shard->text();
+  if (!options.shard_durations.empty()) results.context.extra["shard_durations"] = options.shard_durations;
+  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) results.context.extra["cuda_visible_devices"] = visible;
+  return results;
+}
+
+// Folds a measurement (an earlier process's, or another repetition) into the record already
+// there: more samples of the same distribution. A failure in any repetition is the benchmark's
+// result. Returns the record as it now stands.
+const BenchmarkRecord& pool_record(RunResults& results, BenchmarkRecord record) {
+  for (BenchmarkRecord& existing : results.benchmarks) {
+    if (existing.name != record.name) continue;
+    if (is_repetition(existing, record)) pool_repetition(existing, record, results.context.calibration);
+    else if (record.status == BenchmarkStatus::failed) existing = std::move(record);
+    return existing;
+  }
+  return results.benchmarks.emplace_back(std::move(record));
+}
+
+std::vector<std::string> all_benchmark_names(const Registry& registry, const std::vector<WorkloadPlan>& workloads) {
+  std::vector<std::string> names;
+  for (const Variant* v : registry.variants())
+    for (const Shape& s : registry.find_family(v->info.family)->bench_shapes()) names.push_back(benchmark_name(*v, s));
+  for (const WorkloadPlan& w : workloads) names.push_back(w.name);
+  return names;
+}
+
+}  // namespace
+
+std::vector<std::string> suite_benchmark_names(const SuiteOptions& options, const Registry& registry,
+                                               const WorkloadRegistry& workloads) {
+  registry.validate();
+  std::vector<std::string> names = all_benchmark_names(registry, plan_workloads(options.workloads, workloads));
+  if (!options.shard) return names;
+  std::map<std::string, double> durations;
+  if (!options.shard_durations.empty()) durations = benchmark_durations(read_results_file(options.shard_durations));
+  return split_into_shards(names, options.shard->count, durations)[static_cast<std::size_t>(options.shard->index)];
+}
+
+SuiteProcess::SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, const SuiteBuild& suite,
+                           const std::string& command_line, Clock::time_point started)
+    : SuiteProcess(device, options, fresh_results(device, options, suite, command_line), started, true) {}
+
+SuiteProcess::SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, RunResults handed_over,
+                           Clock::time_point started)
+    : SuiteProcess(device, options, std::move(handed_over), started, false) {}
+
+SuiteProcess::SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, RunResults results,
+                           Clock::time_point started, bool fresh)
+    : device_(device),
+      registry_(Registry::instance()),
+      results_(std::move(results)),
+      process_(timing_process(results_, options.processes)),
+      options_(options_for_process(options, process_)),
+      names_(suite_benchmark_names(options)),
+      timer_(device, options_.timing),
+      phase_start_(started),
+      fresh_(fresh) {
+  const std::set<std::string> in_suite(names_.begin(), names_.end());
+  for (BenchmarkPlan& plan : plan_benchmarks(registry_, device, options_.timing))
+    if (in_suite.contains(plan.name)) benchmarks_.push_back(std::move(plan));
+  for (WorkloadPlan& plan : plan_workloads(options_.workloads))
+    if (in_suite.contains(plan.name)) workloads_.push_back(std::move(plan));
+  for (std::size_t i = 0; i < benchmarks_.size(); ++i) plan_of_[benchmarks_[i].name] = i;
+  for (std::size_t i = 0; i < workloads_.size(); ++i) plan_of_[workloads_[i].name] = benchmarks_.size() + i;
+  // The first process traces each benchmark's kernels, the last profiles them all: unknown metric
+  // names are refused here, before any timing.
+  if (options_.counters && (process_.index == 0 || process_.last())) counters_.emplace(options_.metrics, timer_);
+  say_timer_fallback();
+  end_phase("startup");
+}
+
+const Calibration& SuiteProcess::calibrate() {
+  std::cerr << "kgate_bench: measuring the ceilings of " << device_.name << "...\n";
+  results_.context.calibration = measure_calibration(device_, timer_);
+  const Calibration& c = results_.context.calibration;
+  std::fprintf(stderr,
+               "kgate_bench: copy %.0f GB/s, read %.0f GB/s (datasheet %.0f GB/s), bf16 GEMM %.0f TFLOP/s, "
+               "launch floor %.2f us, graph floor %.2f us; timer %s (tick %.0f ns)\n",
+               c.copy_bytes_per_s / 1e9, c.read_bytes_per_s / 1e9, c.datasheet_bytes_per_s / 1e9, c.gemm_flops_per_s / 1e12,
+               c.launch_floor_s * 1e6, c.graph_floor_s * 1e6, std::string(to_string(timer_.timer())).c_str(),
+               c.timer_resolution_s * 1e9);
+  say_timer_fallback();
+  end_phase("calibration");
+  return c;
+}
+
+const BenchmarkRecord* SuiteProcess::record(const std::string& name) const {
+  for (const BenchmarkRecord& r : results_.benchmarks)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+bool SuiteProcess::due(const std::string& name) const {
+  return plan_of_.contains(name) && kgate::due(record(name), process_, options_.repetitions);
+}
+
+SuiteProcess::Measured SuiteProcess::measure(const std::string& name) {
+  const std::size_t plan = plan_of_.at(name);
+  const Calibration& calibration = results_.context.calibration;
+  const CounterPass* tracer = counters_ && process_.index == 0 ? &*counters_ : nullptr;
+  MeasureOutcome outcome =
+      plan < benchmarks_.size()
+          ? measure_benchmark(benchmarks_[plan], timer_, calibration, options_, tracer)
+          : measure_workload(workloads_[plan - benchmarks_.size()], registry_, timer_, calibration, options_, tracer != nullptr);
+  say_timer_fallback();
+  add_phases(results_, "timing", outcome.phase_s);
+  return {pool_record(results_, std::move(outcome.record)), outcome.context_lost};
+}
+
+void SuiteProcess::finish_timing() {
+  end_phase("timing");
+  mark_finished(results_, process_);
+}
+
+void SuiteProcess::count() {
+  if (counters_ && process_.last()) {
+    add_phases(results_, "counters", counters_->run(results_, registry_, [&](BenchmarkRecord& record, RangeProfiler& profiler) {
+      profile_workload(record, registry_, profiler);
+    }));
+  }
+  end_phase("counters");
+}
+
+void SuiteProcess::end_phase(const std::string& phase) {
+  results_.context.wall_s[phase] += seconds_since(phase_start_);
+  phase_start_ = Clock::now();
+}
+
+// Said once per process, when it happens: at the start (CUPTI unusable here) or mid-run (CUPTI
+// failed on a benchmark, and the timer went on with events).
+void SuiteProcess::say_timer_fallback() {
+  if (fallback_said_ || timer_.timer_fallback_reason().empty()) return;
+  fallback_said_ = true;
+  std::cerr << "kgate_bench: warning: " << to_string(options_.timing.timer) << " timing is unavailable ("
+            << timer_.timer_fallback_reason() << "); samples from here on are CUDA-event-timed (\"timer\": \"events\"), "
+            << "which adds 2-4 us of launch overhead per sample and cannot be compared with CUPTI-timed baselines\n";
+}
+
+}  // namespace kgate
