@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 
@@ -729,10 +730,106 @@ TEST(KgateCli, AbSaysWhyABinaryDidNotRun) {
   EXPECT_NE(r.err.find("no-such-binary: cannot run it"), std::string::npos) << r.err;
   r = kgate_cli({"ab", "--base", bins.binary("base")});
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("give both --base BASE_BENCH and --head HEAD_BENCH"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("give the head build: --head HEAD_BENCH or --head-cmd CMD"), std::string::npos) << r.err;
   r = kgate_cli({"ab", "--base", bins.binary("base"), "--head", bins.binary("head"), "stray"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("unexpected argument 'stray'"), std::string::npos) << r.err;
+}
+
+// A command for kgate ab --base-cmd/--head-cmd that writes `side`'s canned results of its round
+// (SyntheticBinaries::canned) to $KGATE_OUT and logs what it was told to calls.log.
+std::string results_command(const syn::TempDir& dir, const char* side) {
+  return "sh '" KGATE_TEST_DATA_DIR "/synthetic-results-command.sh' '" + dir.path().string() + "' " + side;
+}
+
+TEST(KgateCli, AbOfCommandsGivesNoChangeOnAnAaAndFindsThePlantedSlowdown) {
+  const syn::TempDir dir;
+  const SyntheticBinaries canned(dir);
+  for (int n = 1; n <= 3; ++n) {
+    canned.canned("base", n, 100e-6, 10 + n);
+    canned.canned("head", n, 100e-6, 20 + n);  // the same distribution, other samples: an A/A
+  }
+  const std::string work = dir.file("work");
+  auto r = kgate_cli({"ab", "--base-cmd", results_command(dir, "base"), "--head-cmd", results_command(dir, "head"), "--rounds", "3",
+                      "--filter", "^rmsnorm/", "--work-dir", work, "--markdown", dir.file("ab.md")});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(summary_line(r.out).rfind("0 slower, 0 faster, 1 same, 0 noisy", 0), 0u) << "only " << kA << " is selected: " << r.out;
+  EXPECT_NE(syn::read_text(dir.file("ab.md")).find("**kgate ab** of `head sh "), std::string::npos) << "a command named as written";
+  std::vector<std::string> calls = canned.calls();
+  ASSERT_EQ(calls.size(), 6u);
+  for (const std::string& call : calls) EXPECT_NE(call.find(" filter ^rmsnorm/"), std::string::npos) << call;
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), "base round 3 filter ^rmsnorm/"), 1);
+  EXPECT_EQ(kgate::read_results_file(work + "/head.json").benchmarks.size(), 1u) << "the pooled head holds the selected benchmark";
+
+  for (int n = 1; n <= 3; ++n) canned.canned("head", n, 110e-6, 20 + n);
+  r = kgate_cli({"ab", "--base-cmd", results_command(dir, "base"), "--head-cmd", results_command(dir, "head"), "--rounds", "3"});
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_EQ(summary_line(r.out).rfind("1 slower, 0 faster, 1 same, 0 noisy", 0), 0u) << r.out;
+  calls = canned.calls();
+  EXPECT_EQ(calls.back().substr(calls.back().find(" filter")), " filter ") << "no filter: KGATE_FILTER empty";
+}
+
+TEST(KgateCli, AbMixesABinaryAndACommand) {
+  const syn::TempDir dir;
+  const SyntheticBinaries bins(dir);
+  bins.list("base", {kA, kB});
+  for (int n = 1; n <= 2; ++n) {
+    bins.canned("base", n, 100e-6, 10 + n);
+    bins.canned("head", n, 100e-6, 20 + n);
+  }
+  // A one-line command, its variables expanded by its own shell.
+  const std::string head = "cp '" + dir.path().string() + "/head-'\"$KGATE_ROUND\"'.json' \"$KGATE_OUT\"";
+  const auto r =
+      kgate_cli({"ab", "--base", bins.binary("base"), "--head-cmd", head, "--rounds", "2", "--work-dir", dir.file("work"), "--",
+                 "--kgate_min_time=0.2"});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(summary_line(r.out).rfind("0 slower, 0 faster, 2 same", 0), 0u) << r.out;
+  const std::vector<std::string> calls = bins.calls();
+  ASSERT_EQ(calls.size(), 4u) << "the binary's listing, its probe and its 2 rounds; the command logs nothing";
+  EXPECT_EQ(calls[0], "base --benchmark_list_tests=true --kgate_min_time=0.2");
+  EXPECT_TRUE(calls[3].ends_with(" --kgate_check=off --kgate_min_time=0.2")) << "the flags after -- are the binary's: " << calls[3];
+}
+
+TEST(KgateCli, AbSaysWhyACommandDidNotGiveResults) {
+  const syn::TempDir dir;
+  const SyntheticBinaries canned(dir);
+  canned.canned("base", 1, 100e-6, 1);
+  const std::string base = results_command(dir, "base");
+  const std::string failing = "echo 'synthetic-failure: no GPU here' >&2; exit 3";
+  auto r = kgate_cli({"ab", "--base-cmd", base, "--head-cmd", failing, "--rounds", "1"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--head-cmd '" + failing + "': round 1 exited with status 3 and wrote no results to $KGATE_OUT; the end of its log"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("\nsynthetic-failure: no GPU here"), std::string::npos) << "its output's end is shown: " << r.err;
+
+  r = kgate_cli({"ab", "--base-cmd", base, "--head-cmd", "echo 'synthetic garbage' > \"$KGATE_OUT\"", "--rounds", "1"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(": round 1 exited with status 0, but wrote no results file kgate reads: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("round-1-head.json: "), std::string::npos) << "the file named: " << r.err;
+
+  r = kgate_cli({"ab", "--base-cmd", base, "--head-cmd", results_command(dir, "head"), "--rounds", "1"});  // no canned head results
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("round 1 exited with status 1 and wrote no results to $KGATE_OUT"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("head-1.json"), std::string::npos) << "cp's complaint shown: " << r.err;
+}
+
+TEST(KgateCli, AbTakesOneBuildPerSide) {
+  const syn::TempDir dir;
+  const std::string command = "true";
+  auto r = kgate_cli({"ab", "--base", dir.file("bench"), "--base-cmd", command, "--head-cmd", command});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("give --base or --base-cmd, not both"), std::string::npos) << r.err;
+  r = kgate_cli({"ab", "--head-cmd", command});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("give the base build: --base BASE_BENCH or --base-cmd CMD"), std::string::npos) << r.err;
+  r = kgate_cli({"ab", "--base-cmd", " ", "--head-cmd", command});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--base-cmd: the command is empty"), std::string::npos) << r.err;
+  r = kgate_cli({"ab", "--base-cmd", command, "--head-cmd", command, "--", "--kgate_min_time=0.2"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("the flags after -- are for benchmark binaries (--base, --head); a command carries its own"), std::string::npos)
+      << r.err;
 }
 
 }  // namespace

@@ -287,6 +287,23 @@ TEST(NvbenchResults, RecordedRunsAreGated) {
   EXPECT_NE(r.err.find("time-only, low-confidence comparison"), std::string::npos) << r.err;
 }
 
+// kgate ab of two commands that stand for an nvbench binary run with --jsonbin "$KGATE_OUT": each
+// round writes a recorded run and its sample files beside KGATE_OUT, where nvbench writes them.
+TEST(NvbenchResults, KgateAbReadsWhatACommandWroteWithNvbench) {
+  const syn::TempDir dir;
+  if (!unpack_recorded_nvbench(dir)) GTEST_SKIP() << "no recorded nvbench runs: scripts/record-nvbench.sh on a GPU writes them";
+  const auto nvbench_run = [&](const std::string& run) {
+    const std::string file = dir.file("recorded-nvbench-" + run + ".json");
+    return "cp -R '" + file + "-bin' '" + file + "-freqs-bin' \"$(dirname \"$KGATE_OUT\")\" && cp '" + file + "' \"$KGATE_OUT\"";
+  };
+  auto r = kgate_cli({"ab", "--base-cmd", nvbench_run("run-a"), "--head-cmd", nvbench_run("run-b"), "--rounds", "2"});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("\n0 slower, 0 faster"), std::string::npos) << r.out;
+  r = kgate_cli({"ab", "--base-cmd", nvbench_run("run-a"), "--head-cmd", nvbench_run("slow"), "--rounds", "2"});
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("slower"), std::string::npos) << r.out;
+}
+
 // The same document as if another executable had written it (nvbench's meta.argv).
 std::string renamed_executable(const syn::TempDir& dir, const std::string& path, const std::string& executable) {
   json doc = kgate::read_json_file(path);

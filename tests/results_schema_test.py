@@ -30,6 +30,7 @@ OTHER_FORMATS = {
     "synthetic-gbench-repetitions.json": "plain Google Benchmark JSON",
     "recorded-nvbench.tar.gz": "nvbench JSON and its --jsonbin sample files",
     "synthetic-kgate-bench.sh": "a stand-in for kgate_bench, not a result",
+    "synthetic-results-command.sh": "a stand-in for a command under kgate ab --base-cmd/--head-cmd, not a result",
     "synthetic-story-llama3-8b.py": "the script that writes synthetic-story-llama3-8b.json",
 }
 # The recorded run the mutations are planted in: small, with a workload block and kernels.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <regex>
 #include <stdexcept>
 
 #include "kgate/base/escape.hpp"
@@ -22,6 +23,58 @@ std::string not_compared(const std::vector<std::string>& names, const char* wher
   const std::vector<std::string> named(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(names.size(), 5)));
   return std::to_string(names.size()) + " benchmark(s) not compared, " + where + ": " + join(named, ", ") +
          (names.size() > 5 ? ", ..." : "");
+}
+
+// Google Benchmark's --benchmark_filter as it selects benchmarks (1.8's RunSpecifiedBenchmarks and
+// FindBenchmarks): empty or "all" selects every one, a leading '-' those the rest does not match,
+// and the rest is a POSIX extended regular expression found anywhere in the name.
+class BenchmarkFilter {
+ public:
+  explicit BenchmarkFilter(const std::string& filter) {
+    std::string pattern = filter.empty() || filter == "all" ? "." : filter;
+    negative_ = pattern.starts_with('-');
+    if (negative_) pattern.erase(0, 1);
+    try {
+      pattern_ = std::regex(pattern, std::regex::extended);
+    } catch (const std::regex_error& e) {
+      throw std::invalid_argument("the filter '" + terminal_text(filter) + "' is not a regular expression: " + e.what());
+    }
+  }
+  bool selects(const std::string& name) const { return std::regex_search(name, pattern_) != negative_; }
+
+ private:
+  std::regex pattern_;
+  bool negative_ = false;
+};
+
+// The lists of both builds matched: refused when they differ, unless plan.common_only, then told.
+ListDifference match_lists(const AbPlan& plan, std::vector<std::string> base_list, std::vector<std::string> head_list, AbBuilds& builds) {
+  ListDifference lists = diff_benchmark_lists(std::move(base_list), std::move(head_list));
+  if (!lists.same()) {
+    const std::string differences = (lists.base_only.empty() ? "" : "only in base:\n" + list_names(lists.base_only)) +
+                                    (lists.head_only.empty() ? "" : "only in head:\n" + list_names(lists.head_only));
+    if (!plan.common_only)
+      throw std::invalid_argument("the builds' benchmark lists differ (--common-only compares the " + std::to_string(lists.common.size()) +
+                                  " they share):\n" + differences);
+    builds.tell("comparing the " + std::to_string(lists.common.size()) + " benchmarks both builds have; not compared:\n" + differences);
+  }
+  if (lists.common.empty())
+    throw std::invalid_argument("no benchmark to compare" +
+                                (plan.filter ? " (the filter '" + *plan.filter + "' matches none)" : std::string()));
+  return lists;
+}
+
+// The benchmarks a command wrote in its first round: its list.
+std::vector<std::string> names_in(const RunResults& run) {
+  std::vector<std::string> names;
+  for (const BenchmarkRecord& r : run.benchmarks) names.push_back(r.name);
+  return names;
+}
+
+// Drops the run's benchmarks that `keep` does not select.
+template <typename Keep>
+void narrow(RunResults& run, Keep keep) {
+  std::erase_if(run.benchmarks, [&](const BenchmarkRecord& r) { return !keep(r.name); });
 }
 
 }  // namespace
@@ -50,34 +103,35 @@ std::string exact_filter(const std::vector<std::string>& names) {
   return filter + ")$";
 }
 
-AbOutcome run_ab_rounds(const AbPlan& plan, AbBinaries& binaries) {
+AbOutcome run_ab_rounds(const AbPlan& plan, AbBuilds& builds) {
+  // A command is told the filter but may run more; its results are narrowed by Google Benchmark's
+  // rule, the filter compiled before anything runs.
+  const bool any_command = builds.is_command(AbSide::base) || builds.is_command(AbSide::head);
+  const std::optional<BenchmarkFilter> command_filter =
+      plan.filter && any_command ? std::optional(BenchmarkFilter(*plan.filter)) : std::nullopt;
+
   // Both builds must measure the same benchmarks: a benchmark in one list only would show up as
-  // new or missing, which does not fail the gate and hides what was not compared. Each lists
-  // with the flags its rounds get (some, like --kgate_workloads, change the list).
+  // new or missing, which does not fail the gate and hides what was not compared. Each binary
+  // lists with the flags its rounds get (some, like --kgate_workloads, change the list); a
+  // command cannot list, so the lists are matched after the first round, from what it wrote.
   std::vector<std::string> list_flags = {"--benchmark_list_tests=true"};
   if (plan.filter) list_flags.push_back("--benchmark_filter=" + *plan.filter);
   list_flags.insert(list_flags.end(), plan.bench_flags.begin(), plan.bench_flags.end());
-  std::vector<std::string> base_list = binaries.list(AbSide::base, list_flags);  // base first, then head
-  const ListDifference lists = diff_benchmark_lists(std::move(base_list), binaries.list(AbSide::head, list_flags));
-  std::optional<std::string> run_filter = plan.filter;
-  if (!lists.same()) {
-    const std::string differences = (lists.base_only.empty() ? "" : "only in base:\n" + list_names(lists.base_only)) +
-                                    (lists.head_only.empty() ? "" : "only in head:\n" + list_names(lists.head_only));
-    if (!plan.common_only)
-      throw std::invalid_argument("the builds' benchmark lists differ (--common-only compares the " + std::to_string(lists.common.size()) +
-                                  " they share):\n" + differences);
-    binaries.tell("comparing the " + std::to_string(lists.common.size()) + " benchmarks both builds have; not compared:\n" + differences);
-    run_filter = exact_filter(lists.common);
-  }
-  if (lists.common.empty())
-    throw std::invalid_argument("no benchmark to compare" +
-                                (plan.filter ? " (the filter '" + *plan.filter + "' matches none)" : std::string()));
+  const auto listing = [&](AbSide side) {
+    return builds.is_command(side) ? std::nullopt : std::optional(builds.list(side, list_flags));
+  };
+  const std::optional<std::vector<std::string>> base_list = listing(AbSide::base);  // base first, then head
+  const std::optional<std::vector<std::string>> head_list = listing(AbSide::head);
+  std::optional<ListDifference> lists;
+  if (base_list && head_list) lists = match_lists(plan, *base_list, *head_list, builds);
+  std::optional<std::string> run_filter = lists && !lists->same() ? exact_filter(lists->common) : plan.filter;
 
   // A listing that matches nothing costs no GPU time: whether the binary knows --kgate_processes
   // (builds before it always timed in one process).
   const std::vector<std::string> probe = {"--benchmark_list_tests=true", "--benchmark_filter=^$", "--kgate_processes=1"};
-  const bool base_takes_processes = binaries.accepts(AbSide::base, probe);
-  const bool head_takes_processes = binaries.accepts(AbSide::head, probe);
+  const auto takes_processes = [&](AbSide side) { return !builds.is_command(side) && builds.accepts(side, probe); };
+  const bool base_takes_processes = takes_processes(AbSide::base);
+  const bool head_takes_processes = takes_processes(AbSide::head);
   const std::vector<bool> head_first = head_first_schedule(plan.rounds, plan.seed);
   AbOutcome outcome;
   std::string order;
@@ -86,11 +140,29 @@ AbOutcome run_ab_rounds(const AbPlan& plan, AbBinaries& binaries) {
     order += std::string(order.empty() ? "" : " ") + (head_goes_first ? "HB" : "BH");
     for (const AbSide side : head_goes_first ? std::vector{AbSide::head, AbSide::base} : std::vector{AbSide::base, AbSide::head}) {
       const bool base = side == AbSide::base;
-      std::vector<std::string> flags = round_flags(round, plan.rounds, base ? base_takes_processes : head_takes_processes, run_filter);
-      flags.insert(flags.end(), plan.bench_flags.begin(), plan.bench_flags.end());
-      (base ? outcome.base_rounds : outcome.head_rounds).push_back(binaries.run_round(side, round, flags));
+      std::vector<std::string> flags;
+      if (!builds.is_command(side)) {
+        flags = round_flags(round, plan.rounds, base ? base_takes_processes : head_takes_processes, run_filter);
+        flags.insert(flags.end(), plan.bench_flags.begin(), plan.bench_flags.end());
+      }
+      RunResults results = builds.run_round(side, round, flags, run_filter);
+      if (builds.is_command(side) && command_filter)
+        narrow(results, [&](const std::string& name) { return command_filter->selects(name); });
+      (base ? outcome.base_rounds : outcome.head_rounds).push_back(std::move(results));
+    }
+    if (!lists) {
+      lists = match_lists(plan, base_list ? *base_list : names_in(outcome.base_rounds.front()),
+                          head_list ? *head_list : names_in(outcome.head_rounds.front()), builds);
+      if (!lists->same()) run_filter = exact_filter(lists->common);
     }
   }
+  // The benchmarks only one build has were run where the lists came after the first round, or by
+  // a command that ignores its filter: they are not compared.
+  const std::vector<std::string>& common = lists->common;  // sorted
+  if (!lists->same())
+    for (std::vector<RunResults>* rounds : {&outcome.base_rounds, &outcome.head_rounds})
+      for (RunResults& run : *rounds)
+        narrow(run, [&](const std::string& name) { return std::binary_search(common.begin(), common.end(), name); });
 
   outcome.report = compare_rounds(outcome.base_rounds, outcome.head_rounds, plan.base_name, plan.head_name, plan.options);
   ComparisonReport& report = outcome.report;
@@ -100,8 +172,8 @@ AbOutcome run_ab_rounds(const AbPlan& plan, AbBinaries& binaries) {
                         "A/B on one " + context.gpu_name + (context.gpu_uuid.empty() ? "" : " (" + context.gpu_uuid + ")") + ": " +
                             std::to_string(plan.rounds) + " rounds, order " + order + " (B base, H head; seed " +
                             std::to_string(plan.seed) + "); each side's samples pooled over the rounds");
-  if (!lists.head_only.empty()) report.notices.push_back(not_compared(lists.head_only, "only in head (new)"));
-  if (!lists.base_only.empty()) report.notices.push_back(not_compared(lists.base_only, "only in base (removed)"));
+  if (!lists->head_only.empty()) report.notices.push_back(not_compared(lists->head_only, "only in head (new)"));
+  if (!lists->base_only.empty()) report.notices.push_back(not_compared(lists->base_only, "only in base (removed)"));
   return outcome;
 }
 
