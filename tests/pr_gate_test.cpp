@@ -82,6 +82,9 @@ TEST(PrGate, RefusesSidesItCannotBuildOrFind) {
   const auto unbuildable = pr_gate(dir, repo, {"--base", "HEAD", "--head", "HEAD"});
   EXPECT_EQ(unbuildable.status, 2);
   EXPECT_NE(unbuildable.err.find("needs --build-cmd CMD and --bench PATH"), std::string::npos) << unbuildable.err;
+  const auto command = pr_gate(dir, repo, {"--base-bench", dir.file("nothing"), "--head-cmd", "true"});
+  EXPECT_EQ(command.status, 2);
+  EXPECT_NE(command.err.find("unknown option --head-cmd"), std::string::npos) << "kgate ab's commands are not pr-gate's: " << command.err;
   const auto missing = pr_gate(dir, repo, {"--base-bench", dir.file("nothing"), "--head-bench", dir.file("nothing")});
   EXPECT_EQ(missing.status, 2);
   EXPECT_NE(missing.err.find("no such file"), std::string::npos) << missing.err;

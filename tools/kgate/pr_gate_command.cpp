@@ -67,11 +67,15 @@ input or usage, or a build that failed
 const std::set<std::string> kOwnValues = {"--base", "--head", "--base-bench", "--head-bench", "--build-cmd", "--bench",
                                           "--source", "--work-dir", "--out"};
 const std::set<std::string> kAbReportFiles = {"--json", "--junit", "--markdown"};
+// kgate ab's builds given as commands: pr-gate's sides are benchmark binaries, built or given.
+const std::set<std::string> kAbCommands = {"--base-cmd", "--head-cmd"};
 
 // kgate ab's options that pr-gate passes on: all but those it sets itself.
 OptionSpec passed_on_to_ab() {
   OptionSpec spec = ab_option_spec();
-  std::erase_if(spec.with_value, [](const std::string& name) { return kOwnValues.contains(name) || kAbReportFiles.contains(name); });
+  std::erase_if(spec.with_value, [](const std::string& name) {
+    return kOwnValues.contains(name) || kAbReportFiles.contains(name) || kAbCommands.contains(name);
+  });
   return spec;
 }
 
