@@ -4,9 +4,11 @@
 #include "kgate/gate/ab_rounds.hpp"
 
 #include <gtest/gtest.h>
+#include <regex.h>
 
 #include <algorithm>
 #include <map>
+#include <regex>
 #include <stdexcept>
 
 #include "kgate/gate/ab.hpp"
@@ -119,7 +121,39 @@ TEST(AbRounds, FlagsOfARound) {
 }
 
 TEST(AbRounds, ExactFilterEscapesEveryOperator) {
-  EXPECT_EQ(kgate::exact_filter({"a/b:1", "x.y+(z)|[w]{2}^$*?\\"}), "^(a/b:1|x\\.y\\+\\(z\\)\\|\\[w\\]\\{2\\}\\^\\$\\*\\?\\\\)$");
+  EXPECT_EQ(kgate::exact_filter({"a/b:1", "x.y+(z)|[w]{2}^$*?\\"}), "^(a/b:1|x\\.y\\+\\(z\\)\\|\\[w]\\{2}\\^\\$\\*\\?\\\\)$");
+  EXPECT_EQ(kgate::exact_filter({"fused+rope/m:1.5"}), "^fused\\+rope/m:1\\.5$") << "one name needs no group";
+}
+
+// Google Benchmark reads --benchmark_filter as a POSIX extended regular expression, through
+// std::regex or, where that is missing, regcomp: the filter must compile in both and match each of
+// its names whole, and nothing else.
+TEST(AbRounds, ExactFilterMatchesItsNamesAloneInBothRegexEngines) {
+  const std::string operators = "a.b*c[d]{2}|e^f$g?h\\i(j)k+l]m}n";
+  for (const std::vector<std::string>& names :
+       {std::vector<std::string>{kA}, std::vector<std::string>{operators}, std::vector<std::string>{kA, operators, kB}}) {
+    const std::string filter = kgate::exact_filter(names);
+    const std::regex std_filter(filter, std::regex::extended);
+    regex_t posix;
+    ASSERT_EQ(regcomp(&posix, filter.c_str(), REG_EXTENDED | REG_NOSUB), 0) << filter;
+    const auto matches = [&](const std::string& name) {
+      const bool posix_matches = regexec(&posix, name.c_str(), 0, nullptr, 0) == 0;
+      EXPECT_EQ(std::regex_search(name, std_filter), posix_matches) << filter << " on " << name;
+      return posix_matches;
+    };
+    for (const std::string& name : names) {
+      EXPECT_TRUE(matches(name)) << filter << " on " << name;
+      EXPECT_FALSE(matches(name + "x")) << filter << " on " << name << "x";
+      EXPECT_FALSE(matches("x" + name)) << filter << " on x" << name;
+    }
+    if (names.size() == 1) {
+      EXPECT_FALSE(matches(kB)) << filter;
+    }
+    regfree(&posix);
+  }
+  EXPECT_FALSE(std::regex_search(std::string("axb*c[d]{2}|e^f$g?h\\i(j)k+l]m}n"),
+                                 std::regex(kgate::exact_filter({operators}), std::regex::extended)))
+      << "'.' matches only itself";
 }
 
 TEST(AbRounds, DifferentListsAreRefusedUnlessCommonOnly) {

@@ -67,8 +67,11 @@ AbOutcome run_ab_rounds(const AbPlan& plan, AbBuilds& builds);
 // where the binary takes --kgate_processes, the correctness check in the first round only.
 std::vector<std::string> round_flags(int round, int rounds, bool takes_processes_flag, const std::optional<std::string>& filter);
 
-// A Google Benchmark filter that matches exactly these names (POSIX extended syntax, which is
-// what Google Benchmark's std::regex uses).
+// The Google Benchmark filter (--benchmark_filter) that matches exactly these names, the one rule
+// for every such filter (kgate ab's common benchmarks, the report's rerun line): '^' + name + '$',
+// several names as '^(a|b)$', the characters special to its POSIX extended regular expressions
+// (std::regex's or, where that is missing, regcomp's) escaped with a backslash. ']' and '}' are
+// ordinary once '[' and '{' are escaped, and libstdc++'s std::regex refuses them escaped.
 std::string exact_filter(const std::vector<std::string>& names);
 
 }  // namespace kgate

@@ -1,9 +1,9 @@
 #include "kgate/gate/ab_rounds.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <regex>
 #include <stdexcept>
+#include <string_view>
 
 #include "kgate/base/escape.hpp"
 #include "kgate/base/text.hpp"
@@ -92,15 +92,16 @@ std::vector<std::string> round_flags(int round, int rounds, bool takes_processes
 }
 
 std::string exact_filter(const std::vector<std::string>& names) {
-  std::string filter = "^(";
+  const bool alternatives = names.size() != 1;
+  std::string filter = alternatives ? "^(" : "^";
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (i) filter += '|';
     for (const char c : names[i]) {
-      if (std::strchr(".[]{}()\\*+?^$|", c)) filter += '\\';
+      if (std::string_view("\\.[(){*+?|^$").find(c) != std::string_view::npos) filter += '\\';
       filter += c;
     }
   }
-  return filter + ")$";
+  return filter + (alternatives ? ")$" : "$");
 }
 
 AbOutcome run_ab_rounds(const AbPlan& plan, AbBuilds& builds) {

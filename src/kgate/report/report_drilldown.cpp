@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "kgate/base/figures.hpp"
+#include "kgate/gate/ab_rounds.hpp"
 #include "kgate/results/detectable.hpp"
 #include "report_counter_diff.hpp"
 #include "kgate/report/format.hpp"
@@ -213,15 +214,6 @@ void add_detectable_change(const ReportModel& model, const BenchmarkComparison& 
 
 }  // namespace
 
-std::string exact_filter(const std::string& name) {
-  std::string filter = "^";
-  for (const char ch : name) {
-    if (std::string_view("\\.[(){*+?|^$").find(ch) != std::string_view::npos) filter += '\\';
-    filter += ch;
-  }
-  return filter + "$";
-}
-
 std::string shell_quoted(const std::string& text) {
   std::string quoted = "'";
   for (const char ch : text) quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
@@ -229,7 +221,7 @@ std::string shell_quoted(const std::string& text) {
 }
 
 std::string rerun_commands(const std::string& name) {
-  const std::string filter = shell_quoted(exact_filter(name));
+  const std::string filter = shell_quoted(kgate::exact_filter({name}));
   return "kgate ab --base BASE_BENCH --head HEAD_BENCH --filter " + filter + "\nkgate_bench --benchmark_filter=" + filter + "\n";
 }
 

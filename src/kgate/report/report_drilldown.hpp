@@ -24,10 +24,6 @@ Section benchmark_panel(const ReportModel& model, const BenchmarkView& view, std
 inline constexpr std::size_t kMaxCounterChips = 3;
 std::vector<std::string> change_chips(const ReportModel& model, const BenchmarkView& view);
 
-// The Google Benchmark filter that selects `name` alone: '^' + name + '$', the characters special
-// to its POSIX extended regular expressions (std::regex's or regcomp's) escaped with a backslash;
-// ']' and '}' are ordinary once '[' and '{' are escaped, and libstdc++ refuses them escaped.
-std::string exact_filter(const std::string& name);
 // `text` as one word for a POSIX shell: in single quotes, a quote inside written '\''.
 std::string shell_quoted(const std::string& text);
 
