@@ -3,9 +3,9 @@
 // roof.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "kgate/base/escape.hpp"
+#include "kgate/base/text.hpp"
 #include "kgate/gate/comparison_output.hpp"
 #include "report_drilldown.hpp"
 #include "kgate/report/format.hpp"
@@ -45,9 +45,7 @@ std::string sparkline(const ReportModel& model, const std::string& name) {
   for (std::size_t i = 0; i < medians.size(); ++i) {
     const double x = kPad + (kWidth - 2 * kPad) * static_cast<double>(i) / static_cast<double>(medians.size() - 1);
     const double y = kHeight - kPad - (kHeight - 2 * kPad) * (medians[i] - *low) / span;
-    char point[48];
-    std::snprintf(point, sizeof point, "%.1f,%.1f ", x, y);
-    points += point;
+    points += printf_string("%.1f,%.1f ", x, y);
     title += (title.empty() ? "" : ", ") + format_time(medians[i]);
   }
   const std::string last = points.substr(points.rfind(' ', points.size() - 2) + 1);

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string_view>
 
 #include "kgate/base/figures.hpp"
+#include "kgate/base/text.hpp"
 #include "kgate/gate/ab_rounds.hpp"
 #include "kgate/results/detectable.hpp"
 #include "report_counter_diff.hpp"
@@ -51,9 +51,7 @@ std::string samples_text(const TimingRecord* timing) {
 
 // "99%": the level of the comparison's intervals.
 std::string confidence_level(double confidence) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g%%", confidence * 100);
-  return text;
+  return printf_string("%g%%", confidence * 100);
 }
 
 // "p = 0.0123", "p <0.001"

@@ -2,8 +2,8 @@
 // that sort tables, nothing fetched.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
+#include "kgate/base/text.hpp"
 #include "kgate/report/report.hpp"
 #include "report_inline.hpp"
 #include "kgate/report/svg.hpp"
@@ -152,9 +152,7 @@ const char* tone_class(Tone tone) {
 std::string heat_style(double heat) {
   if (!(heat == heat)) return "";
   const double strength = std::min(std::fabs(heat), 1.0) * 0.55;
-  char colour[64];
-  std::snprintf(colour, sizeof colour, heat < 0 ? "rgba(207,34,46,%.2f)" : "rgba(26,127,55,%.2f)", strength);
-  return std::string(" style=\"background:") + colour + "\"";
+  return " style=\"background:" + printf_string(heat < 0 ? "rgba(207,34,46,%.2f)" : "rgba(26,127,55,%.2f)", strength) + "\"";
 }
 
 // An attribute whose value may hold a name from the inputs: escaped, and its '=' written as a

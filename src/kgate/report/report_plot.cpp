@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdio>
+
+#include "kgate/base/text.hpp"
 
 namespace kgate::report {
 namespace {
@@ -22,9 +23,7 @@ double Scale::operator()(double value) const {
 }
 
 std::string tick_number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", value);
-  return text;
+  return printf_string("%g", value);
 }
 
 double decade_floor(double value) { return std::pow(10.0, std::floor(std::log10(value) + 1e-9)); }

@@ -1,7 +1,8 @@
 #include "kgate/report/svg.hpp"
 
 #include <algorithm>
-#include <cstdio>
+
+#include "kgate/base/text.hpp"
 
 namespace kgate::report {
 namespace {
@@ -11,9 +12,7 @@ constexpr const char* kSans = "Helvetica, Arial, sans-serif";
 constexpr const char* kMono = "Menlo, Consolas, 'DejaVu Sans Mono', monospace";
 
 std::string number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f", value);
-  std::string s = text;
+  std::string s = printf_string("%.1f", value);
   if (s.ends_with(".0")) s.resize(s.size() - 2);
   return s == "-0" ? "0" : s;
 }
