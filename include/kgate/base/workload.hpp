@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "kgate/base/model_config.hpp"
+#include "kgate/base/named_registry.hpp"
 #include "kgate/base/shape.hpp"
 
 namespace kgate {
@@ -77,8 +78,8 @@ class WorkloadRegistry {
   void validate() const;
 
  private:
-  std::vector<std::unique_ptr<Workload>> workloads_;
-  std::vector<ModelConfig> models_;
+  NamedRegistry<Workload> workloads_;
+  NamedRegistry<ModelConfig> models_;
 };
 
 // Which workload benchmark: the parts of its name.
@@ -100,15 +101,10 @@ std::vector<std::string> candidate_variants(const WorkloadStep& step, const Work
 
 }  // namespace kgate
 
-#define KGATE_WORKLOAD_CONCAT_INNER(a, b) a##b
-#define KGATE_WORKLOAD_CONCAT(a, b) KGATE_WORKLOAD_CONCAT_INNER(a, b)
-
 // KGATE_REGISTER_WORKLOAD(DecodeWorkload);
-#define KGATE_REGISTER_WORKLOAD(WorkloadT)                                                  \
-  [[maybe_unused]] static const bool KGATE_WORKLOAD_CONCAT(kgate_workload_, __LINE__) = \
-      ::kgate::WorkloadRegistry::instance().add_workload(std::make_unique<WorkloadT>())
+#define KGATE_REGISTER_WORKLOAD(WorkloadT) \
+  KGATE_REGISTER_AT_STARTUP(workload, ::kgate::WorkloadRegistry::instance().add_workload(std::make_unique<WorkloadT>()))
 
 // KGATE_REGISTER_MODEL({.name = "llama3-8b", ...}); the braces are a kgate::ModelConfig.
-#define KGATE_REGISTER_MODEL(...)                                                        \
-  [[maybe_unused]] static const bool KGATE_WORKLOAD_CONCAT(kgate_model_, __LINE__) = \
-      ::kgate::WorkloadRegistry::instance().add_model(::kgate::ModelConfig __VA_ARGS__)
+#define KGATE_REGISTER_MODEL(...) \
+  KGATE_REGISTER_AT_STARTUP(model, ::kgate::WorkloadRegistry::instance().add_model(::kgate::ModelConfig __VA_ARGS__))

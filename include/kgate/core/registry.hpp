@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kgate/base/named_registry.hpp"
 #include "kgate/core/family.hpp"
 #include "kgate/core/problem.hpp"
 
@@ -84,8 +85,8 @@ class Registry {
  private:
   int journey_step(const Variant& v) const;
 
-  std::vector<std::unique_ptr<Family>> families_;
-  std::vector<Variant> variants_;
+  NamedRegistry<Family> families_;
+  NamedRegistry<Variant> variants_;  // by full name, "<family>/<variant>"
 };
 
 // Adapts a typed launch function to the registry's LaunchFunction.
@@ -102,22 +103,18 @@ Variant make_variant(VariantInfo info, void (*launch)(const typename FamilyT::Ar
 
 }  // namespace kgate
 
-#define KGATE_CONCAT_INNER(a, b) a##b
-#define KGATE_CONCAT(a, b) KGATE_CONCAT_INNER(a, b)
-
 // KGATE_REGISTER_FAMILY(RmsNormFamily);
-#define KGATE_REGISTER_FAMILY(FamilyT)                                      \
-  [[maybe_unused]] static const bool KGATE_CONCAT(kgate_family_, __LINE__) = \
-      ::kgate::Registry::instance().add_family(std::make_unique<FamilyT>())
+#define KGATE_REGISTER_FAMILY(FamilyT) \
+  KGATE_REGISTER_AT_STARTUP(family, ::kgate::Registry::instance().add_family(std::make_unique<FamilyT>()))
 
 // KGATE_REGISTER_VARIANT(RmsNormFamily, launch_fn, {.name = "...", .description = "...", ...});
 // The family name and source file are filled in; the braces are a kgate::VariantInfo.
-#define KGATE_REGISTER_VARIANT(FamilyT, launch_fn, ...)                                           \
-  [[maybe_unused]] static const bool KGATE_CONCAT(kgate_variant_, __LINE__) =                      \
-      ::kgate::Registry::instance().add_variant(::kgate::make_variant<FamilyT>(                    \
-          [] {                                                                                     \
-            ::kgate::VariantInfo info = __VA_ARGS__;                                               \
-            info.source_file = __FILE__;                                                           \
-            return info;                                                                           \
-          }(),                                                                                     \
-          launch_fn))
+#define KGATE_REGISTER_VARIANT(FamilyT, launch_fn, ...)                                 \
+  KGATE_REGISTER_AT_STARTUP(variant, ::kgate::Registry::instance().add_variant(         \
+                                         ::kgate::make_variant<FamilyT>(                \
+                                             [] {                                       \
+                                               ::kgate::VariantInfo info = __VA_ARGS__; \
+                                               info.source_file = __FILE__;             \
+                                               return info;                             \
+                                             }(),                                       \
+                                             launch_fn)))

@@ -1,7 +1,6 @@
 #include "kgate/base/workload.hpp"
 
 #include <algorithm>
-#include <set>
 #include <stdexcept>
 
 namespace kgate {
@@ -53,52 +52,36 @@ WorkloadRegistry& WorkloadRegistry::instance() {
 }
 
 bool WorkloadRegistry::add_workload(std::unique_ptr<Workload> workload) {
-  workloads_.push_back(std::move(workload));
+  std::string name = workload->name();
+  workloads_.add(std::move(name), std::move(workload));
   return true;
 }
 
 bool WorkloadRegistry::add_model(ModelConfig model) {
-  models_.push_back(std::move(model));
+  std::string name = model.name;
+  models_.add(std::move(name), std::make_unique<ModelConfig>(std::move(model)));
   return true;
 }
 
-const Workload* WorkloadRegistry::find_workload(std::string_view name) const {
-  for (const auto& w : workloads_)
-    if (w->name() == name) return w.get();
-  return nullptr;
-}
+const Workload* WorkloadRegistry::find_workload(std::string_view name) const { return workloads_.find(name); }
 
-const ModelConfig* WorkloadRegistry::find_model(std::string_view name) const {
-  for (const ModelConfig& m : models_)
-    if (m.name == name) return &m;
-  return nullptr;
-}
+const ModelConfig* WorkloadRegistry::find_model(std::string_view name) const { return models_.find(name); }
 
-std::vector<const Workload*> WorkloadRegistry::workloads() const {
-  std::vector<const Workload*> out;
-  for (const auto& w : workloads_) out.push_back(w.get());
-  std::sort(out.begin(), out.end(), [](const Workload* a, const Workload* b) { return a->name() < b->name(); });
-  return out;
-}
+std::vector<const Workload*> WorkloadRegistry::workloads() const { return workloads_.by_name(); }
 
-std::vector<const ModelConfig*> WorkloadRegistry::models() const {
-  std::vector<const ModelConfig*> out;
-  for (const ModelConfig& m : models_) out.push_back(&m);
-  std::sort(out.begin(), out.end(), [](const ModelConfig* a, const ModelConfig* b) { return a->name < b->name; });
-  return out;
-}
+std::vector<const ModelConfig*> WorkloadRegistry::models() const { return models_.by_name(); }
 
 void WorkloadRegistry::validate() const {
   std::string problems;
-  std::set<std::string> seen;
-  for (const auto& w : workloads_) {
+  for (const std::string& name : workloads_.duplicate_names()) problems += "\n  workload '" + name + "' registered twice";
+  for (const std::string& name : models_.duplicate_names()) problems += "\n  model '" + name + "' registered twice";
+  for (const Workload* w : workloads_.in_registration_order()) {
     // '-' separates the model from the workload in a benchmark name, so a workload has none.
     if (!only(w->name(), "_")) problems += "\n  workload name '" + w->name() + "' is not lower-case letters, digits and '_'";
-    if (!seen.insert("workload " + w->name()).second) problems += "\n  workload '" + w->name() + "' registered twice";
   }
-  for (const ModelConfig& m : models_) {
+  for (const ModelConfig* model : models_.in_registration_order()) {
+    const ModelConfig& m = *model;
     if (!only(m.name, "-._")) problems += "\n  model name '" + m.name + "' is not lower-case letters, digits, '-', '.' and '_'";
-    if (!seen.insert("model " + m.name).second) problems += "\n  model '" + m.name + "' registered twice";
     if (m.hidden <= 0 || m.q_heads <= 0 || m.kv_heads <= 0 || m.head_dim <= 0 || m.intermediate <= 0 || m.layers <= 0 ||
         m.max_position <= 0 || m.q_heads % m.kv_heads != 0)
       problems += "\n  model '" + m.name + "' has a dimension that is not positive, or kv_heads not dividing q_heads";

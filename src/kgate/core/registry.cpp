@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <optional>
-#include <set>
 #include <stdexcept>
 
 #include "kgate/base/chain.hpp"
@@ -25,27 +24,20 @@ Registry& Registry::instance() {
 }
 
 bool Registry::add_family(std::unique_ptr<Family> family) {
-  families_.push_back(std::move(family));
+  std::string name = family->name();
+  families_.add(std::move(name), std::move(family));
   return true;
 }
 
 bool Registry::add_variant(Variant variant) {
-  variants_.push_back(std::move(variant));
+  std::string name = variant.info.full_name();
+  variants_.add(std::move(name), std::make_unique<Variant>(std::move(variant)));
   return true;
 }
 
-std::vector<const Family*> Registry::families() const {
-  std::vector<const Family*> out;
-  for (const auto& f : families_) out.push_back(f.get());
-  std::sort(out.begin(), out.end(), [](const Family* a, const Family* b) { return a->name() < b->name(); });
-  return out;
-}
+std::vector<const Family*> Registry::families() const { return families_.by_name(); }
 
-const Family* Registry::find_family(std::string_view name) const {
-  for (const auto& f : families_)
-    if (f->name() == name) return f.get();
-  return nullptr;
-}
+const Family* Registry::find_family(std::string_view name) const { return families_.find(name); }
 
 // How many `follows` lead from `v` back to a first step; a chain that names an unknown variant
 // ends there, and one that goes in a circle stops after as many steps as there are variants
@@ -59,8 +51,7 @@ int Registry::journey_step(const Variant& v) const {
 }
 
 std::vector<const Variant*> Registry::variants() const {
-  std::vector<const Variant*> out;
-  for (const auto& v : variants_) out.push_back(&v);
+  std::vector<const Variant*> out = variants_.in_registration_order();
   std::map<const Variant*, int> step;
   for (const Variant* v : out) step[v] = journey_step(*v);
   std::sort(out.begin(), out.end(), [&](const Variant* a, const Variant* b) {
@@ -77,11 +68,7 @@ std::vector<const Variant*> Registry::variants_of(std::string_view family) const
   return out;
 }
 
-const Variant* Registry::find_variant(std::string_view full_name) const {
-  for (const auto& v : variants_)
-    if (v.info.full_name() == full_name) return &v;
-  return nullptr;
-}
+const Variant* Registry::find_variant(std::string_view full_name) const { return variants_.find(full_name); }
 
 const Variant* Registry::device_reference(const Family& family, const Shape& shape) const {
   const std::optional<std::string> name = family.device_reference(shape);
@@ -95,24 +82,23 @@ const Variant* Registry::device_reference(const Family& family, const Shape& sha
 
 void Registry::validate() const {
   std::string problems;
-  std::set<std::string> seen_families, seen_variants;
-  for (const auto& f : families_)
-    if (!seen_families.insert(f->name()).second) problems += "\n  family '" + f->name() + "' registered twice";
-  for (const auto& v : variants_) {
-    const std::string name = v.info.full_name();
-    if (!find_family(v.info.family))
-      problems += "\n  variant '" + name + "' (" + v.info.source_file + ") names unknown family '" + v.info.family + "'";
-    if (!seen_variants.insert(name).second) problems += "\n  variant '" + name + "' registered twice";
-    if (v.info.name.empty() || v.info.name.find_first_of("/: ") != std::string::npos)
-      problems += "\n  variant name '" + v.info.name + "' is empty or contains '/', ':' or ' '";
-    if (!v.info.follows.empty() && !find_variant(v.info.family + "/" + v.info.follows))
-      problems += "\n  variant '" + name + "' follows '" + v.info.follows + "', which is not a variant of its family";
-    else if (journey_step(v) > static_cast<int>(variants_.size()))
+  for (const std::string& name : families_.duplicate_names()) problems += "\n  family '" + name + "' registered twice";
+  for (const std::string& name : variants_.duplicate_names()) problems += "\n  variant '" + name + "' registered twice";
+  const std::vector<const Variant*> variants = variants_.in_registration_order();
+  for (const Variant* v : variants) {
+    const std::string name = v->info.full_name();
+    if (!find_family(v->info.family))
+      problems += "\n  variant '" + name + "' (" + v->info.source_file + ") names unknown family '" + v->info.family + "'";
+    if (v->info.name.empty() || v->info.name.find_first_of("/: ") != std::string::npos)
+      problems += "\n  variant name '" + v->info.name + "' is empty or contains '/', ':' or ' '";
+    if (!v->info.follows.empty() && !find_variant(v->info.family + "/" + v->info.follows))
+      problems += "\n  variant '" + name + "' follows '" + v->info.follows + "', which is not a variant of its family";
+    else if (journey_step(*v) > static_cast<int>(variants_.size()))
       problems += "\n  variant '" + name + "' follows a chain of variants that goes in a circle";
   }
-  for (const auto& f : families_) {
-    const std::size_t references = std::count_if(variants_.begin(), variants_.end(), [&](const Variant& v) {
-      return v.info.family == f->name() && v.info.role == VariantRole::reference;
+  for (const Family* f : families_.in_registration_order()) {
+    const std::size_t references = std::count_if(variants.begin(), variants.end(), [&](const Variant* v) {
+      return v->info.family == f->name() && v->info.role == VariantRole::reference;
     });
     if (references > 1) problems += "\n  family '" + f->name() + "' has more than one reference variant";
     bool host_checked = false, device_checked = false;
