@@ -23,15 +23,7 @@ class FusedAddRmsNormFamily final : public TypedFamily<FusedAddRmsNormArgs> {
   static constexpr const char* kName = "fused_add_rmsnorm";
   static constexpr float kEps = 1e-5f;
 
-  std::string name() const override { return kName; }
-  std::string description() const override;
-  std::vector<Shape> test_shapes() const override;
-  std::vector<Shape> bench_shapes() const override;
-  std::vector<TensorSpec> tensors(const Shape& shape) const override;
-  double min_bytes(const Shape& shape) const override;
-  double flops(const Shape& shape) const override;
-  void reference(const Shape& shape, HostTensors& tensors) const override;
-  FusedAddRmsNormArgs make_args(const Shape& shape, const TensorViews& views) const override;
+  KGATE_FAMILY_OVERRIDES();
 };
 
 }  // namespace kgate::kernels

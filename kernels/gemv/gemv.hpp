@@ -24,17 +24,9 @@ class GemvFamily final : public TypedFamily<GemvArgs> {
  public:
   static constexpr const char* kName = "gemv";
 
-  std::string name() const override { return kName; }
-  std::string description() const override;
-  std::vector<Shape> test_shapes() const override;
-  std::vector<Shape> bench_shapes() const override;
-  std::vector<TensorSpec> tensors(const Shape& shape) const override;
-  double min_bytes(const Shape& shape) const override;
-  double flops(const Shape& shape) const override;
-  void reference(const Shape& shape, HostTensors& tensors) const override;
+  KGATE_FAMILY_OVERRIDES();
   Tolerance tolerance(const Shape& shape) const override;
   bool read_dominated() const override { return true; }
-  GemvArgs make_args(const Shape& shape, const TensorViews& views) const override;
 };
 
 }  // namespace kgate::kernels

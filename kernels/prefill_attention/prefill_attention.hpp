@@ -38,18 +38,10 @@ class PrefillAttentionFamily final : public TypedFamily<PrefillAttentionArgs> {
  public:
   static constexpr const char* kName = "prefill_attention";
 
-  std::string name() const override { return kName; }
-  std::string description() const override;
-  std::vector<Shape> test_shapes() const override;
-  std::vector<Shape> bench_shapes() const override;
-  std::vector<TensorSpec> tensors(const Shape& shape) const override;
-  double min_bytes(const Shape& shape) const override;
-  double flops(const Shape& shape) const override;
-  void reference(const Shape& shape, HostTensors& tensors) const override;
+  KGATE_FAMILY_OVERRIDES();
   bool baseline(const Shape& shape, HostTensors& tensors) const override;
   std::optional<std::string> device_reference(const Shape& shape) const override;
   Tolerance tolerance(const Shape& shape) const override;
-  PrefillAttentionArgs make_args(const Shape& shape, const TensorViews& views) const override;
 };
 
 }  // namespace kgate::kernels

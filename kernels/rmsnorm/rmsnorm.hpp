@@ -21,15 +21,7 @@ class RmsNormFamily final : public TypedFamily<RmsNormArgs> {
   static constexpr const char* kName = "rmsnorm";
   static constexpr float kEps = 1e-5f;  // Llama-3's rms_norm_eps
 
-  std::string name() const override { return kName; }
-  std::string description() const override;
-  std::vector<Shape> test_shapes() const override;
-  std::vector<Shape> bench_shapes() const override;
-  std::vector<TensorSpec> tensors(const Shape& shape) const override;
-  double min_bytes(const Shape& shape) const override;
-  double flops(const Shape& shape) const override;
-  void reference(const Shape& shape, HostTensors& tensors) const override;
-  RmsNormArgs make_args(const Shape& shape, const TensorViews& views) const override;
+  KGATE_FAMILY_OVERRIDES();
 };
 
 }  // namespace kgate::kernels

@@ -41,16 +41,8 @@ class RopeFamily final : public TypedFamily<RopeArgs> {
   static constexpr const char* kName = "rope";
   static constexpr double kBase = 500000.0;
 
-  std::string name() const override { return kName; }
-  std::string description() const override;
-  std::vector<Shape> test_shapes() const override;
-  std::vector<Shape> bench_shapes() const override;
-  std::vector<TensorSpec> tensors(const Shape& shape) const override;
-  double min_bytes(const Shape& shape) const override;
-  double flops(const Shape& shape) const override;
-  void reference(const Shape& shape, HostTensors& tensors) const override;
+  KGATE_FAMILY_OVERRIDES();
   Tolerance tolerance(const Shape& shape) const override;
-  RopeArgs make_args(const Shape& shape, const TensorViews& views) const override;
 };
 
 }  // namespace kgate::kernels

@@ -20,15 +20,7 @@ class SiluAndMulFamily final : public TypedFamily<SiluAndMulArgs> {
  public:
   static constexpr const char* kName = "silu_and_mul";
 
-  std::string name() const override { return kName; }
-  std::string description() const override;
-  std::vector<Shape> test_shapes() const override;
-  std::vector<Shape> bench_shapes() const override;
-  std::vector<TensorSpec> tensors(const Shape& shape) const override;
-  double min_bytes(const Shape& shape) const override;
-  double flops(const Shape& shape) const override;
-  void reference(const Shape& shape, HostTensors& tensors) const override;
-  SiluAndMulArgs make_args(const Shape& shape, const TensorViews& views) const override;
+  KGATE_FAMILY_OVERRIDES();
 };
 
 }  // namespace kgate::kernels

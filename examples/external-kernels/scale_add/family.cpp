@@ -10,6 +10,8 @@ kgate::Shape elements(std::int64_t n, const char* origin) { return kgate::Shape(
 
 }  // namespace
 
+std::string ScaleAddFamily::description() const { return "out = alpha * x + y over n fp32 values"; }
+
 // Small and odd: a partial vector at the end, fewer elements than one block, one element.
 std::vector<kgate::Shape> ScaleAddFamily::test_shapes() const {
   return {elements(1, "one element"), elements(1001, "n % 4 = 1: scalar tail"), elements(4096, "whole vectors"),

@@ -84,3 +84,35 @@ class TypedFamily : public Family {
 };
 
 }  // namespace kgate
+
+// The overrides every family has, declared in one line of its class (which derives from
+// TypedFamily and names itself in kName):
+//
+//   class RmsNormFamily final : public kgate::TypedFamily<RmsNormArgs> {
+//    public:
+//     static constexpr const char* kName = "rmsnorm";
+//     KGATE_FAMILY_OVERRIDES();
+//     kgate::Tolerance tolerance(const kgate::Shape& shape) const override;  // an optional one
+//   };
+//
+// name() returns kName; the family's .cpp defines the others: description(), test_shapes(),
+// bench_shapes(), tensors(), min_bytes(), flops(), reference() and make_args(). The optional
+// overrides (tolerance, read_dominated, headline_mode, baseline, device_reference) are declared
+// beside it, so a family's header shows what it does differently. A family that defines its
+// functions in the class itself (README's relu) writes them out instead.
+//
+// A macro rather than a base class: C++ wants every member a class defines declared in that class,
+// so a base could take the list over only by having each family define its functions as explicit
+// specializations of the base's members (`template <> std::string KernelFamily<RmsNormFamily,
+// RmsNormArgs>::description() const`, the family's own constants and helpers qualified with its
+// name), more to write and to read in every family than the list it saves once.
+#define KGATE_FAMILY_OVERRIDES()                                                                       \
+  std::string name() const override { return kName; }                                                  \
+  std::string description() const override;                                                           \
+  std::vector<::kgate::Shape> test_shapes() const override;                                            \
+  std::vector<::kgate::Shape> bench_shapes() const override;                                           \
+  std::vector<::kgate::TensorSpec> tensors(const ::kgate::Shape& shape) const override;                \
+  double min_bytes(const ::kgate::Shape& shape) const override;                                        \
+  double flops(const ::kgate::Shape& shape) const override;                                            \
+  void reference(const ::kgate::Shape& shape, ::kgate::HostTensors& tensors) const override;           \
+  Args make_args(const ::kgate::Shape& shape, const ::kgate::TensorViews& views) const override
