@@ -21,6 +21,17 @@ std::pair<kgate::bench::BenchFlags, std::vector<std::string>> parse(std::vector<
   return {options, std::vector<std::string>(argv.begin() + 1, argv.begin() + argc)};
 }
 
+// A bad flag is refused with std::invalid_argument, whose message names the flag.
+void expect_refused_naming_its_flag(const std::string& bad) {
+  try {
+    parse({bad});
+    ADD_FAILURE() << bad << " was accepted";
+  } catch (const std::invalid_argument& e) {
+    const std::string flag = bad.substr(0, bad.find('='));
+    EXPECT_NE(std::string(e.what()).find(flag), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 
 TEST(BenchFlags, DefaultsAreDocumented) {
@@ -87,13 +98,7 @@ TEST(BenchFlags, BadValuesNameTheFlag) {
                           "--kgate_rest=-1", "--kgate_placements=0", "--kgate_placements=65", "--kgate_placements=2.5",
                           "--kgate_processes=0", "--kgate_processes=17", "--kgate_processes=1.5", "--kgate_timer=rdtsc",
                           "--kgate_cupti_kernels=parallel"}) {
-    try {
-      parse({bad});
-      ADD_FAILURE() << bad << " was accepted";
-    } catch (const std::invalid_argument& e) {
-      const std::string flag = std::string(bad).substr(0, std::string(bad).find('='));
-      EXPECT_NE(std::string(e.what()).find(flag), std::string::npos) << e.what();
-    }
+    expect_refused_naming_its_flag(bad);
   }
 }
 
@@ -113,13 +118,7 @@ TEST(BenchFlags, ShardAndItsDurations) {
   EXPECT_TRUE(rest.empty());
   EXPECT_FALSE(parse({}).first.suite.shard.has_value());
   for (const char* bad : {"--kgate_shard=3/3", "--kgate_shard=1", "--kgate_shard_durations=run.json"}) {
-    try {
-      parse({bad});
-      ADD_FAILURE() << bad << " was accepted";
-    } catch (const std::invalid_argument& e) {
-      const std::string flag = std::string(bad).substr(0, std::string(bad).find('='));
-      EXPECT_NE(std::string(e.what()).find(flag), std::string::npos) << e.what();
-    }
+    expect_refused_naming_its_flag(bad);
   }
 }
 
