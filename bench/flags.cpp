@@ -25,8 +25,8 @@ double parse_number(std::string_view flag, const std::string& value, double min)
 int parse_count(std::string_view flag, const std::string& value, int min, int max) {
   const double number = parse_number(flag, value, min);
   if (number != std::floor(number) || number > max)
-    throw std::invalid_argument(std::string(flag) + ": expected a whole number from " + std::to_string(min) + " to " +
-                                std::to_string(max) + ", got '" + value + "'");
+    throw std::invalid_argument(std::string(flag) + ": expected a whole number from " + std::to_string(min) + " to " + std::to_string(max) +
+                                ", got '" + value + "'");
   return static_cast<int>(number);
 }
 

@@ -53,7 +53,8 @@ class SilentReporter : public benchmark::BenchmarkReporter {
 class Progress {
  public:
   Progress(std::size_t total, const TimingProcess& process)
-      : total_(total), enabled_(isatty(STDERR_FILENO)),
+      : total_(total),
+        enabled_(isatty(STDERR_FILENO)),
         prefix_(process.count > 1 ? "process " + std::to_string(process.index + 1) + "/" + std::to_string(process.count) + " " : "") {}
   void starting(const std::string& name) {
     if (!enabled_) return;

@@ -48,9 +48,7 @@ extern "C" {
 const char* kgate_peer_clock_error() { return last_error.c_str(); }
 
 // Why CUPTI activity cannot be recorded in this process (copied into `reason`), or 0 when it can.
-long kgate_peer_clock_unavailable(char* reason, unsigned long size) {
-  return copy_out(kgate::activity_unavailable_reason(), reason, size);
-}
+long kgate_peer_clock_unavailable(char* reason, unsigned long size) { return copy_out(kgate::activity_unavailable_reason(), reason, size); }
 
 int kgate_peer_calls_start(int serial_kernels) {
   return guarded([&] {

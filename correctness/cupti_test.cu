@@ -174,7 +174,7 @@ TEST(CallActivity, AttributesRecordsToTheCallThatCausedThem) {
 
   kgate::CallActivity activity;
   activity.start();
-  EXPECT_THROW(kgate::KernelTrace().start(), kgate::ProfilerError);  // one recording at a time
+  EXPECT_THROW(kgate::KernelTrace().start(), kgate::ProfilerError);        // one recording at a time
   copy_kernel<<<kCopyGrid, kCopyBlock, 0, stream>>>(a.get(), b.get(), n);  // in no call
   activity.begin_call(1);
   copy_kernel<<<kCopyGrid, kCopyBlock, 0, stream>>>(a.get(), b.get(), n);
@@ -279,8 +279,7 @@ TEST(RangeProfiler, CopyKernelReadsItsInputOnceAndProfilesAgain) {
   expect_reads_input_once(second.kernels[0], kLargeFloats);
   EXPECT_NE(second.kernels[0].range_name, second.kernels[1].range_name);
   for (const char* metric : {"dram__bytes_read.sum", "gpu__time_duration.sum"})
-    EXPECT_DOUBLE_EQ(second.combined.at(metric),
-                     second.kernels[0].values.at(metric) + second.kernels[1].values.at(metric)) << metric;
+    EXPECT_DOUBLE_EQ(second.combined.at(metric), second.kernels[0].values.at(metric) + second.kernels[1].values.at(metric)) << metric;
   const double pct = second.combined.at("dram__throughput.avg.pct_of_peak_sustained_elapsed");
   EXPECT_GE(pct, 0);
   EXPECT_LE(pct, 100.5);
@@ -382,14 +381,13 @@ TEST(RangeProfiler, BatchedCallsGetTheirOwnCounters) {
     ++setups;
     launch_copy(flush_in.get(), flush_out.get(), kLargeFloats);
   });
-  const std::vector<kgate::RangeProfile> profiles = profiler.profile_batch(
-      {{[&] { launch_copy(in.get(), out.get(), kLargeFloats); }, 1},
-       {[&] {
-          launch_copy(in.get(), out.get(), half);
-          launch_scale(out.get(), half);
-        },
-        2}},
-      1);
+  const std::vector<kgate::RangeProfile> profiles = profiler.profile_batch({{[&] { launch_copy(in.get(), out.get(), kLargeFloats); }, 1},
+                                                                            {[&] {
+                                                                               launch_copy(in.get(), out.get(), half);
+                                                                               launch_scale(out.get(), half);
+                                                                             },
+                                                                             2}},
+                                                                           1);
   ASSERT_EQ(profiles.size(), 2u);
   EXPECT_EQ(setups, 2 * profiler.passes());
   expect_reads_input_once(only_kernel(profiles[0]), kLargeFloats);
@@ -403,8 +401,7 @@ TEST(RangeProfiler, BatchedCallsGetTheirOwnCounters) {
                                        {[&] { launch_copy(in.get(), out.get(), half); }, 1}},
                                       1),
                kgate::ProfilerError);
-  expect_reads_input_once(only_kernel(profiler.profile([&] { launch_copy(in.get(), out.get(), kLargeFloats); })),
-                          kLargeFloats);
+  expect_reads_input_once(only_kernel(profiler.profile([&] { launch_copy(in.get(), out.get(), kLargeFloats); })), kLargeFloats);
 }
 
 // Expects `action` to throw ProfilerError whose message holds `words`.

@@ -24,9 +24,8 @@ class VariantCase : public ::testing::Test {
     const kgate::DeviceProbe& probe = kgate::probe_device();
     if (!probe.device) GTEST_SKIP() << probe.reason;
     if (probe.device->compute_capability < variant_->info.min_compute_capability)
-      GTEST_SKIP() << variant_->info.full_name() << " needs compute capability "
-                   << variant_->info.min_compute_capability << ", " << probe.device->name << " has "
-                   << probe.device->compute_capability;
+      GTEST_SKIP() << variant_->info.full_name() << " needs compute capability " << variant_->info.min_compute_capability << ", "
+                   << probe.device->name << " has " << probe.device->compute_capability;
 
     const kgate::Registry& registry = kgate::Registry::instance();
     const kgate::Family& family = *registry.find_family(variant_->info.family);
@@ -51,10 +50,8 @@ class VariantCase : public ::testing::Test {
     KGATE_CUDA_CHECK(cudaDeviceSynchronize());
 
     const kgate::InstanceCheck check = instance.check();
-    EXPECT_TRUE(check.passed()) << variant_->info.full_name() << " at " << shape_.id() << " differs from "
-                                << check.reference << "\n"
-                                << check.describe() << "\nreproduce with KGATE_SEED=" << base_seed
-                                << " (case seed " << seed << ")";
+    EXPECT_TRUE(check.passed()) << variant_->info.full_name() << " at " << shape_.id() << " differs from " << check.reference << "\n"
+                                << check.describe() << "\nreproduce with KGATE_SEED=" << base_seed << " (case seed " << seed << ")";
   }
 
  private:
@@ -70,8 +67,8 @@ class HostReferenceCase : public ::testing::Test {
 
   void TestBody() override {
     const std::uint64_t base_seed = kgate::session_seed();
-    const kgate::ReferenceCheck check = kgate::check_host_reference(
-        *family_, kgate::smallest_host_reference_shape(*family_), kgate::derive_seed(base_seed, "host_reference/" + family_->name()));
+    const kgate::ReferenceCheck check = kgate::check_host_reference(*family_, kgate::smallest_host_reference_shape(*family_),
+                                                                    kgate::derive_seed(base_seed, "host_reference/" + family_->name()));
     EXPECT_TRUE(check.passed()) << check.describe() << "\nreproduce with KGATE_SEED=" << base_seed;
   }
 

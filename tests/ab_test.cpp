@@ -22,7 +22,8 @@ namespace syn = kgate::synthetic;
 RunResults recorded(const char* file) {
   RunResults run = kgate::read_results_file(std::string(KGATE_TEST_DATA_DIR "/") + file);
   std::erase_if(run.benchmarks, [](const BenchmarkRecord& r) {
-    return !r.name.starts_with("rmsnorm/") || (r.shape.find("m:4096/") == std::string::npos && r.shape.find("m:32768/") == std::string::npos);
+    return !r.name.starts_with("rmsnorm/") ||
+           (r.shape.find("m:4096/") == std::string::npos && r.shape.find("m:32768/") == std::string::npos);
   });
   return run;
 }

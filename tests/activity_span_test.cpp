@@ -38,8 +38,7 @@ TEST(ActivitySpan, ReplaySplitsIntoItsCalls) {
 TEST(ActivitySpan, TickIsTheSmallestStepBetweenSpans) {
   EXPECT_NEAR(kgate::timestamp_tick_s(std::vector<double>{2.016e-6, 1.984e-6, 2.016e-6, 2.048e-6}), 32e-9, 1e-15);
   // As an H100's CUPTI records fall: 32 ns steps, each with a 1 ns neighbour.
-  EXPECT_NEAR(kgate::timestamp_tick_s(std::vector<double>{2.272e-6, 2.273e-6, 2.304e-6, 2.305e-6, 2.271e-6, 2.336e-6}), 32e-9,
-              1.5e-9);
+  EXPECT_NEAR(kgate::timestamp_tick_s(std::vector<double>{2.272e-6, 2.273e-6, 2.304e-6, 2.305e-6, 2.271e-6, 2.336e-6}), 32e-9, 1.5e-9);
   // A finer clock reads as a few ns at most: steps within the jitter are not told apart.
   EXPECT_NEAR(kgate::timestamp_tick_s(std::vector<double>{1e-6, 1.001e-6, 1.0015e-6, 1.004e-6}), 4e-9, 1e-15);
   EXPECT_EQ(kgate::timestamp_tick_s(std::vector<double>{3e-6, 3e-6}), 0);  // one distinct value: unknown

@@ -66,12 +66,10 @@ TEST(BenchFlags, DefaultsAreDocumented) {
 }
 
 TEST(BenchFlags, KgateFlagsAreRemovedAndGoogleBenchmarkFlagsKept) {
-  const auto [flags, rest] = parse({"--benchmark_filter=rmsnorm", "--kgate_out=r.json", "--kgate_modes=hot",
-                                "--kgate_min_time=0.5", "--kgate_max_time=15", "--kgate_counters=off",
-                                "--kgate_metrics=a,b", "--benchmark_repetitions=3", "--kgate_flush=write",
-                                "--kgate_max_samples=500", "--kgate_full_clock=0.9", "--kgate_rest=0",
-                                "--kgate_placements=2", "--kgate_processes=1", "--kgate_timer=events",
-                                "--kgate_cupti_kernels=serial"});
+  const auto [flags, rest] = parse({"--benchmark_filter=rmsnorm", "--kgate_out=r.json", "--kgate_modes=hot", "--kgate_min_time=0.5",
+                                    "--kgate_max_time=15", "--kgate_counters=off", "--kgate_metrics=a,b", "--benchmark_repetitions=3",
+                                    "--kgate_flush=write", "--kgate_max_samples=500", "--kgate_full_clock=0.9", "--kgate_rest=0",
+                                    "--kgate_placements=2", "--kgate_processes=1", "--kgate_timer=events", "--kgate_cupti_kernels=serial"});
   const kgate::SuiteOptions& o = flags.suite;
   EXPECT_EQ(rest, (std::vector<std::string>{"--benchmark_filter=rmsnorm", "--benchmark_repetitions=3"}));
   EXPECT_EQ(flags.out, "r.json");
@@ -92,12 +90,13 @@ TEST(BenchFlags, KgateFlagsAreRemovedAndGoogleBenchmarkFlagsKept) {
 }
 
 TEST(BenchFlags, BadValuesNameTheFlag) {
-  for (const char* bad : {"--kgate_min_time=abc", "--kgate_min_time=-1", "--kgate_modes=warm", "--kgate_modes=",
-                          "--kgate_counters=maybe", "--kgate_unknown=1", "--kgate_out", "--kgate_flush=sideways",
-                          "--kgate_max_samples=0", "--kgate_throttle=1.5", "--kgate_full_clock=97",
-                          "--kgate_rest=-1", "--kgate_placements=0", "--kgate_placements=65", "--kgate_placements=2.5",
-                          "--kgate_processes=0", "--kgate_processes=17", "--kgate_processes=1.5", "--kgate_timer=rdtsc",
-                          "--kgate_cupti_kernels=parallel"}) {
+  for (const char* bad : {"--kgate_min_time=abc", "--kgate_min_time=-1",           "--kgate_modes=warm",
+                          "--kgate_modes=",       "--kgate_counters=maybe",        "--kgate_unknown=1",
+                          "--kgate_out",          "--kgate_flush=sideways",        "--kgate_max_samples=0",
+                          "--kgate_throttle=1.5", "--kgate_full_clock=97",         "--kgate_rest=-1",
+                          "--kgate_placements=0", "--kgate_placements=65",         "--kgate_placements=2.5",
+                          "--kgate_processes=0",  "--kgate_processes=17",          "--kgate_processes=1.5",
+                          "--kgate_timer=rdtsc",  "--kgate_cupti_kernels=parallel"}) {
     expect_refused_naming_its_flag(bad);
   }
 }
@@ -138,9 +137,11 @@ TEST(BenchFlags, HeadlineModeMeasuresEachBenchmarksHeadlineOnly) {
 }
 
 TEST(BenchFlags, WorkloadsAreNamedOneByOne) {
-  const auto [flags, rest] = parse({"--kgate_workloads=workload/llama3-8b-decode/b:1/l:4096/bf16,workload/llama3-8b-prefill/b:1/p:512/bf16"});
+  const auto [flags, rest] =
+      parse({"--kgate_workloads=workload/llama3-8b-decode/b:1/l:4096/bf16,workload/llama3-8b-prefill/b:1/p:512/bf16"});
   const kgate::SuiteOptions& o = flags.suite;
-  EXPECT_EQ(o.workloads, (std::vector<std::string>{"workload/llama3-8b-decode/b:1/l:4096/bf16", "workload/llama3-8b-prefill/b:1/p:512/bf16"}));
+  EXPECT_EQ(o.workloads,
+            (std::vector<std::string>{"workload/llama3-8b-decode/b:1/l:4096/bf16", "workload/llama3-8b-prefill/b:1/p:512/bf16"}));
   EXPECT_TRUE(parse({}).first.suite.workloads.empty());  // the suite's workload benchmarks
   EXPECT_THROW(parse({"--kgate_workloads="}), std::invalid_argument);
 }

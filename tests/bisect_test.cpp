@@ -20,7 +20,8 @@ struct FakeAb {
       const double ratio = levels.at(head) / levels.at(base);
       const Verdict v = ratio > 1.05 ? Verdict::slower : ratio < 1 / 1.05 ? Verdict::faster : Verdict::same;
       // A benchmark outside the slowdown, noisy in one comparison: never followed.
-      return std::map<std::string, Verdict>{{"watched", v}, {"other", base == 0 && head == levels.size() - 1 ? Verdict::same : Verdict::slower}};
+      return std::map<std::string, Verdict>{{"watched", v},
+                                            {"other", base == 0 && head == levels.size() - 1 ? Verdict::same : Verdict::slower}};
     };
   }
 };
@@ -40,7 +41,7 @@ TEST(Bisect, NamesThePlantedCommitOfFive) {
   EXPECT_EQ(r.watched, std::vector<std::string>{"watched"});
   EXPECT_TRUE(r.notes.empty());
   EXPECT_EQ(ab.calls, static_cast<int>(r.probes.size()));  // each pair measured once
-  EXPECT_EQ(ab.calls, 5);  // c0-c4, c0-c2, c2-c4, c0-c1, c1-c2
+  EXPECT_EQ(ab.calls, 5);                                  // c0-c4, c0-c2, c2-c4, c0-c1, c1-c2
 }
 
 TEST(Bisect, EveryPositionInALongRange) {
@@ -116,10 +117,9 @@ TEST(BisectCli, BuildsTheCommitsItNeedsInAnyRepositoryAndNamesThePlantedOne) {
   synthetic::TempDir dir;
   const synthetic::KernelRepository repo(dir, {"fast", "fast", "slow", "slow", "slow"});
   const auto bisect = [&](const std::string& good, const std::string& bad) {
-    return cli_test::kgate_cli({"bisect", "--source", repo.root(), "--good", good, "--bad", bad, "--filter", "scale_add", "--rounds",
-                                "3", "--build-cmd", synthetic::KernelRepository::kBuildCommand, "--bench",
-                                synthetic::KernelRepository::kBench, "--work-dir", dir.file("work"), "--thresholds",
-                                dir.file("none.json")});
+    return cli_test::kgate_cli({"bisect", "--source", repo.root(), "--good", good, "--bad", bad, "--filter", "scale_add", "--rounds", "3",
+                                "--build-cmd", synthetic::KernelRepository::kBuildCommand, "--bench", synthetic::KernelRepository::kBench,
+                                "--work-dir", dir.file("work"), "--thresholds", dir.file("none.json")});
   };
   const auto found = bisect("HEAD~4", "HEAD");
   ASSERT_EQ(found.status, 0) << found.out << found.err;
@@ -141,8 +141,8 @@ TEST(BisectCli, BuildsTheCommitsItNeedsInAnyRepositoryAndNamesThePlantedOne) {
 TEST(BisectCli, SaysHowEachCommitBuildsAndWhenABuildFails) {
   synthetic::TempDir dir;
   const synthetic::KernelRepository repo(dir, {"fast", "slow"});
-  const std::vector<std::string> range = {"bisect", "--source", repo.root(), "--good", "HEAD~1", "--bad", "HEAD", "--filter", "scale_add",
-                                          "--work-dir", dir.file("work")};
+  const std::vector<std::string> range = {"bisect", "--source", repo.root(), "--good",     "HEAD~1",        "--bad",
+                                          "HEAD",   "--filter", "scale_add", "--work-dir", dir.file("work")};
   auto arguments = range;
   const auto no_build = cli_test::kgate_cli(arguments);
   EXPECT_EQ(no_build.status, 2);

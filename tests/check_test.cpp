@@ -36,7 +36,10 @@ class SyntheticCheckFamily final : public kgate::TypedFamily<SyntheticArgs> {
     const auto n = static_cast<std::size_t>(s.at("n"));
     return {{.name = "x", .dtype = DType::fp32, .count = n, .access = Access::input},
             {.name = "out", .dtype = DType::bf16, .count = n, .access = Access::output},
-            {.name = "aux", .dtype = DType::fp32, .count = n, .access = Access::output,
+            {.name = "aux",
+             .dtype = DType::fp32,
+             .count = n,
+             .access = Access::output,
              .tolerance = kgate::Tolerance{.rel_l2 = 1.0, .max_ulps = 0, .abs_floor = 1e-3}}};
   }
   double min_bytes(const Shape& s) const override { return 10.0 * s.at("n"); }
@@ -82,7 +85,7 @@ kgate::InstanceCheck check_counters(std::vector<double> arrivals) {
   const Shape shape = SyntheticCheckFamily::shape(3);
   const std::vector<double> exact = {1.0, 2.0, 4.0};
   const std::vector<std::vector<std::byte>> outputs = {kgate::encode_values(DType::fp32, exact),
-                                                        kgate::encode_values(DType::i32, arrivals)};
+                                                       kgate::encode_values(DType::i32, arrivals)};
   return kgate::check_outputs(family, shape, family.tensors(shape), {exact, {}}, nullptr, outputs, "synthetic");
 }
 
@@ -105,15 +108,16 @@ kgate::InstanceCheck check(double out_error, double aux_error, std::optional<dou
   std::vector<double> out = exact, aux = exact;
   out[0] += out_error;
   aux[2] += aux_error;
-  const std::vector<std::vector<std::byte>> outputs = {{}, kgate::encode_values(kgate::DType::bf16, out),
-                                                        kgate::encode_values(kgate::DType::fp32, aux)};
+  const std::vector<std::vector<std::byte>> outputs = {{},
+                                                       kgate::encode_values(kgate::DType::bf16, out),
+                                                       kgate::encode_values(kgate::DType::fp32, aux)};
   kgate::HostTensors baseline = expected;
   if (baseline_error) {
     baseline[1][1] += *baseline_error;
     baseline[2][1] += *baseline_error;
   }
-  return kgate::check_outputs(family, shape, family.tensors(shape), expected, baseline_error ? &baseline : nullptr,
-                              outputs, "synthetic expectations");
+  return kgate::check_outputs(family, shape, family.tensors(shape), expected, baseline_error ? &baseline : nullptr, outputs,
+                              "synthetic expectations");
 }
 
 }  // namespace
@@ -197,8 +201,7 @@ TEST(Check, ZeroedScratchMustReadZeroAfterTheLaunch) {
 TEST(Check, MismatchedInputsAreRejected) {
   const SyntheticCheckFamily family;
   const Shape shape = SyntheticCheckFamily::shape(3);
-  EXPECT_THROW(kgate::check_outputs(family, shape, family.tensors(shape), {{}, {}}, nullptr, {{}, {}, {}}, ""),
-               std::invalid_argument);
+  EXPECT_THROW(kgate::check_outputs(family, shape, family.tensors(shape), {{}, {}}, nullptr, {{}, {}, {}}, ""), std::invalid_argument);
 }
 
 TEST(Check, TheRegistryResolvesDeviceReferences) {
@@ -234,7 +237,6 @@ TEST(Check, ValidationWantsTheDeviceReferenceCheckedOnTheHost) {
     r.validate();
     FAIL() << "expected validate() to throw";
   } catch (const std::logic_error& e) {
-    EXPECT_NE(std::string(e.what()).find("none checks that variant against the host reference"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("none checks that variant against the host reference"), std::string::npos) << e.what();
   }
 }

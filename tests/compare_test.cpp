@@ -47,24 +47,39 @@ TEST(Compare, VerdictsOnPlantedChanges) {
       {"identical distributions", {.seed = 1}, {.seed = 2}, {Verdict::same}, false},
       {"10% slower, low noise", {.seed = 1}, {.median_s = 11e-6, .seed = 2}, {Verdict::slower}, true},
       {"10% faster, low noise", {.seed = 1}, {.median_s = 9e-6, .seed = 2}, {Verdict::faster}, false},
-      {"2% change inside 3% noise", {.rel_noise = 0.03, .seed = 1}, {.median_s = 10.2e-6, .rel_noise = 0.03, .seed = 2},
-       {Verdict::same, Verdict::noisy}, false},
+      {"2% change inside 3% noise",
+       {.rel_noise = 0.03, .seed = 1},
+       {.median_s = 10.2e-6, .rel_noise = 0.03, .seed = 2},
+       {Verdict::same, Verdict::noisy},
+       false},
       {"20% spread, no change", {.rel_noise = 0.2, .seed = 1}, {.rel_noise = 0.2, .seed = 2}, {Verdict::noisy}, false},
-      {"6% slower but too few samples to be significant", {.rel_noise = 0.05, .samples = 4, .seed = 1},
-       {.median_s = 10.6e-6, .rel_noise = 0.05, .samples = 4, .seed = 2}, {Verdict::noisy}, false},
-      {"clock drop, cycles unchanged", {.clock_mhz = 1980, .seed = 1},
-       {.median_s = 10e-6 * 1980 / 1600, .clock_mhz = 1600, .seed = 2}, {Verdict::same}, false},
-      {"clock drop and a real slowdown in cycles", {.clock_mhz = 1980, .seed = 1},
-       {.median_s = 10e-6 * 1980 / 1600 * 1.10, .clock_mhz = 1600, .seed = 2}, {Verdict::slower}, true},
-      {"clocks unknown: judged on time", {.clock_mhz = 0, .seed = 1}, {.median_s = 11e-6, .clock_mhz = 0, .seed = 2},
-       {Verdict::slower}, true},
+      {"6% slower but too few samples to be significant",
+       {.rel_noise = 0.05, .samples = 4, .seed = 1},
+       {.median_s = 10.6e-6, .rel_noise = 0.05, .samples = 4, .seed = 2},
+       {Verdict::noisy},
+       false},
+      {"clock drop, cycles unchanged",
+       {.clock_mhz = 1980, .seed = 1},
+       {.median_s = 10e-6 * 1980 / 1600, .clock_mhz = 1600, .seed = 2},
+       {Verdict::same},
+       false},
+      {"clock drop and a real slowdown in cycles",
+       {.clock_mhz = 1980, .seed = 1},
+       {.median_s = 10e-6 * 1980 / 1600 * 1.10, .clock_mhz = 1600, .seed = 2},
+       {Verdict::slower},
+       true},
+      {"clocks unknown: judged on time",
+       {.clock_mhz = 0, .seed = 1},
+       {.median_s = 11e-6, .clock_mhz = 0, .seed = 2},
+       {Verdict::slower},
+       true},
   };
   for (const Scenario& s : scenarios) {
     const auto report = compare(syn::benchmark(kName, s.baseline), syn::benchmark(kName, s.current));
     ASSERT_EQ(report.benchmarks.size(), 1u) << s.label;
     const Verdict v = report.benchmarks[0].verdict;
-    EXPECT_NE(std::find(s.allowed.begin(), s.allowed.end(), v), s.allowed.end())
-        << s.label << ": got " << kgate::to_string(v) << "\n" << kgate::format_table(report, false);
+    EXPECT_NE(std::find(s.allowed.begin(), s.allowed.end(), v), s.allowed.end()) << s.label << ": got " << kgate::to_string(v) << "\n"
+                                                                                 << kgate::format_table(report, false);
     EXPECT_EQ(report.regression(), s.regression) << s.label;
   }
 }
@@ -89,7 +104,10 @@ TEST(Compare, AChangeMustShowInEveryRepetition) {
   EXPECT_LT(row.speedup, 1 / 1.05) << "the pooled median is in the slow mode";
   EXPECT_EQ(row.verdict, Verdict::noisy);
   ASSERT_FALSE(row.notes.empty());
-  EXPECT_TRUE(std::regex_search(row.notes.back(), std::regex(R"(^2 of 3 repetitions slower by more than 5\.00% \(medians 1\d\.\d µs, 1\d\.\d µs, 1\d\.\d µs\): the change is not in every one$)")))
+  EXPECT_TRUE(std::regex_search(
+      row.notes.back(),
+      std::regex(
+          R"(^2 of 3 repetitions slower by more than 5\.00% \(medians 1\d\.\d µs, 1\d\.\d µs, 1\d\.\d µs\): the change is not in every one$)")))
       << row.notes.back();
   EXPECT_FALSE(report.regression());
   // The same for a speedup.
@@ -193,8 +211,10 @@ TEST(Compare, SkippedInBothRunsIsNotMissing) {
 
 TEST(Compare, TableListsTheChangesFirstLargestFirst) {
   std::vector<BenchmarkRecord> base, next;
-  const std::vector<std::pair<std::string, double>> new_medians = {
-      {"f/same/s", 10e-6}, {"f/faster/s", 8e-6}, {"f/slower10/s", 11e-6}, {"f/slower30/s", 13e-6}};
+  const std::vector<std::pair<std::string, double>> new_medians = {{"f/same/s", 10e-6},
+                                                                   {"f/faster/s", 8e-6},
+                                                                   {"f/slower10/s", 11e-6},
+                                                                   {"f/slower30/s", 13e-6}};
   for (std::size_t i = 0; i < new_medians.size(); ++i) {
     base.push_back(syn::benchmark(new_medians[i].first, {.rel_noise = 0.002, .seed = 1 + i}));
     next.push_back(syn::benchmark(new_medians[i].first, {.median_s = new_medians[i].second, .rel_noise = 0.002, .seed = 11 + i}));
@@ -257,10 +277,9 @@ TEST(Compare, IsDeterministic) {
 }
 
 TEST(Compare, ThresholdPrecedence) {
-  const auto t = kgate::parse_thresholds(
-      nlohmann::json::parse(R"({"schema_version": 1, "default": 0.05, "families": {"rmsnorm": 0.03},
+  const auto t = kgate::parse_thresholds(nlohmann::json::parse(R"({"schema_version": 1, "default": 0.05, "families": {"rmsnorm": 0.03},
                                 "benchmarks": {"rmsnorm/naive/m:1/bf16": 0.2}})"),
-      "thresholds.json");
+                                         "thresholds.json");
   EXPECT_DOUBLE_EQ(t.for_benchmark("rmsnorm/naive/m:1/bf16", "rmsnorm"), 0.2);
   EXPECT_DOUBLE_EQ(t.for_benchmark("rmsnorm/fast/m:1/bf16", "rmsnorm"), 0.03);
   EXPECT_DOUBLE_EQ(t.for_benchmark("gemm/x/m:1/bf16", "gemm"), 0.05);
@@ -317,8 +336,7 @@ TEST(Compare, EnvironmentChecks) {
   other.context.calibration.copy_bytes_per_s *= 0.95;  // beyond 3%
   other.context.calibration.read_bytes_per_s *= 0.98;  // within 3%
   const auto warnings = kgate::compare_runs(h200, other, "b", "n", {}).warnings;
-  const std::vector<std::string> expected = {"CUDA driver 13.0 → 13.1", "CUDA runtime 13.0 → 12.8",
-                                             "default SM clock 1980 MHz → 1755 MHz",
+  const std::vector<std::string> expected = {"CUDA driver 13.0 → 13.1", "CUDA runtime 13.0 → 12.8", "default SM clock 1980 MHz → 1755 MHz",
                                              "calibration: copy bandwidth 4000 GB/s → 3800 GB/s (−5.00%)"};
   EXPECT_EQ(warnings, expected);
 }
@@ -336,15 +354,21 @@ TEST(Compare, TimeOnlyWhenAFileHasNoKgateBlock) {
 TEST(Compare, CounterDeltasExplainTheChange) {
   BenchmarkRecord before = syn::benchmark(kName, {.seed = 1});
   BenchmarkRecord after = syn::benchmark(kName, {.median_s = 15e-6, .seed = 2});
-  before.metrics = {{"dram__bytes_read.sum", 60e6}, {"dram__bytes_write.sum", 40e6},
-                    {"sm__warps_active.avg.pct_of_peak_sustained_active", 62}, {"lts__t_sector_hit_rate.pct", 50},
-                    {"smsp__inst_executed.sum", 1e6}, {"gpu__time_duration.sum", 10e-6}};
-  after.metrics = {{"dram__bytes_read.sum", 157e6}, {"dram__bytes_write.sum", 40e6},
-                   {"sm__warps_active.avg.pct_of_peak_sustained_active", 31}, {"lts__t_sector_hit_rate.pct", 52},
-                   {"smsp__inst_executed.sum", 1.5e6}, {"gpu__time_duration.sum", 15e-6}};
-  kgate::KernelRecord k{.name = "k", .demangled = "void rmsnorm_kernel<256>(float const*, float*)", .grid = {4096, 1, 1},
-                        .block = {256, 1, 1}, .registers_per_thread = 64, .static_shared_bytes = 1024,
-                        .dynamic_shared_bytes = 0, .duration_s = 10e-6, .launches = 1};
+  before.metrics = {
+      {"dram__bytes_read.sum", 60e6},     {"dram__bytes_write.sum", 40e6},  {"sm__warps_active.avg.pct_of_peak_sustained_active", 62},
+      {"lts__t_sector_hit_rate.pct", 50}, {"smsp__inst_executed.sum", 1e6}, {"gpu__time_duration.sum", 10e-6}};
+  after.metrics = {
+      {"dram__bytes_read.sum", 157e6},    {"dram__bytes_write.sum", 40e6},    {"sm__warps_active.avg.pct_of_peak_sustained_active", 31},
+      {"lts__t_sector_hit_rate.pct", 52}, {"smsp__inst_executed.sum", 1.5e6}, {"gpu__time_duration.sum", 15e-6}};
+  kgate::KernelRecord k{.name = "k",
+                        .demangled = "void rmsnorm_kernel<256>(float const*, float*)",
+                        .grid = {4096, 1, 1},
+                        .block = {256, 1, 1},
+                        .registers_per_thread = 64,
+                        .static_shared_bytes = 1024,
+                        .dynamic_shared_bytes = 0,
+                        .duration_s = 10e-6,
+                        .launches = 1};
   before.kernels = {k};
   k.registers_per_thread = 128;
   k.static_shared_bytes = 2048;
@@ -386,10 +410,10 @@ TEST(Compare, Renderings) {
   BenchmarkRecord broken = syn::benchmark("f/broken|pipe/s", {});
   broken.status = kgate::BenchmarkStatus::failed;
   broken.error = "bad \"quote\" <tag>";
-  const auto report = kgate::compare_runs(
-      syn::run({syn::benchmark("f/slow<&>/s", {.seed = 1}), syn::benchmark("f/same/s", {.seed = 3}),
-                syn::benchmark("f/broken|pipe/s", {})}),
-      syn::run({slow, syn::benchmark("f/same/s", {.seed = 4}), broken}), "base.json", "new.json", relative_only());
+  const auto report = kgate::compare_runs(syn::run({syn::benchmark("f/slow<&>/s", {.seed = 1}), syn::benchmark("f/same/s", {.seed = 3}),
+                                                    syn::benchmark("f/broken|pipe/s", {})}),
+                                          syn::run({slow, syn::benchmark("f/same/s", {.seed = 4}), broken}), "base.json", "new.json",
+                                          relative_only());
 
   const nlohmann::json doc = nlohmann::json::parse(kgate::report_to_json(report).dump());
   EXPECT_EQ(doc["regression"], true);
@@ -454,8 +478,7 @@ TEST(Compare, MinimumChangeGrowsByTheLaunchFloorDifference) {
   const auto slower = syn::run({syn::benchmark(kName, {.median_s = 8e-6, .seed = 2})});
   kgate::RunResults slower_after = slower;
   slower_after.context.calibration.launch_floor_s = after.context.calibration.launch_floor_s;
-  EXPECT_EQ(kgate::compare_runs(before, slower_after, "base.json", "new.json", CompareOptions{}).benchmarks.at(0).verdict,
-            Verdict::slower);
+  EXPECT_EQ(kgate::compare_runs(before, slower_after, "base.json", "new.json", CompareOptions{}).benchmarks.at(0).verdict, Verdict::slower);
 }
 
 // A CUPTI-timed benchmark as kgate_bench records it (named synthetic: drawn, not measured): three
@@ -463,7 +486,9 @@ TEST(Compare, MinimumChangeGrowsByTheLaunchFloorDifference) {
 BenchmarkRecord cupti_timed(double median_s, double rel_noise, std::uint64_t seed) {
   BenchmarkRecord pooled = syn::benchmark(kName, {.median_s = median_s, .rel_noise = rel_noise, .samples = 40, .seed = seed});
   for (std::uint64_t process = 1; process < 3; ++process)
-    kgate::pool_repetition(pooled, syn::benchmark(kName, {.median_s = median_s, .rel_noise = rel_noise, .samples = 40, .seed = seed + 100 * process}),
+    kgate::pool_repetition(pooled,
+                           syn::benchmark(kName,
+                                          {.median_s = median_s, .rel_noise = rel_noise, .samples = 40, .seed = seed + 100 * process}),
                            syn::context().calibration);
   pooled.cold->timer = "cupti";
   return pooled;
@@ -547,7 +572,9 @@ TEST(Compare, AChangeEqualToTheThresholdIsAtThresholdNeverNoisy) {
     EXPECT_EQ(row.verdict, Verdict::at_threshold) << "seed " << seed << "\n" << kgate::format_table(report, false);
     EXPECT_FALSE(report.regression()) << "seed " << seed;
     ASSERT_FALSE(row.notes.empty());
-    EXPECT_TRUE(std::regex_search(row.notes.front(), std::regex(R"(^at the threshold: \+[45]\.\d\d% ± 0\.\d+% against a 5\.00% threshold \(repetitions (\+[45]\.\d\d%(, )?){3}\)$)")))
+    EXPECT_TRUE(std::regex_search(
+        row.notes.front(),
+        std::regex(R"(^at the threshold: \+[45]\.\d\d% ± 0\.\d+% against a 5\.00% threshold \(repetitions (\+[45]\.\d\d%(, )?){3}\)$)")))
         << row.notes.front();
   }
   EXPECT_EQ(verdicts[Verdict::at_threshold], 12);
@@ -599,7 +626,10 @@ TEST(Compare, OutliersFarFromTheMedianDoNotMakeARowNoisy) {
   const kgate::BenchmarkComparison& row = report.benchmarks.at(0);
   EXPECT_EQ(row.verdict, Verdict::same) << kgate::format_table(report, false);
   ASSERT_FALSE(row.notes.empty());
-  EXPECT_TRUE(std::regex_search(row.notes.back(), std::regex(R"(^relative stddev \d\d\.\d% → \d\d\.\d%, above the 10\.0% noise limit: spread far from the medians, whose interval 0\.9\d+–1\.0\d+ decides$)")))
+  EXPECT_TRUE(std::regex_search(
+      row.notes.back(),
+      std::regex(
+          R"(^relative stddev \d\d\.\d% → \d\d\.\d%, above the 10\.0% noise limit: spread far from the medians, whose interval 0\.9\d+–1\.0\d+ decides$)")))
       << row.notes.back();
   // The identical pair: a run compared with a copy of itself is never noisy.
   const auto copy = compare(base, base);

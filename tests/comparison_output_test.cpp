@@ -87,7 +87,9 @@ TEST(ComparisonOutput, TheCommentListsTheChangesThenFoldsTheRest) {
   EXPECT_EQ(faster_rows, 3u);
   EXPECT_EQ(same_rows, 33u);
   // A slower row: its change in time, Δ time (new − baseline), speedup, interval and detectable change.
-  EXPECT_TRUE(std::regex_search(md, std::regex(R"(\| \*\*slower\*\* \| \+20\.\d% \| \+[34]\.\d\d µs \| 20\.0 µs \| 2[34]\.\d µs \| 0\.8\d\d× \| 0\.8\d+–0\.8\d+ \| - \|)")))
+  EXPECT_TRUE(std::regex_search(
+      md, std::regex(
+              R"(\| \*\*slower\*\* \| \+20\.\d% \| \+[34]\.\d\d µs \| 20\.0 µs \| 2[34]\.\d µs \| 0\.8\d\d× \| 0\.8\d+–0\.8\d+ \| - \|)")))
       << md;
 }
 
@@ -139,7 +141,8 @@ TEST(ComparisonOutput, TheCommandLineNamesItsInputsWithoutTheirFolder) {
   kgate::write_results_file(dir.file("base.json"), kgate::to_json(base));
   kgate::write_results_file(dir.file("new.json"), kgate::to_json(next));
   const std::string markdown = dir.file("comment.md");
-  auto r = kgate::cli_test::kgate_cli({"compare", dir.file("base.json"), dir.file("new.json"), "--markdown", markdown, "--link-base", kLinkBase});
+  auto r = kgate::cli_test::kgate_cli(
+      {"compare", dir.file("base.json"), dir.file("new.json"), "--markdown", markdown, "--link-base", kLinkBase});
   EXPECT_EQ(r.status, 1) << r.err;
   const std::string md = syn::read_text(markdown);
   EXPECT_EQ(md.rfind("❌ kgate: FAIL, 3 slower, 0 faster — ", 0), 0u) << md;

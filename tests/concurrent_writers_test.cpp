@@ -112,7 +112,8 @@ TEST_F(ConcurrentWriters, FourBaselineUpdatesOfDisjointPartsKeepEveryEntry) {
   // What one update of the whole run records: every entry the four parts must leave, none stale.
   const std::string whole_file = dir_.file("synthetic-whole.json");
   kgate::write_results_file(whole_file, kgate::to_json(*whole_));
-  const auto reference = kgate::cli_test::kgate_cli({"baseline", "update", "--force", "--baseline-dir", dir_.file("reference"), whole_file});
+  const auto reference =
+      kgate::cli_test::kgate_cli({"baseline", "update", "--force", "--baseline-dir", dir_.file("reference"), whole_file});
   ASSERT_EQ(reference.status, 0) << reference.err;
   const std::string reference_file = only_baseline_in(dir_.file("reference"));
   const RunResults expected = kgate::read_results_file(reference_file);
@@ -124,8 +125,8 @@ TEST_F(ConcurrentWriters, FourBaselineUpdatesOfDisjointPartsKeepEveryEntry) {
     const fs::path file = fs::path(baseline_dir) / fs::relative(reference_file, dir_.file("reference"));
     fs::create_directories(file.parent_path());
     fs::copy_file(reference_file, file);  // an existing baseline, every entry from the whole run
-    const auto outcomes = run_at_once(dir_, {"baseline", "update", "--force", "--baseline-dir", baseline_dir},
-                                      [&](std::size_t i) { return parts.files[i]; });
+    const auto outcomes =
+        run_at_once(dir_, {"baseline", "update", "--force", "--baseline-dir", baseline_dir}, [&](std::size_t i) { return parts.files[i]; });
     for (const auto& [status, output] : outcomes) EXPECT_EQ(status, 0) << output;
 
     const RunResults stored = kgate::read_results_file(file.string());

@@ -36,11 +36,8 @@ TEST(FoldLaunches, IdenticalLaunchesBecomeOneRecordInLaunchOrder) {
   // Given out of order: the correlation id (the launching call) orders them, then the start (the
   // kernels of one graph launch share an id).
   const std::vector<kgate::KernelRecord> records = kgate::fold_launches({
-      synthetic_launch("scale", 64, 3, 900, 1000),
-      synthetic_launch(copy, 1024, 4, 1100, 1200),
-      synthetic_launch(copy, 1024, 2, 300, 700),
-      synthetic_launch(copy, 512, 2, 200, 250),
-      synthetic_launch(copy, 1024, 1, 100, 200),
+      synthetic_launch("scale", 64, 3, 900, 1000), synthetic_launch(copy, 1024, 4, 1100, 1200), synthetic_launch(copy, 1024, 2, 300, 700),
+      synthetic_launch(copy, 512, 2, 200, 250), synthetic_launch(copy, 1024, 1, 100, 200),
       synthetic_launch(copy, 1024, 5, 1300, 1300),  // CUPTI could not time it: counted, not in the median
   });
   ASSERT_EQ(records.size(), 3u);

@@ -57,10 +57,8 @@ Shape ragged_attention(std::int64_t b, std::int64_t hq, std::int64_t hkv, std::i
 TEST(DecodeFamilies, AreRegisteredWithTheirVariants) {
   const auto& r = kgate::Registry::instance();
   const std::map<std::string, std::set<std::string>> expected = {
-      {"rope", {"naive", "vectorized", "token_block"}},
-      {"silu_and_mul", {"naive", "vectorized", "flat"}},
-      {"gemv", {"naive", "cublas", "vectorized"}},
-      {"decode_attention", {"naive", "splitk"}},
+      {"rope", {"naive", "vectorized", "token_block"}}, {"silu_and_mul", {"naive", "vectorized", "flat"}},
+      {"gemv", {"naive", "cublas", "vectorized"}},      {"decode_attention", {"naive", "splitk"}},
       {"decode_attention_paged", {"naive", "splitk"}},
   };
   for (const auto& [name, variants] : expected) {
@@ -257,8 +255,14 @@ TEST(DecodeAttentionModel, SoftmaxWeightsByHand) {
   f.reference(attention(1, 1, 1, 1, 3), t);
   EXPECT_NEAR(t[4][0], 0.25 * 2.0 + 0.75 * 6.0, 1e-12);
   // Scale 1/sqrt(d): d = 4 with the same dot products scaled by 2 gives the same weights.
-  HostTensors t4 = {{1, 1, 1, 1}, {0, 0, 0, 0, 0.5 * std::log(3.0), 0.5 * std::log(3.0), 0.5 * std::log(3.0), 0.5 * std::log(3.0)},
-                    {2, 2, 2, 2, 6, 6, 6, 6}, {2}, std::vector<double>(4), {}, {}, {}};
+  HostTensors t4 = {{1, 1, 1, 1},
+                    {0, 0, 0, 0, 0.5 * std::log(3.0), 0.5 * std::log(3.0), 0.5 * std::log(3.0), 0.5 * std::log(3.0)},
+                    {2, 2, 2, 2, 6, 6, 6, 6},
+                    {2},
+                    std::vector<double>(4),
+                    {},
+                    {},
+                    {}};
   f.reference(attention(1, 1, 1, 4, 2), t4);
   for (double v : t4[4]) EXPECT_NEAR(v, 5.0, 1e-12);
 }
@@ -381,7 +385,7 @@ TEST(DecodeAttentionSplitPlan, PiecesAreAlignedAndCoverEachSequenceExactly) {
       EXPECT_EQ(piece % kgate::kernels::kPageSize, 0);
       EXPECT_GE(used, 1);
       EXPECT_LE(used, splits) << length << " keys, " << splits << " splits";
-      EXPECT_GE(static_cast<std::int64_t>(used) * piece, length);  // every key in some piece
+      EXPECT_GE(static_cast<std::int64_t>(used) * piece, length);      // every key in some piece
       EXPECT_LT(static_cast<std::int64_t>(used - 1) * piece, length);  // no piece empty
     }
   }
@@ -398,10 +402,8 @@ TEST(DecodeAttentionModel, RaggedCachesHoldNanPastEachLength) {
     ASSERT_EQ(cache.size(), static_cast<std::size_t>(3 * 2 * 40 * 8));
     for (std::size_t i = 0; i < cache.size(); ++i) {
       const std::size_t b = i / (2 * 40 * 8), key = i / 8 % 40;
-      if (static_cast<double>(key) < lengths[b])
-        EXPECT_EQ(cache[i], kgate::random_value(5, i, {})) << name << " [" << i << "]";
-      else
-        EXPECT_TRUE(std::isnan(cache[i])) << name << " [" << i << "]";
+      if (static_cast<double>(key) < lengths[b]) EXPECT_EQ(cache[i], kgate::random_value(5, i, {})) << name << " [" << i << "]";
+      else EXPECT_TRUE(std::isnan(cache[i])) << name << " [" << i << "]";
     }
   }
   // Full sequences have no unused rows: the harness fills the cache on the device.

@@ -8,8 +8,7 @@ namespace kgate {
 namespace {
 
 TEST(Escape, XmlEscapesMarkupAndShowsControls) {
-  EXPECT_EQ(xml_escape("<img src=x onerror=\"alert('1')\"> & more"),
-            "&lt;img src=x onerror=&quot;alert(&#39;1&#39;)&quot;&gt; &amp; more");
+  EXPECT_EQ(xml_escape("<img src=x onerror=\"alert('1')\"> & more"), "&lt;img src=x onerror=&quot;alert(&#39;1&#39;)&quot;&gt; &amp; more");
   EXPECT_EQ(xml_escape("a\tb\nc\rd"), "a\tb\nc\rd");  // whitespace XML allows stays
   EXPECT_EQ(xml_escape("red\x1b[31m bell\x07"), "red\\x1b[31m bell\\x07");
   EXPECT_EQ(xml_escape("del\x7f"), "del\\x7f");
@@ -17,7 +16,12 @@ TEST(Escape, XmlEscapesMarkupAndShowsControls) {
 
 TEST(Escape, EveryOutputIsValidUtf8) {
   // A stray byte, a truncated sequence, an overlong '/', a surrogate and a code point past U+10FFFF.
-  const std::string broken = "a\xff" "b\xe2\x82" "c\xc0\xaf" "d\xed\xa0\x80" "e\xf4\x90\x80\x80";
+  const std::string broken =
+      "a\xff"
+      "b\xe2\x82"
+      "c\xc0\xaf"
+      "d\xed\xa0\x80"
+      "e\xf4\x90\x80\x80";
   EXPECT_EQ(terminal_text(broken), "a\\xffb\\xe2\\x82c\\xc0\\xafd\\xed\\xa0\\x80e\\xf4\\x90\\x80\\x80");
   EXPECT_EQ(xml_escape(broken), terminal_text(broken));
   // Well-formed characters outside ASCII pass: µ, ×, an emoji.
@@ -28,8 +32,12 @@ TEST(Escape, TerminalShowsEveryControl) {
   EXPECT_EQ(terminal_text("\x1b[31mred\x1b[0m\x07"), "\\x1b[31mred\\x1b[0m\\x07");
   EXPECT_EQ(terminal_text("a\tb\nc\rd"), "a\\tb\\nc\\rd");
   EXPECT_EQ(terminal_text("line 1\nline 2\x1b]0;title\x07", "\n"), "line 1\nline 2\\x1b]0;title\\x07");
-  EXPECT_EQ(terminal_text("\xc2\x9b" "31m"), "\\u009b31m");  // C1 CSI, as UTF-8
-  EXPECT_EQ(terminal_text("abc\xe2\x80\xae" "fed"), "abc\\u202efed");  // right-to-left override
+  EXPECT_EQ(terminal_text("\xc2\x9b"
+                          "31m"),
+            "\\u009b31m");  // C1 CSI, as UTF-8
+  EXPECT_EQ(terminal_text("abc\xe2\x80\xae"
+                          "fed"),
+            "abc\\u202efed");  // right-to-left override
   EXPECT_EQ(terminal_text("\x7f"), "\\x7f");
 }
 
@@ -62,7 +70,7 @@ TEST(Escape, MarkdownCodeSpanOutlastsItsBackticks) {
   EXPECT_EQ(markdown_code_span("```"), "```` ``` ````");
   EXPECT_EQ(markdown_code_span("`x"), "`` `x ``");
   EXPECT_EQ(markdown_code_span(" x "), "`  x  `");
-  EXPECT_EQ(markdown_code_span(""), "`  `");  // a span of spaces is not stripped
+  EXPECT_EQ(markdown_code_span(""), "`  `");                // a span of spaces is not stripped
   EXPECT_EQ(markdown_code_span("<script>"), "`<script>`");  // a code span shows markup as text
   EXPECT_EQ(markdown_code_span("a\nb"), "`a b`");
   EXPECT_EQ(markdown_code_span("a|b"), "`a|b`");

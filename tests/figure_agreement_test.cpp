@@ -23,7 +23,8 @@ const std::string kName = "rmsnorm/vectorized/m:4096/n:4096/bf16";
 kgate::BenchmarkRecord cupti_timed(double median_s, std::uint64_t seed) {
   kgate::BenchmarkRecord pooled = syn::benchmark(kName, {.median_s = median_s, .rel_noise = 0.004, .samples = 40, .seed = seed});
   for (std::uint64_t process = 1; process < 3; ++process)
-    kgate::pool_repetition(pooled, syn::benchmark(kName, {.median_s = median_s, .rel_noise = 0.004, .samples = 40, .seed = seed + 100 * process}),
+    kgate::pool_repetition(pooled,
+                           syn::benchmark(kName, {.median_s = median_s, .rel_noise = 0.004, .samples = 40, .seed = seed + 100 * process}),
                            syn::context().calibration);
   pooled.cold->timer = "cupti";
   return pooled;

@@ -23,7 +23,7 @@ using kgate::synthetic::read_text;
 using kgate::synthetic::TempDir;
 
 mode_t mode_of(const std::string& path) {
-  struct stat s{};
+  struct stat s {};
   EXPECT_EQ(::stat(path.c_str(), &s), 0) << path;
   return s.st_mode & 07777;
 }
@@ -58,7 +58,7 @@ TEST(FileIo, ASymbolicLinkStaysALinkAndItsTargetIsReplaced) {
   const std::string target = dir.write("store/kgate.json", "old\n");
   fs::create_directories(dir.file("baselines/nvidia-h100"));
   fs::create_symlink("../../store/kgate.json", dir.file("baselines/nvidia-h100/kgate.json"));  // relative, as checked in
-  fs::create_symlink(dir.file("baselines/nvidia-h100/kgate.json"), dir.file("chain.json"));   // a link to the link
+  fs::create_symlink(dir.file("baselines/nvidia-h100/kgate.json"), dir.file("chain.json"));    // a link to the link
   EXPECT_EQ(kgate::followed_symlinks(dir.file("chain.json")), fs::path(dir.file("baselines/nvidia-h100/../../store/kgate.json")).string());
 
   write_file_atomically(dir.file("chain.json"), "new\n");
@@ -104,7 +104,8 @@ TEST(FileIo, TheNextWriterRemovesTheTemporaryFilesOfAKilledOne) {
   const std::vector<std::string> left = names_starting(dir.path().string(), ".kgate.json.tmp.");
   EXPECT_EQ(left.size(), 2u);
   for (const std::string& name : left)
-    EXPECT_TRUE(name.find("." + std::to_string(::getpid()) + ".") != std::string::npos || name.find("synthetic-other-host") != std::string::npos)
+    EXPECT_TRUE(name.find("." + std::to_string(::getpid()) + ".") != std::string::npos ||
+                name.find("synthetic-other-host") != std::string::npos)
         << name;
 }
 
@@ -116,7 +117,7 @@ TEST(FileIo, AStagedSetIsPutInPlaceWholeOrNotAtAll) {
     files.add(dir.file("chart.svg"), "<svg/>");
     files.add(dir.file("report.md"), "new report\n");
     EXPECT_EQ(read_text(dir.file("report.md")), "old report\n");  // nothing in place before commit
-  }  // destroyed uncommitted: as a failure part way leaves it
+  }                                                               // destroyed uncommitted: as a failure part way leaves it
   EXPECT_EQ(read_text(dir.file("report.md")), "old report\n");
   EXPECT_FALSE(fs::exists(dir.file("chart.svg")));
   EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
@@ -137,7 +138,7 @@ int report_with_file_size_limit(const std::string& run, const std::string& out, 
   const pid_t child = ::fork();
   if (child == 0) {
     const rlimit size{limit, limit};
-    ::signal(SIGXFSZ, SIG_IGN);  // the write fails instead of killing the process
+    ::signal(SIGXFSZ, SIG_IGN);                                              // the write fails instead of killing the process
     const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);  // before the limit: the log may grow
     ::dup2(fd, STDOUT_FILENO);
     ::dup2(fd, STDERR_FILENO);

@@ -31,7 +31,7 @@ TEST(GbenchRows, ContextGivesDateAndHostAndAFixedSuite) {
 TEST(GbenchRows, ManualTimeIsEventTimedAndTheRestCpuTimed) {
   const kgate::RunResults run = kgate::read_results_file(KGATE_TEST_DATA_DIR "/synthetic-gbench-repetitions.json");
   const kgate::TimingRecord& copy = *run.benchmarks.at(0).cold;
-  EXPECT_EQ(copy.timer, "cpu");  // BM_Copy/4096: the host's clock around its loop
+  EXPECT_EQ(copy.timer, "cpu");                               // BM_Copy/4096: the host's clock around its loop
   EXPECT_NEAR(copy.min_detectable_change, 0.16 / 1.2, 1e-6);  // 1.1, 1.2 and 1.3 us: p10 to p90 of its repetitions
   const kgate::TimingRecord& sort = *run.benchmarks.at(1).cold;
   EXPECT_EQ(run.benchmarks.at(1).name, "BM_Sort/1024/manual_time");
@@ -43,11 +43,24 @@ TEST(GbenchRows, ManualTimeIsEventTimedAndTheRestCpuTimed) {
 std::string write_gbench(const syn::TempDir& dir, const std::string& file, const std::string& name, const std::vector<double>& times_us) {
   json rows = json::array();
   for (std::size_t i = 0; i < times_us.size(); ++i)
-    rows.push_back({{"name", name}, {"family_index", 0}, {"per_family_instance_index", 0}, {"run_name", name},
-                    {"run_type", "iteration"}, {"repetitions", times_us.size()}, {"repetition_index", i}, {"threads", 1},
-                    {"iterations", 1000}, {"real_time", times_us[i]}, {"cpu_time", times_us[i]}, {"time_unit", "us"}});
-  const json doc = {{"context", {{"date", "2026-11-21T12:00:00+00:00"}, {"host_name", "synthetic-loaded-host"},
-                                 {"executable", "./bm_parse"}, {"num_cpus", 2}, {"library_build_type", "release"}}},
+    rows.push_back({{"name", name},
+                    {"family_index", 0},
+                    {"per_family_instance_index", 0},
+                    {"run_name", name},
+                    {"run_type", "iteration"},
+                    {"repetitions", times_us.size()},
+                    {"repetition_index", i},
+                    {"threads", 1},
+                    {"iterations", 1000},
+                    {"real_time", times_us[i]},
+                    {"cpu_time", times_us[i]},
+                    {"time_unit", "us"}});
+  const json doc = {{"context",
+                     {{"date", "2026-11-21T12:00:00+00:00"},
+                      {"host_name", "synthetic-loaded-host"},
+                      {"executable", "./bm_parse"},
+                      {"num_cpus", 2},
+                      {"library_build_type", "release"}}},
                     {"benchmarks", rows}};
   return dir.write(file, doc.dump());
 }

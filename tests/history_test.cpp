@@ -53,8 +53,7 @@ TEST(EDivisive, IsDeterministicAndFindsNothingInNoise) {
 }
 
 TEST(EDivisive, FindsTwoStepsAndRespectsTheMinimumSegment) {
-  const std::vector<double> values =
-      synthetic_series(30, 0.005, 5, [](std::size_t i) { return i >= 20 ? 1.0 : i >= 10 ? 1.1 : 1.0; });
+  const std::vector<double> values = synthetic_series(30, 0.005, 5, [](std::size_t i) { return i >= 20 ? 1.0 : i >= 10 ? 1.1 : 1.0; });
   const std::vector<SplitTest> found = e_divisive(values, {});
   ASSERT_EQ(found.size(), 2u);
   EXPECT_EQ(found[0].at, 10u);
@@ -447,8 +446,7 @@ TEST(HistoryCli, AddRefusesADamagedDatabaseThatShowCallsMalformed) {
 
   const auto add = cli_test::kgate_cli({"history", "add", "--db", db, write_run(3)});
   EXPECT_EQ(add.status, 2);
-  EXPECT_NE(add.err.find("kgate history: " + db + ": the database is damaged (SQLite's integrity check: On tree page "),
-            std::string::npos)
+  EXPECT_NE(add.err.find("kgate history: " + db + ": the database is damaged (SQLite's integrity check: On tree page "), std::string::npos)
       << add.err;
   EXPECT_NE(add.err.find("so kgate history add does not write into it"), std::string::npos) << add.err;
   EXPECT_EQ(synthetic::read_text(db), damaged);
@@ -462,7 +460,8 @@ TEST(HistoryCli, AddShowAndChangesWithTheirExitStatus) {
   const std::string db = dir.file("h.sqlite");
   std::vector<std::string> add = {"history", "add", "--db", db};
   for (std::size_t i = 0; i < 12; ++i) {
-    const RunResults run = synthetic_run(i, 0.005, [](const std::string& name, std::size_t r) { return name == kPlanted && r >= 6 ? 1.08 : 1.0; });
+    const RunResults run =
+        synthetic_run(i, 0.005, [](const std::string& name, std::size_t r) { return name == kPlanted && r >= 6 ? 1.08 : 1.0; });
     RunResults small = run;
     std::erase_if(small.benchmarks, [](const BenchmarkRecord& b) { return b.family != "rmsnorm"; });
     add.push_back(dir.file("synthetic-run-" + std::to_string(i) + ".json"));
@@ -576,7 +575,9 @@ TEST(HistoryCli, ReportDrawsTheTrendFromTheDatabase) {
   const std::string svg = synthetic::read_text(dir.file("report/trend-rmsnorm.svg"));
   EXPECT_NE(svg.find("2026-01-01 " + synthetic_commit(0).substr(0, 7)), std::string::npos);
   EXPECT_NE(svg.find("2026-01-03 " + synthetic_commit(2).substr(0, 7)), std::string::npos);
-  EXPECT_EQ(cli_test::kgate_cli({"report", dir.file("synthetic-run-3.json"), "--history", dir.file("none.sqlite"), "--out", dir.file("r2")}).status, 2);
+  EXPECT_EQ(cli_test::kgate_cli({"report", dir.file("synthetic-run-3.json"), "--history", dir.file("none.sqlite"), "--out", dir.file("r2")})
+                .status,
+            2);
 }
 
 }  // namespace

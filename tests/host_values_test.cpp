@@ -12,7 +12,10 @@ namespace {
 
 // A table whose values ignore the seed, counting how often it is generated.
 TensorSpec counted_table(const std::string& key, std::size_t count, int& calls) {
-  return {.name = "table", .dtype = DType::fp32, .count = count, .access = kgate::Access::input,
+  return {.name = "table",
+          .dtype = DType::fp32,
+          .count = count,
+          .access = kgate::Access::input,
           .custom_init =
               [&calls](std::uint64_t, std::span<double> values) {
                 ++calls;
@@ -24,7 +27,10 @@ TensorSpec counted_table(const std::string& key, std::size_t count, int& calls) 
 }  // namespace
 
 TEST(HostValues, RoundsCustomValuesToTheStoredDtype) {
-  const TensorSpec spec{.name = "x", .dtype = DType::bf16, .count = 3, .access = kgate::Access::input,
+  const TensorSpec spec{.name = "x",
+                        .dtype = DType::bf16,
+                        .count = 3,
+                        .access = kgate::Access::input,
                         .custom_init = [](std::uint64_t seed, std::span<double> v) {
                           for (double& x : v) x = 1.0 + 1e-3 * static_cast<double>(seed);
                         }};

@@ -36,7 +36,9 @@ using kgate::RunResults;
 // CSI, a right-to-left override. Valid UTF-8, so that a results file can hold it.
 const std::string kHostile =
     " `<b>tick</b>` ``` <img src=x onerror=alert(1)>\n```\n# injected heading\n<script>alert(1)</script>\n``` a|b ] ) "
-    "[x](javascript:alert(1)) **b** _i_ \x1b[31mred\x1b]0;title\x07 \xc2\x9b" "2J \xe2\x80\xae" "fed";
+    "[x](javascript:alert(1)) **b** _i_ \x1b[31mred\x1b]0;title\x07 \xc2\x9b"
+    "2J \xe2\x80\xae"
+    "fed";
 // And bytes that are not UTF-8 at all, which only names made in memory or on a command line hold.
 const std::string kNotUtf8 = " \xff\xfe\xc0\xaf";
 
@@ -58,9 +60,9 @@ std::size_t first_hidden(std::string_view text) {
     for (std::size_t k = 1; k < length; ++k)
       if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) return i;
     const std::string_view seq = text.substr(i, length);
-    if (seq >= "\xc2\x80" && seq <= "\xc2\x9f") return i;          // C1
-    if (seq >= "\xe2\x80\xaa" && seq <= "\xe2\x80\xae") return i;  // embeddings and overrides
-    if (seq >= "\xe2\x81\xa6" && seq <= "\xe2\x81\xa9") return i;  // isolates
+    if (seq >= "\xc2\x80" && seq <= "\xc2\x9f") return i;                      // C1
+    if (seq >= "\xe2\x80\xaa" && seq <= "\xe2\x80\xae") return i;              // embeddings and overrides
+    if (seq >= "\xe2\x81\xa6" && seq <= "\xe2\x81\xa9") return i;              // isolates
     if (seq.starts_with("\xed\xa0") || seq.starts_with("\xed\xb0")) return i;  // surrogates
     i += length;
   }
@@ -79,9 +81,8 @@ void expect_all_visible(const std::string& text, const std::string& what) {
 // fewer cells than its header, a link to anything but an anchor or a file beside the report.
 std::vector<std::string> markdown_problems(const std::string& markdown) {
   // kgate's own folds: a folded table, and a folded section (its title and one line, escaped, on one line).
-  static const std::regex own_html(
-      R"(<details><summary>[^<>]*</summary>|</details>|<a id="[a-z0-9-]+"></a>|)"
-      R"(<details( open)?( id="[a-z0-9-]+")?><summary><b>[^<>]*</b>( — [^<>]*)?</summary>)");
+  static const std::regex own_html(R"(<details><summary>[^<>]*</summary>|</details>|<a id="[a-z0-9-]+"></a>|)"
+                                   R"(<details( open)?( id="[a-z0-9-]+")?><summary><b>[^<>]*</b>( — [^<>]*)?</summary>)");
   static const std::regex fence_open(R"( {0,3}(`{3,})[^`]*)");
   std::vector<std::string> problems;
   std::vector<std::string> lines;
@@ -115,8 +116,9 @@ std::vector<std::string> markdown_problems(const std::string& markdown) {
       std::size_t cells = 0;
       for (std::size_t i = 0; i < line.size(); ++i) cells += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
       if (table_cells == 0) table_cells = cells;
-      else if (cells != table_cells) problems.push_back("a table row of " + std::to_string(cells) + " pipes, not " +
-                                                        std::to_string(table_cells) + ": " + line.substr(0, 120));
+      else if (cells != table_cells)
+        problems.push_back("a table row of " + std::to_string(cells) + " pipes, not " + std::to_string(table_cells) + ": " +
+                           line.substr(0, 120));
     } else {
       table_cells = 0;
     }
@@ -143,8 +145,8 @@ std::vector<std::string> markdown_problems(const std::string& markdown) {
     static const std::regex link(R"(\]\(([^)]*)\))");
     static const std::regex target(R"(#[a-z0-9_-]+|[A-Za-z0-9_-][A-Za-z0-9._-]*(#[a-z0-9_-]+)?)");
     for (auto it = std::sregex_iterator(outside.begin(), outside.end(), link); it != std::sregex_iterator(); ++it)
-      if (const std::size_t at = static_cast<std::size_t>(it->position()); (at == 0 || outside[at - 1] != '\\') &&
-                                                                           !std::regex_match((*it)[1].str(), target))
+      if (const std::size_t at = static_cast<std::size_t>(it->position());
+          (at == 0 || outside[at - 1] != '\\') && !std::regex_match((*it)[1].str(), target))
         problems.push_back("a link to " + (*it)[1].str());
     if (outside.find("# injected") == 0) problems.push_back("a heading from a name: " + line);
   }
@@ -265,8 +267,8 @@ TEST(HostileNames, ReportOutputs) {
 }
 
 TEST(HostileNames, CompareOutputs) {
-  const kgate::ComparisonReport report = kgate::compare_runs(runs().baseline.run, runs().current.run, runs().baseline.source,
-                                                             runs().current.source, {});
+  const kgate::ComparisonReport report =
+      kgate::compare_runs(runs().baseline.run, runs().current.run, runs().baseline.source, runs().current.source, {});
   ASSERT_TRUE(report.regression());
   expect_safe_terminal(kgate::format_table(report, false, true), "compare's table");
   expect_all_visible(kgate::format_warnings(report, false), "compare's warnings");

@@ -52,8 +52,8 @@ constexpr bool kAddressSpaceLimitWorks = true;
 constexpr rlim_t kOneGigabyte = rlim_t{1} << 30;
 
 struct ChildOutcome {
-  int status;     // exit status, or -1 when killed by a signal
-  int signal;     // the signal that ended it, or 0
+  int status;  // exit status, or -1 when killed by a signal
+  int signal;  // the signal that ended it, or 0
   std::string err;
 };
 
@@ -154,8 +154,8 @@ TEST(InputLimits, GzipBombAndDeviceStopAtTheByteLimitWithinOneGigabyte) {
     EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30));
   }
   // Lowered below the bomb's first member, the limit stops it at once.
-  const ChildOutcome lowered = run_kgate_limited(dir, {"baseline", "update", bomb, "--baseline-dir", dir.file("baselines")},
-                                                 {"KGATE_MAX_INPUT_BYTES=1000000"});
+  const ChildOutcome lowered =
+      run_kgate_limited(dir, {"baseline", "update", bomb, "--baseline-dir", dir.file("baselines")}, {"KGATE_MAX_INPUT_BYTES=1000000"});
   EXPECT_EQ(lowered.status, 2) << lowered.err;
   EXPECT_NE(lowered.err.find("inflates to more than 1000000 bytes"), std::string::npos) << lowered.err;
   EXPECT_FALSE(fs::exists(dir.file("baselines")));
@@ -209,12 +209,11 @@ TEST(InputLimits, DeeplyNestedValueExitsTwoInEveryCommand) {
   const std::string suite = "\"suite\":\"kgate\"";  // in the context: a string, given 100000 arrays in arrays
   text.replace(text.find(suite), suite.size(), "\"suite\":" + nested_arrays(100000));
   const std::string deep = dir.write("synthetic-deep.json", text);
-  const std::vector<std::vector<std::string>> commands = {
-      {"compare", run, deep},
-      {"report", deep, "--out", dir.file("report")},
-      {"merge", run, deep, "-o", dir.file("merged.json")},
-      {"baseline", "update", deep, "--baseline-dir", dir.file("baselines")},
-      {"history", "add", "--db", dir.file("history.sqlite"), deep}};
+  const std::vector<std::vector<std::string>> commands = {{"compare", run, deep},
+                                                          {"report", deep, "--out", dir.file("report")},
+                                                          {"merge", run, deep, "-o", dir.file("merged.json")},
+                                                          {"baseline", "update", deep, "--baseline-dir", dir.file("baselines")},
+                                                          {"history", "add", "--db", dir.file("history.sqlite"), deep}};
   for (const auto& command : commands) {
     const ChildOutcome r = run_kgate_limited(dir, command);
     EXPECT_EQ(r.status, 2) << command[0] << ": signal " << r.signal << ": " << r.err;
@@ -280,8 +279,10 @@ std::string hanging_bench(const syn::TempDir& dir) {
                                      "  case $arg in --benchmark_list_tests*) echo rmsnorm/vectorized/m:1/n:4096/bf16; exit 0 ;; esac\n"
                                      "done\n"
                                      "sleep 600 &\n"
-                                     "echo $! > '" + dir.file("sleeper.pid") + "'\n"
-                                     "wait\n");
+                                     "echo $! > '" +
+                                         dir.file("sleeper.pid") +
+                                         "'\n"
+                                         "wait\n");
   fs::permissions(path, fs::perms::owner_all);
   return path;
 }

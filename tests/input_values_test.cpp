@@ -106,8 +106,8 @@ TEST(InputValues, NvbenchSampleTimesThatCannotBeExitTwo) {
           std::vector<std::string>{"baseline", "update", run, "--baseline-dir", baselines, "--force"}}) {
       const auto r = kgate_cli(command);
       EXPECT_EQ(r.status, 2) << bad << " " << command[0] << ": " << r.out << r.err;
-      EXPECT_NE(r.err.find(run + ": $.benchmarks[0].states[2].summaries[27]: value 7 of the sample file \"" + samples +
-                           "\": a " + kTimeRule),
+      EXPECT_NE(r.err.find(run + ": $.benchmarks[0].states[2].summaries[27]: value 7 of the sample file \"" + samples + "\": a " +
+                           kTimeRule),
                 std::string::npos)
           << bad << " " << command[0] << ": " << r.err;
     }
@@ -181,8 +181,10 @@ TEST(InputValues, GoogleBenchmarkTimesMeetTheSameRule) {
     return dir.write("synthetic-plain.json", R"({"context": {}, "benchmarks": [{"name": "BM_A", "run_type": "iteration", "real_time": )" +
                                                  real_time + R"(, "time_unit": ")" + unit + R"("}]})");
   };
-  const std::vector<std::tuple<std::string, std::string, std::string>> refused = {
-      {"1e-5", "ns", "1e-05 ns"}, {"2e15", "ns", "2e+15 ns"}, {"1e300", "s", "1e+300"}, {"5e-324", "s", "5e-324"}};
+  const std::vector<std::tuple<std::string, std::string, std::string>> refused = {{"1e-5", "ns", "1e-05 ns"},
+                                                                                  {"2e15", "ns", "2e+15 ns"},
+                                                                                  {"1e300", "s", "1e+300"},
+                                                                                  {"5e-324", "s", "5e-324"}};
   for (const auto& [time, unit, shown] : refused) {
     const std::string path = plain(time, unit);
     try {

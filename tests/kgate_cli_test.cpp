@@ -52,7 +52,8 @@ std::string summary_line(const std::string& table) { return last_line(table.subs
 
 TEST(KgateCli, IdenticalRunsPass) {
   const syn::TempDir dir;
-  const auto r = kgate_cli({"compare", write_run(dir, "a.json", two_benchmarks(10e-6, 1)), write_run(dir, "b.json", two_benchmarks(10e-6, 2))});
+  const auto r =
+      kgate_cli({"compare", write_run(dir, "a.json", two_benchmarks(10e-6, 1)), write_run(dir, "b.json", two_benchmarks(10e-6, 2))});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_EQ(summary_line(r.out).rfind("0 slower, 0 faster, 2 same, 0 noisy; geomean speedup ", 0), 0u) << r.out;
   EXPECT_EQ(last_line(r.out), "✅ kgate: pass, 0 slower, 0 faster") << r.out;
@@ -61,7 +62,8 @@ TEST(KgateCli, IdenticalRunsPass) {
 
 TEST(KgateCli, PlantedSlowdownFailsTheGate) {
   const syn::TempDir dir;
-  const auto r = kgate_cli({"compare", write_run(dir, "a.json", two_benchmarks(10e-6, 1)), write_run(dir, "b.json", two_benchmarks(11e-6, 2)), "--min-change-us", "0"});
+  const auto r = kgate_cli({"compare", write_run(dir, "a.json", two_benchmarks(10e-6, 1)),
+                            write_run(dir, "b.json", two_benchmarks(11e-6, 2)), "--min-change-us", "0"});
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_EQ(summary_line(r.out).rfind("1 slower, 0 faster, 1 same, 0 noisy", 0), 0u) << r.out;
 }
@@ -124,10 +126,12 @@ TEST(KgateCli, BadInputExitsTwoWithOneLine) {
     std::string expected;  // the whole of stderr starts with this
   };
   const std::vector<Case> cases = {
-      {{"compare", good, dir.file("missing.json")}, "kgate compare: " + dir.file("missing.json") + ": cannot open: No such file or directory"},
+      {{"compare", good, dir.file("missing.json")},
+       "kgate compare: " + dir.file("missing.json") + ": cannot open: No such file or directory"},
       {{"compare", good, dir.write("empty.json", "")}, "kgate compare: " + dir.file("empty.json") + ": file is empty"},
       {{"compare", good, dir.write("cut.json", R"({"context": {"kgate": {"schema)")},
-       "kgate compare: " + dir.file("cut.json") + ": truncated JSON at line 1, column 31 (byte 31): syntax error while parsing object key - invalid string: missing closing quote"},
+       "kgate compare: " + dir.file("cut.json") +
+           ": truncated JSON at line 1, column 31 (byte 31): syntax error while parsing object key - invalid string: missing closing quote"},
       {{"compare", good, dir.write("list.json", "[]")}, "kgate compare: " + dir.file("list.json") + ": $: expected a JSON object"},
       {{"compare", good, dir.write("pkg.json", R"({"name": "left-pad"})")},
        "kgate compare: " + dir.file("pkg.json") + ": $: not a benchmark results file"},
@@ -138,7 +142,8 @@ TEST(KgateCli, BadInputExitsTwoWithOneLine) {
        "kgate compare: " + dir.file("newer.json") + ": $.context.kgate.schema_version: schema version 9 is newer"},
       // The inputs named as every output of compare names them: relative to the working directory,
       // else (as here) by file name.
-      {{"compare", good, h100}, "kgate compare: different GPU models: baseline good.json ran on NVIDIA H200, new h100.json on NVIDIA H100 80GB HBM3"},
+      {{"compare", good, h100},
+       "kgate compare: different GPU models: baseline good.json ran on NVIDIA H200, new h100.json on NVIDIA H100 80GB HBM3"},
       {{"compare", good, good, "--thresholds", thresholds}, "kgate compare: " + thresholds + ": $.familes: unknown field"},
       {{"compare", good}, "kgate compare: one results file given"},
       {{"compare", good, good, good}, "kgate compare: expected BASELINE.json NEW.json, got 3 files"},
@@ -150,7 +155,8 @@ TEST(KgateCli, BadInputExitsTwoWithOneLine) {
       {{"compare", good, good, "--markdown", dir.path().string()},
        "kgate compare: --markdown " + dir.path().string() + ": is a directory, expected a file"},
       {{"compare", good, good, "--frobnicate"}, "kgate compare: unknown option --frobnicate"},
-      {{"compare", "--baseline-dir", dir.file("baselines"), good}, "kgate compare: " + dir.file("baselines") + "/nvidia-h200/kgate.json: no baseline for NVIDIA H200"},
+      {{"compare", "--baseline-dir", dir.file("baselines"), good},
+       "kgate compare: " + dir.file("baselines") + "/nvidia-h200/kgate.json: no baseline for NVIDIA H200"},
       {{"compare", "--baseline-dir", dir.file("baselines"), KGATE_TEST_DATA_DIR "/synthetic-gbench-repetitions.json"},
        "kgate compare: " KGATE_TEST_DATA_DIR "/synthetic-gbench-repetitions.json: $.context.kgate: required field is missing"},
       {{"frobnicate"}, "kgate: unknown command 'frobnicate'"},
@@ -179,10 +185,19 @@ TEST(KgateCli, BadInputExitsTwoWithOneLine) {
 // Every command's --help, which must stand on its own where kgate is installed: it cites no path
 // of kgate's repository (a document is named as "kgate's docs/...", which the install carries).
 TEST(KgateCli, HelpForEveryCommand) {
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"--help"}, {"compare", "--help"}, {"baseline", "--help"}, {"baseline", "update", "--help"}, {"merge", "-h"},
-           {"ab", "--help"}, {"report", "--help"}, {"story", "--help"}, {"history", "--help"}, {"bisect", "--help"},
-           {"pr-gate", "--help"}, {"shard-run", "--help"}, {"nightly", "--help"}}) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{{"--help"},
+                                                                                    {"compare", "--help"},
+                                                                                    {"baseline", "--help"},
+                                                                                    {"baseline", "update", "--help"},
+                                                                                    {"merge", "-h"},
+                                                                                    {"ab", "--help"},
+                                                                                    {"report", "--help"},
+                                                                                    {"story", "--help"},
+                                                                                    {"history", "--help"},
+                                                                                    {"bisect", "--help"},
+                                                                                    {"pr-gate", "--help"},
+                                                                                    {"shard-run", "--help"},
+                                                                                    {"nightly", "--help"}}) {
     const Outcome r = kgate_cli(args);
     EXPECT_EQ(r.status, 0) << args[0];
     EXPECT_EQ(r.out.rfind("usage: kgate", 0), 0u) << r.out;
@@ -197,8 +212,8 @@ TEST(KgateCli, VersionIsTheProjectsWithTheCommit) {
   const Outcome r = kgate_cli({"--version"});
   EXPECT_EQ(r.status, 0);
   const std::string version = std::regex_replace(KGATE_PROJECT_VERSION, std::regex("\\."), "\\.");
-  EXPECT_TRUE(std::regex_match(
-      r.out, std::regex("kgate " + version + " \\(commit ([0-9a-f]{12}(\\+dirty)?|unknown), results schema version 1\\)\n")))
+  EXPECT_TRUE(std::regex_match(r.out, std::regex("kgate " + version +
+                                                 " \\(commit ([0-9a-f]{12}(\\+dirty)?|unknown), results schema version 1\\)\n")))
       << r.out;
 }
 
@@ -229,8 +244,9 @@ TEST(KgateCli, PlainGoogleBenchmarkIsComparedOnTimeOnly) {
 
 TEST(KgateCli, ReportFiles) {
   const syn::TempDir dir;
-  const auto r = kgate_cli({"compare", write_run(dir, "a.json", two_benchmarks(10e-6, 1)), write_run(dir, "b.json", two_benchmarks(11e-6, 2)),
-                            "--min-change-us", "0", "--json", dir.file("v.json"), "--junit", dir.file("j.xml"), "--markdown", dir.file("m.md")});
+  const auto r =
+      kgate_cli({"compare", write_run(dir, "a.json", two_benchmarks(10e-6, 1)), write_run(dir, "b.json", two_benchmarks(11e-6, 2)),
+                 "--min-change-us", "0", "--json", dir.file("v.json"), "--junit", dir.file("j.xml"), "--markdown", dir.file("m.md")});
   EXPECT_EQ(r.status, 1) << r.err;
   const json verdicts = kgate::read_json_file(dir.file("v.json"));
   EXPECT_EQ(verdicts["benchmarks"][0]["verdict"], "slower");
@@ -333,8 +349,8 @@ TEST(KgateCli, BaselineUpdateRefusesUnfitRunsUnlessForced) {
   run.benchmarks[1].error = "launch failed";
   run.benchmarks[1].cold.reset();
   run.benchmarks[2].cold->repetition_medians_s = {10e-6, 10.8e-6, 10.1e-6};  // one process 8% off
-  run.benchmarks[3].cold->throttled_samples = 400;  // most batches dropped
-  run.benchmarks[4].role = "vendor";  // shown, not gated: its spread blocks nothing
+  run.benchmarks[3].cold->throttled_samples = 400;                           // most batches dropped
+  run.benchmarks[4].role = "vendor";                                         // shown, not gated: its spread blocks nothing
   run.benchmarks[4].cold->repetition_medians_s = {10e-6, 10.9e-6, 10.1e-6};
   run.benchmarks[5].cold->target_met = false;  // a missed noise target alone is no reason: it still detects 5%
   run.benchmarks[5].cold->stop_reason = "time-cap";
@@ -346,7 +362,8 @@ TEST(KgateCli, BaselineUpdateRefusesUnfitRunsUnlessForced) {
   EXPECT_NE(r.err.find("refused, 3 benchmark(s) unfit"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(kB + ": failed (launch failed): fix the variant"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("rmsnorm/c/m:1/bf16: detects only changes of 8."), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("above its 5.00% threshold (its processes' medians (10.0 µs, 10.8 µs, 10.1 µs) differ by that much)"), std::string::npos)
+  EXPECT_NE(r.err.find("above its 5.00% threshold (its processes' medians (10.0 µs, 10.8 µs, 10.1 µs) differ by that much)"),
+            std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("rmsnorm/d/m:1/bf16: 400 of its cold samples ran below the throttle clock"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("gemv/cublas"), std::string::npos) << r.err;
@@ -371,7 +388,8 @@ TEST(KgateCli, BaselineUpdateRefusesUnfitRunsUnlessForced) {
 TEST(KgateCli, BaselineUpdateRefusesToMixTimers) {
   const syn::TempDir dir;
   const std::string baselines = dir.file("baselines");
-  ASSERT_EQ(kgate_cli({"baseline", "update", write_run(dir, "events.json", two_benchmarks(10e-6, 1)), "--baseline-dir", baselines}).status, 0);
+  ASSERT_EQ(kgate_cli({"baseline", "update", write_run(dir, "events.json", two_benchmarks(10e-6, 1)), "--baseline-dir", baselines}).status,
+            0);
   RunResults cupti = syn::run({syn::benchmark(kA, {.seed = 3})});
   cupti.benchmarks[0].cold->timer = "cupti";
   const std::string path = write_run(dir, "cupti.json", cupti);
@@ -651,8 +669,9 @@ TEST(KgateCli, AbAlternatesRoundsAndFindsThePlantedSlowdown) {
   }
   dir.write("base.before-processes", "");  // base plays a build that always timed in one process
   const std::string work = dir.file("work");
-  const auto r = kgate_cli({"ab", "--base", bins.binary("base"), "--head", bins.binary("head"), "--rounds", "3", "--seed", "5",
-                            "--benchmark_filter", "rmsnorm", "--work-dir", work, "--markdown", dir.file("ab.md"), "--", "--kgate_min_time=0.2"});
+  const auto r =
+      kgate_cli({"ab", "--base", bins.binary("base"), "--head", bins.binary("head"), "--rounds", "3", "--seed", "5", "--benchmark_filter",
+                 "rmsnorm", "--work-dir", work, "--markdown", dir.file("ab.md"), "--", "--kgate_min_time=0.2"});
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_EQ(summary_line(r.out).rfind("1 slower, 0 faster, 1 same, 0 noisy", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("per round: 0.9"), std::string::npos) << r.out;
@@ -779,9 +798,8 @@ TEST(KgateCli, AbMixesABinaryAndACommand) {
   }
   // A one-line command, its variables expanded by its own shell.
   const std::string head = "cp '" + dir.path().string() + "/head-'\"$KGATE_ROUND\"'.json' \"$KGATE_OUT\"";
-  const auto r =
-      kgate_cli({"ab", "--base", bins.binary("base"), "--head-cmd", head, "--rounds", "2", "--work-dir", dir.file("work"), "--",
-                 "--kgate_min_time=0.2"});
+  const auto r = kgate_cli({"ab", "--base", bins.binary("base"), "--head-cmd", head, "--rounds", "2", "--work-dir", dir.file("work"), "--",
+                            "--kgate_min_time=0.2"});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_EQ(summary_line(r.out).rfind("0 slower, 0 faster, 2 same", 0), 0u) << r.out;
   const std::vector<std::string> calls = bins.calls();

@@ -40,8 +40,8 @@ void write_baseline(const syn::TempDir& dir) {
 }
 
 cli_test::Outcome nightly(const syn::TempDir& dir, const std::string& shards, std::vector<std::string> more = {}) {
-  std::vector<std::string> args = {"nightly", dir.file(shards), "--baseline-dir", dir.file("baselines"), "--out",
-                                   dir.file("out-" + shards)};
+  std::vector<std::string> args = {"nightly", dir.file(shards),         "--baseline-dir", dir.file("baselines"),
+                                   "--out",   dir.file("out-" + shards)};
   args.insert(args.end(), more.begin(), more.end());
   return cli_test::kgate_cli(args);
 }
@@ -91,8 +91,8 @@ TEST(Nightly, AddsEachNightToTheHistoryBranchAndPushesIt) {
   const std::string remote = dir.file("remote.git"), clone = dir.file("clone");
   const std::string git = "git -c user.name=kgate -c user.email=kgate@example.com ";
   syn::KernelRepository::shell(git + "init -q --bare '" + remote + "' && " + git + "clone -q '" + remote + "' '" + clone +
-                               "' 2>/dev/null && " + git + "-C '" + clone + "' commit -q --allow-empty -m main && " + git + "-C '" +
-                               clone + "' push -q origin HEAD");
+                               "' 2>/dev/null && " + git + "-C '" + clone + "' commit -q --allow-empty -m main && " + git + "-C '" + clone +
+                               "' push -q origin HEAD");
   const std::vector<std::string> history = {"--history", "h200", "--source", clone, "--work-dir", dir.file("work"), "--push"};
 
   write_shards(dir, "night1", "2026-11-22T03:00:00Z");

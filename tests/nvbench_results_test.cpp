@@ -104,9 +104,9 @@ std::string write_nvbench(const syn::TempDir& dir, const std::string& name, cons
       summaries.push_back(float_summary("nv/cold/walltime", 0.5));
       summaries.push_back(float_summary("nv/cold/bw/global/bytes_per_second", 8.0 * s.elements / stats.mean));
       if (jsonbin) {
-        summaries.push_back(summary("nv/json/bin:nv/cold/sample_times", "file/sample_times",
-                                    {named_value("filename", "string", write_bin(path, "-bin", file_id, times)),
-                                     named_value("size", "int64", "200")}));
+        summaries.push_back(
+            summary("nv/json/bin:nv/cold/sample_times", "file/sample_times",
+                    {named_value("filename", "string", write_bin(path, "-bin", file_id, times)), named_value("size", "int64", "200")}));
         summaries.push_back(summary("nv/json/freqs-bin:nv/cold/sample_freqs", "file/sample_freqs",
                                     {named_value("filename", "string", write_bin(path, "-freqs-bin", file_id, clocks)),
                                      named_value("size", "int64", "200")}));
@@ -118,31 +118,53 @@ std::string write_nvbench(const syn::TempDir& dir, const std::string& name, cons
     if (s.skipped) state["skip_reason"] = "Warmup time did not meet skip_time limit";
     states_json.push_back(state);
   }
-  const json doc = {
-      {"meta",
-       {{"argv", {"./build/copy_bench", "--json", name}},
-        {"version",
-         {{"json", {{"major", 1}, {"minor", 0}, {"patch", 0}, {"string", "1.0.0"}}},
-          {"nvbench", {{"major", 0}, {"minor", 3}, {"patch", 0}, {"string", "0.3.0"}, {"git_branch", ""}, {"git_sha", ""},
-                       {"git_version", ""}, {"git_is_dirty", false}}}}}}},
-      {"devices",
-       {{{"id", 0}, {"name", "NVIDIA H100 80GB HBM3"}, {"sm_version", 900}, {"ptx_version", 900},
-         {"sm_default_clock_rate", 1980000000}, {"number_of_sms", 132}, {"max_blocks_per_sm", 32},
-         {"max_threads_per_sm", 2048}, {"max_threads_per_block", 1024}, {"registers_per_sm", 65536},
-         {"registers_per_block", 65536}, {"global_memory_size", 84934656000}, {"global_memory_bus_peak_clock_rate", 2619000000},
-         {"global_memory_bus_width", 5120}, {"global_memory_bus_bandwidth", 3352320000000}, {"l2_cache_size", 52428800},
-         {"shared_memory_per_sm", 233472}, {"shared_memory_per_block", 49152}, {"ecc_state", true}}}},
-      {"benchmarks",
-       {{{"name", "copy"},
-         {"index", 0},
-         {"min_samples", 10},
-         {"skip_time", -1.0},
-         {"timeout", 15.0},
-         {"devices", {0}},
-         {"axes",
-          {{{"name", "T"}, {"type", "type"}, {"flags", ""}, {"values", {{{"input_string", "F32"}, {"description", "float"}, {"is_active", true}}}}},
-           {{"name", "Elements"}, {"type", "int64"}, {"flags", "pow2"}, {"values", json::array()}}}},
-         {"states", states_json}}}}};
+  const json doc = {{"meta",
+                     {{"argv", {"./build/copy_bench", "--json", name}},
+                      {"version",
+                       {{"json", {{"major", 1}, {"minor", 0}, {"patch", 0}, {"string", "1.0.0"}}},
+                        {"nvbench",
+                         {{"major", 0},
+                          {"minor", 3},
+                          {"patch", 0},
+                          {"string", "0.3.0"},
+                          {"git_branch", ""},
+                          {"git_sha", ""},
+                          {"git_version", ""},
+                          {"git_is_dirty", false}}}}}}},
+                    {"devices",
+                     {{{"id", 0},
+                       {"name", "NVIDIA H100 80GB HBM3"},
+                       {"sm_version", 900},
+                       {"ptx_version", 900},
+                       {"sm_default_clock_rate", 1980000000},
+                       {"number_of_sms", 132},
+                       {"max_blocks_per_sm", 32},
+                       {"max_threads_per_sm", 2048},
+                       {"max_threads_per_block", 1024},
+                       {"registers_per_sm", 65536},
+                       {"registers_per_block", 65536},
+                       {"global_memory_size", 84934656000},
+                       {"global_memory_bus_peak_clock_rate", 2619000000},
+                       {"global_memory_bus_width", 5120},
+                       {"global_memory_bus_bandwidth", 3352320000000},
+                       {"l2_cache_size", 52428800},
+                       {"shared_memory_per_sm", 233472},
+                       {"shared_memory_per_block", 49152},
+                       {"ecc_state", true}}}},
+                    {"benchmarks",
+                     {{{"name", "copy"},
+                       {"index", 0},
+                       {"min_samples", 10},
+                       {"skip_time", -1.0},
+                       {"timeout", 15.0},
+                       {"devices", {0}},
+                       {"axes",
+                        {{{"name", "T"},
+                          {"type", "type"},
+                          {"flags", ""},
+                          {"values", {{{"input_string", "F32"}, {"description", "float"}, {"is_active", true}}}}},
+                         {{"name", "Elements"}, {"type", "int64"}, {"flags", "pow2"}, {"values", json::array()}}}},
+                       {"states", states_json}}}}};
   std::ofstream(path) << doc.dump(2);
   return path.string();
 }
@@ -317,8 +339,9 @@ TEST(NvbenchResults, SuiteIsStableAndCanBeNamed) {
   const std::string a = write_nvbench(dir, "synthetic-nvbench-a.json", kTwoSizes, true, 1);
   ASSERT_EQ(kgate_cli({"baseline", "update", a, "--baseline-dir", baselines}).status, 0);
   // A renamed binary still finds its baseline: a planted slowdown is caught, not "no baseline".
-  const std::string slow = renamed_executable(
-      dir, write_nvbench(dir, "synthetic-nvbench-slow.json", {{1 << 20, 20e-6}, {1 << 24, 230e-6}}, true, 3), "./build/copy_bench_v2");
+  const std::string slow =
+      renamed_executable(dir, write_nvbench(dir, "synthetic-nvbench-slow.json", {{1 << 20, 20e-6}, {1 << 24, 230e-6}}, true, 3),
+                         "./build/copy_bench_v2");
   auto r = kgate_cli({"compare", "--baseline-dir", baselines, slow});
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("copy/T:F32/Elements:16777216"), std::string::npos) << r.out;
@@ -397,11 +420,12 @@ TEST(NvbenchResults, RecordedRunsGoAllTheWayThrough) {
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("records no date to order the run by (nvbench JSON does not): give --date"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(db)) << "a refused file adds nothing";
-  const std::vector<std::pair<std::string, std::string>> nights = {
-      {"run-a", "2026-11-20T02:00:00Z"}, {"run-b", "2026-11-21T03:00:00+01:00"}, {"slow", "2026-11-22"}};
+  const std::vector<std::pair<std::string, std::string>> nights = {{"run-a", "2026-11-20T02:00:00Z"},
+                                                                   {"run-b", "2026-11-21T03:00:00+01:00"},
+                                                                   {"slow", "2026-11-22"}};
   for (std::size_t i = 0; i < nights.size(); ++i) {
-    r = kgate_cli({"history", "add", "--db", db, file(nights[i].first), "--commit", std::string(7, static_cast<char>('a' + i)),
-                   "--date", nights[i].second});
+    r = kgate_cli({"history", "add", "--db", db, file(nights[i].first), "--commit", std::string(7, static_cast<char>('a' + i)), "--date",
+                   nights[i].second});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("on nvidia-h100-80gb-hbm3"), std::string::npos) << r.out;
   }

@@ -18,7 +18,7 @@ TEST(PhaseClock, LapsAddTheTimeSinceThePreviousLapToTheirPhase) {
   const double second = phases.at("second");
   EXPECT_GE(second, 0.0);
   EXPECT_LT(second, phases.at("first"));  // no sleep of its own
-  kgate::PhaseClock another(phases);  // a second clock adds to the same account
+  kgate::PhaseClock another(phases);      // a second clock adds to the same account
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   another.lap("second");
   EXPECT_GE(phases.at("second"), second + 0.020);

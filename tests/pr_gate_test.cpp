@@ -18,8 +18,8 @@ using synthetic::KernelRepository;
 
 // kgate pr-gate in `repo` with the output in DIR/out and the worktrees in DIR/work.
 cli_test::Outcome pr_gate(const synthetic::TempDir& dir, const KernelRepository& repo, std::vector<std::string> sides) {
-  std::vector<std::string> args = {"pr-gate", "--source", repo.root(), "--work-dir", dir.file("work"), "--out", dir.file("out"),
-                                   "--rounds", "3"};
+  std::vector<std::string> args = {"pr-gate", "--source",      repo.root(), "--work-dir", dir.file("work"),
+                                   "--out",   dir.file("out"), "--rounds",  "3"};
   args.insert(args.end(), sides.begin(), sides.end());
   return cli_test::kgate_cli(args);
 }

@@ -79,8 +79,7 @@ KernelOutputs emulate(const Shape& s, const HostTensors& t, const Emulation& e) 
         float top = -INFINITY;
         for (std::int64_t j = 0; j < visible; ++j) {
           float dot = 0;
-          for (std::int64_t x = 0; x < D; ++x)
-            dot += static_cast<float>(t[kQ][row * D + x]) * static_cast<float>(t[kK][(kv + j) * D + x]);
+          for (std::int64_t x = 0; x < D; ++x) dot += static_cast<float>(t[kQ][row * D + x]) * static_cast<float>(t[kK][(kv + j) * D + x]);
           p[j] = dot * scale;
           top = std::max(top, p[j]);
         }
@@ -298,9 +297,9 @@ TEST(PrefillAttention, LongShapesTakeNaiveAsTheReferenceWithAWiderFloor) {
 TEST(PrefillSplitPlan, OneSplitOnceTheGridFillsAWave) {
   EXPECT_EQ(plan::plan_splits(4096, 4096, 264), 1);
   EXPECT_EQ(plan::plan_splits(264, 4096, 264), 1);
-  EXPECT_EQ(plan::plan_splits(32, 1000, 264), 9);  // ceil(264 / 32), below 16 key tiles
-  EXPECT_EQ(plan::plan_splits(2, 1000, 264), 16);  // capped at the key tiles
-  EXPECT_EQ(plan::plan_splits(2, 17, 264), 1);     // one key tile
+  EXPECT_EQ(plan::plan_splits(32, 1000, 264), 9);       // ceil(264 / 32), below 16 key tiles
+  EXPECT_EQ(plan::plan_splits(2, 1000, 264), 16);       // capped at the key tiles
+  EXPECT_EQ(plan::plan_splits(2, 17, 264), 1);          // one key tile
   EXPECT_EQ(plan::plan_splits(1, 16384, 100000), 256);  // planning caps the device at kMaxResidentBlocks
   // Never more splits on a smaller device: the family's capacity bounds every plan.
   for (const std::int64_t base : {1, 3, 32, 100, 2047, 5000})

@@ -6,9 +6,9 @@
 namespace {
 
 TEST(Iso8601Utc, ConvertsEveryFormResultsFilesCarryToUtc) {
-  EXPECT_EQ(kgate::iso8601_utc("2026-11-21T13:45:00Z"), "2026-11-21T13:45:00Z");  // kgate's own
+  EXPECT_EQ(kgate::iso8601_utc("2026-11-21T13:45:00Z"), "2026-11-21T13:45:00Z");       // kgate's own
   EXPECT_EQ(kgate::iso8601_utc("2026-11-21T13:45:00+01:00"), "2026-11-21T12:45:00Z");  // Google Benchmark >= 1.6
-  EXPECT_EQ(kgate::iso8601_utc("2026-11-21T00:30:00+0100"), "2026-11-20T23:30:00Z");  // the day before in UTC
+  EXPECT_EQ(kgate::iso8601_utc("2026-11-21T00:30:00+0100"), "2026-11-20T23:30:00Z");   // the day before in UTC
   EXPECT_EQ(kgate::iso8601_utc("2026-11-21T13:45:00.123-05:30"), "2026-11-21T19:15:00Z");
   EXPECT_EQ(kgate::iso8601_utc("2026-11-21 09:35:04"), "2026-11-21T09:35:04Z");  // older Google Benchmark: no zone
   EXPECT_EQ(kgate::iso8601_utc("2026-11-21"), "2026-11-21T00:00:00Z");

@@ -103,9 +103,7 @@ TEST(ReferenceCheck, AWrittenInputFails) {
             "reference() changed 1 of 3 elements of 'x', an input (first: element 1): it may write only output and in-place tensors");
 }
 
-TEST(ReferenceCheck, AResizedTensorFails) {
-  EXPECT_EQ(only_problem(Flaw::resizes_output), "reference() resized 'y' from 3 to 4 values");
-}
+TEST(ReferenceCheck, AResizedTensorFails) { EXPECT_EQ(only_problem(Flaw::resizes_output), "reference() resized 'y' from 3 to 4 values"); }
 
 TEST(ReferenceCheck, StateKeptBetweenCallsFails) {
   const std::string problem = only_problem(Flaw::keeps_state);

@@ -33,8 +33,7 @@ class ToyFamily final : public kgate::TypedFamily<ToyArgs> {
 
 void toy_launch(const ToyArgs&, cudaStream_t) {}
 
-kgate::Variant toy_variant(std::string name, kgate::VariantRole role = kgate::VariantRole::candidate,
-                           std::string follows = "") {
+kgate::Variant toy_variant(std::string name, kgate::VariantRole role = kgate::VariantRole::candidate, std::string follows = "") {
   kgate::VariantInfo info;
   info.name = std::move(name);
   info.description = "d";
@@ -207,7 +206,8 @@ TEST(RowPlan, DispatchesTheWidestVectorUpToTheLimit) {
   using kgate::kernels::dispatch_vector_width;
   auto width = [](std::int64_t n, int max_width) {
     int launched = 0;
-    dispatch_vector_width(n, [&]<int VEC>() { launched = VEC; }, max_width);
+    dispatch_vector_width(
+        n, [&]<int VEC>() { launched = VEC; }, max_width);
     return launched;
   };
   EXPECT_EQ(width(14336, 8), 8);

@@ -183,15 +183,12 @@ std::vector<std::string> figures_in(const std::string& text) {
   std::string plain;
   bool in_code = false;
   for (const char c : text) {
-    if (c == '`')
-      in_code = !in_code;
-    else if (!in_code)
-      plain += c;
+    if (c == '`') in_code = !in_code;
+    else if (!in_code) plain += c;
   }
   static const std::regex number(R"((^|[^A-Za-z0-9_.:])([0-9]+(?:\.[0-9]+)?))");
   std::vector<std::string> out;
-  for (auto it = std::sregex_iterator(plain.begin(), plain.end(), number); it != std::sregex_iterator(); ++it)
-    out.push_back((*it)[2]);
+  for (auto it = std::sregex_iterator(plain.begin(), plain.end(), number); it != std::sregex_iterator(); ++it) out.push_back((*it)[2]);
   return out;
 }
 
@@ -319,15 +316,12 @@ void expect_family_tables_match(const Document& doc, const RunResults& run, cons
       const double roof = std::max(r.pct_of_memory_ceiling, r.pct_of_compute_ceiling);
       const std::string roof_cell = cell(t, row, "% of roof");
       EXPECT_TRUE(printed(roof_cell).matches(roof)) << name << ": " << roof_cell << " vs " << roof;
-      EXPECT_TRUE(roof_cell.ends_with(r.pct_of_compute_ceiling > r.pct_of_memory_ceiling ? "compute" : r.memory_ceiling))
-          << roof_cell;
+      EXPECT_TRUE(roof_cell.ends_with(r.pct_of_compute_ceiling > r.pct_of_memory_ceiling ? "compute" : r.memory_ceiling)) << roof_cell;
       EXPECT_EQ(cell(t, row, "Bound"), std::string(kgate::to_string(r.roofline))) << name;
       if (comparison) {
         const kgate::BenchmarkComparison& c = *compared.at(name);
-        if (c.speedup > 0)
-          EXPECT_TRUE(printed(cell(t, row, "Speedup")).matches(c.speedup)) << name;
-        else
-          EXPECT_EQ(cell(t, row, "Speedup"), "-") << name;
+        if (c.speedup > 0) EXPECT_TRUE(printed(cell(t, row, "Speedup")).matches(c.speedup)) << name;
+        else EXPECT_EQ(cell(t, row, "Speedup"), "-") << name;
         EXPECT_TRUE(printed(cell(t, row, "Baseline")).matches(c.baseline_median_s)) << name;
         EXPECT_NE(cell(t, row, "Verdict").find(std::string(kgate::to_string(c.verdict))), std::string::npos) << name;
       }
@@ -356,8 +350,7 @@ void expect_correctness_matches(const Document& doc, const RunResults& run) {
   for (const BenchmarkRecord& r : run.benchmarks)
     for (const Table* t : tables(*section, r.family))
       for (const auto& row : t->rows)
-        results[r.family + "/" + unquoted(cell(*t, row, "Variant")) + "/" + unquoted(cell(*t, row, "Shape"))] =
-            cell(*t, row, "Result");
+        results[r.family + "/" + unquoted(cell(*t, row, "Variant")) + "/" + unquoted(cell(*t, row, "Shape"))] = cell(*t, row, "Result");
   for (const BenchmarkRecord& r : run.benchmarks) {
     if (r.status == kgate::BenchmarkStatus::failed) continue;
     EXPECT_EQ(results[r.name], !r.correct ? "not checked" : *r.correct ? "pass" : "**FAIL**") << r.name;
@@ -386,9 +379,7 @@ TEST(ReportXmlCheck, RejectsWhatIsNotWellFormed) {
   EXPECT_NE(xml_problem("<svg>"), "");
 }
 
-TEST(Report, RecordedRunsAreFound) {
-  EXPECT_FALSE(recorded_runs().empty()) << "no recorded-*-rmsnorm-*.json in " KGATE_TEST_DATA_DIR;
-}
+TEST(Report, RecordedRunsAreFound) { EXPECT_FALSE(recorded_runs().empty()) << "no recorded-*-rmsnorm-*.json in " KGATE_TEST_DATA_DIR; }
 
 TEST(Report, RecordedRunWithoutBaseline) {
   for (const std::string& path : recorded_runs()) {
@@ -418,11 +409,9 @@ TEST(Report, RecordedRunWithoutBaseline) {
     // Environment: the GPU, the measured ceilings and the command line of the run.
     const std::string markdown = kgate::report::render_markdown(doc);
     EXPECT_NE(markdown.find(run.context.gpu_name), std::string::npos);
-    EXPECT_NE(markdown.find(kgate::report::format_bandwidth(run.context.calibration.copy_bytes_per_s) + " measured"),
-              std::string::npos);
+    EXPECT_NE(markdown.find(kgate::report::format_bandwidth(run.context.calibration.copy_bytes_per_s) + " measured"), std::string::npos);
     EXPECT_NE(markdown.find(run.context.command_line), std::string::npos);
-    for (const kgate::report::Chart& chart : doc.charts)
-      EXPECT_NE(markdown.find("](" + chart.file + ")"), std::string::npos) << chart.file;
+    for (const kgate::report::Chart& chart : doc.charts) EXPECT_NE(markdown.find("](" + chart.file + ")"), std::string::npos) << chart.file;
   }
 }
 
@@ -448,8 +437,8 @@ TEST(Report, ObservationsQuoteTheRun) {
     static const std::regex noise(R"(^([0-9]+) of ([0-9]+) benchmarks stopped before)");
     if (std::regex_search(item, m, latency)) {
       const auto& records = by_variant.at(m[1]);
-      const auto n = std::count_if(records.begin(), records.end(),
-                                   [](auto* r) { return r->roofline == kgate::RooflineClass::latency_bound; });
+      const auto n =
+          std::count_if(records.begin(), records.end(), [](auto* r) { return r->roofline == kgate::RooflineClass::latency_bound; });
       EXPECT_EQ(std::stoul(m[2]), static_cast<unsigned long>(n)) << item;
       EXPECT_EQ(std::stoul(m[3]), records.size()) << item;
       ++checked;
@@ -489,9 +478,8 @@ TEST(Report, ObservationsCountTheTimingsThatRested) {
     }
   ASSERT_EQ(marked, 2);
   const auto items = observation_items(kgate::report::build_report(inputs_for({"synthetic-rested.json", run})).full);
-  const auto said = std::find_if(items.begin(), items.end(), [](const std::string& item) {
-    return item.rfind("2 timings rested between batches", 0) == 0;
-  });
+  const auto said = std::find_if(items.begin(), items.end(),
+                                 [](const std::string& item) { return item.rfind("2 timings rested between batches", 0) == 0; });
   ASSERT_NE(said, items.end());
   EXPECT_NE(said->find("; 7 samples taken before the rests began were dropped."), std::string::npos) << *said;
   for (BenchmarkRecord& r : run.benchmarks)
@@ -545,18 +533,17 @@ TEST(Report, SyntheticNewRunAgainstTheRecordedBaseline) {
   EXPECT_NE(summary.find("dram bytes +"), std::string::npos) << summary;
   EXPECT_NE(summary.find("**fails**"), std::string::npos) << summary;
   const auto items = observation_items(doc);
-  EXPECT_TRUE(std::any_of(items.begin(), items.end(), [&](const std::string& s) {
-    return s.starts_with("`" + planted.slower + "` is slower than the baseline");
-  }));
   EXPECT_TRUE(std::any_of(items.begin(), items.end(),
-                          [&](const std::string& s) { return s.starts_with("`" + planted.wrong + "` failed"); }));
+                          [&](const std::string& s) { return s.starts_with("`" + planted.slower + "` is slower than the baseline"); }));
+  EXPECT_TRUE(
+      std::any_of(items.begin(), items.end(), [&](const std::string& s) { return s.starts_with("`" + planted.wrong + "` failed"); }));
 
   // The short summary: the verdict first, then what changed and the failures, linked to the full
   // report.
   const std::string github = report.summary_markdown;
   EXPECT_TRUE(github.starts_with("❌ kgate: FAIL")) << github;
-  EXPECT_NE(github.find("[`" + planted.slower + "`](report.html#" + kgate::benchmark_anchor(planted.slower) + ")"),
-            std::string::npos) << github;
+  EXPECT_NE(github.find("[`" + planted.slower + "`](report.html#" + kgate::benchmark_anchor(planted.slower) + ")"), std::string::npos)
+      << github;
   EXPECT_NE(github.find("`" + planted.wrong + "`"), std::string::npos);
   EXPECT_NE(github.find("[report.html](report.html)"), std::string::npos);
 }
@@ -594,8 +581,7 @@ TEST(Report, HistoryAndTrendFromEarlierRuns) {
 TEST(Report, JourneyMeasuresEachStepAgainstTheOneBefore) {
   RunResults run;
   run.context = syn::context();
-  const auto add = [&](const std::string& variant, const std::string& role, const std::string& follows, double s1,
-                       double s2) {
+  const auto add = [&](const std::string& variant, const std::string& role, const std::string& follows, double s1, double s2) {
     for (const auto& [shape, median] : {std::pair{"n:1", s1}, std::pair{"n:2", s2}}) {
       if (median <= 0) continue;
       BenchmarkRecord r = syn::benchmark("toy/" + variant + "/" + shape, {.median_s = median});
@@ -650,8 +636,9 @@ TEST(Report, AppendixShowsTheWallTimePerPhaseAndTheExtraEntries) {
   ASSERT_EQ(found.size(), 1u);
   std::map<std::string, std::string> shown;
   for (const auto& row : found[0]->rows) shown[cell(*found[0], row, "Key")] = cell(*found[0], row, "Value");
-  EXPECT_EQ(shown, (std::map<std::string, std::string>{
-                       {"`wall_s.timing`", "94.3 s"}, {"`wall_s.timing.cold`", "12.5 ms"}, {"`l2_flush`", "read"}}));
+  EXPECT_EQ(shown, (std::map<std::string, std::string>{{"`wall_s.timing`", "94.3 s"},
+                                                       {"`wall_s.timing.cold`", "12.5 ms"},
+                                                       {"`l2_flush`", "read"}}));
 }
 
 TEST(ReportPieces, CorrectnessDetailAndKernelNames) {
@@ -824,8 +811,7 @@ TEST(ReportCorrectness, TheSuiteAsCtestRanIt) {
   const std::string one_line = std::regex_replace(r.out, std::regex("\\s+"), " ");  // the terminal wraps paragraphs
   EXPECT_NE(one_line.find("3 cases (variant × test shape), 1 passed, 1 failed, 1 skipped"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("1 skipped: prefill_attention/fa3_wgmma needs compute capability 90"), std::string::npos) << r.out;
-  EXPECT_NE(one_line.find("The correctness suite: 1 of 3 cases passed, 1 failed and 1 were skipped. At bench time, "),
-            std::string::npos)
+  EXPECT_NE(one_line.find("The correctness suite: 1 of 3 cases passed, 1 failed and 1 were skipped. At bench time, "), std::string::npos)
       << r.out;
   const Outcome bad = kgate_report({recorded_runs().front(), "--correctness", dir.file("absent.xml"), "--format", "text"});
   EXPECT_EQ(bad.status, 2);
@@ -930,8 +916,7 @@ TEST(ReportPeers, MergedPeersAppearWithTheirSpeedups) {
     if (r.status != kgate::BenchmarkStatus::ok) continue;
     const kgate::Calibration& c = run.context.calibration;
     const double ceiling = r.memory_ceiling == "read" ? c.read_bytes_per_s : c.copy_bytes_per_s;
-    EXPECT_NEAR(r.pct_of_memory_ceiling, 100 * r.min_bytes / r.headline_median_s() / ceiling, 1e-6 * r.pct_of_memory_ceiling)
-        << p.name;
+    EXPECT_NEAR(r.pct_of_memory_ceiling, 100 * r.min_bytes / r.headline_median_s() / ceiling, 1e-6 * r.pct_of_memory_ceiling) << p.name;
   }
 
   const kgate::report::Report report = kgate::report::build_report(inputs_for({merged_file, run}));
@@ -970,8 +955,8 @@ TEST(ReportPeers, MergedPeersAppearWithTheirSpeedups) {
       ++rows_with_a_peer;
       const ExpectedMatch& e = shapes.at(shape);
       const kgate::report::Cell& peer = row[column(matrix, "Best peer")];
-      EXPECT_EQ(peer.chips.empty() ? std::string("no peer ran") : unquoted(peer.chips.front()),
-                e.peer.empty() ? "no peer ran" : e.peer) << shape;
+      EXPECT_EQ(peer.chips.empty() ? std::string("no peer ran") : unquoted(peer.chips.front()), e.peer.empty() ? "no peer ran" : e.peer)
+          << shape;
       const kgate::report::Cell& standing = row[column(matrix, "kgate vs peer")];
       if (e.speedup <= 0 || e.kgate.empty()) {
         EXPECT_EQ(standing.text, "-") << shape;
@@ -1014,15 +999,13 @@ TEST(ReportPeers, MergedPeersAppearWithTheirSpeedups) {
     EXPECT_TRUE(printed(cell(lines, row, "kgate speedup")).matches(std::exp(log_sum / static_cast<double>(n)))) << family;
     EXPECT_EQ(cell(lines, row, "Shapes"), std::to_string(n)) << family;
     const std::string where = cell(lines, row, "Where kgate is slower");
-    const std::string said = family_slower[family]
-                                 ? "**slower at " + std::to_string(family_slower[family]) + " of " + std::to_string(n) + "**"
-                                 : "nowhere";
+    const std::string said =
+        family_slower[family] ? "**slower at " + std::to_string(family_slower[family]) + " of " + std::to_string(n) + "**" : "nowhere";
     EXPECT_EQ(where.rfind(said, 0), 0u) << family << ": " << where;
   }
   EXPECT_NE(summary_text(doc).find("faster at " + std::to_string(shapes_checked - kgate_slower - ties) + " of " +
                                    std::to_string(shapes_checked) + " shapes, " +
-                                   (ties ? "tied at " + std::to_string(ties) + " (within 1%)" : std::string("tied at none")) +
-                                   " and " +
+                                   (ties ? "tied at " + std::to_string(ties) + " (within 1%)" : std::string("tied at none")) + " and " +
                                    (kgate_slower ? "**slower at " + std::to_string(kgate_slower) + "**" : "slower at none")),
             std::string::npos)
       << summary_text(doc);
@@ -1087,8 +1070,7 @@ TEST(ReportPeers, RecordedH100RunNamesWinningPeerKernels) {
   EXPECT_NE(markdown.find("`torch-compile` (peer)"), std::string::npos);
   EXPECT_NE(markdown.find("s per shape (before timing, not in its time)"), std::string::npos);
   // RMSNorm: Liger's Triton kernel is the faster at 4 shapes, one block per row as kgate's.
-  EXPECT_NE(markdown.find("`liger` ran `_rms_norm_forward_kernel` at 4 shapes (grids 1×1×1 to 256×1×1, block 512×1×1)"),
-            std::string::npos);
+  EXPECT_NE(markdown.find("`liger` ran `_rms_norm_forward_kernel` at 4 shapes (grids 1×1×1 to 256×1×1, block 512×1×1)"), std::string::npos);
   // The prefill family's journey, each step against the one before it (the run records `follows`).
   const std::size_t journey = markdown.find("`naive` → `fa1_seqkv` ");
   ASSERT_NE(journey, std::string::npos);

@@ -204,8 +204,8 @@ TEST(ResultsIo, DocumentIsGoogleBenchmarkJson) {
   EXPECT_EQ(doc["context"]["kgate"]["schema_version"], kgate::kResultsSchemaVersion);
 
   const json& ok = doc["benchmarks"][0];
-  for (const char* key : {"name", "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions",
-                          "repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit"})
+  for (const char* key : {"name", "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions", "repetition_index",
+                          "threads", "iterations", "real_time", "cpu_time", "time_unit"})
     EXPECT_TRUE(ok.contains(key)) << key;
   EXPECT_EQ(ok["run_type"], "iteration");
   EXPECT_EQ(ok["time_unit"], "us");
@@ -338,8 +338,7 @@ TEST(ResultsIo, BadInputIsOneLineNamingFileAndPath) {
        "$: not a benchmark results file: no \"benchmarks\" array"},
       {"benchmarks not an array", R"({"benchmarks": {}})", "$.benchmarks: expected an array, got object {}"},
       {"empty benchmark list", R"({"context": {}, "benchmarks": []})", "$.benchmarks: no benchmarks"},
-      {"negative time",
-       kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["samples_s"][7] = -1; }),
+      {"negative time", kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["samples_s"][7] = -1; }),
        "$.benchmarks[0].kgate.cold.samples_s[7]: time must be from 1e-12 s to 1e+06 s, got -1"},
       {"zero time", kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["samples_s"][0] = 0; }),
        "$.benchmarks[0].kgate.cold.samples_s[0]: time must be from 1e-12 s to 1e+06 s, got 0"},
@@ -347,8 +346,7 @@ TEST(ResultsIo, BadInputIsOneLineNamingFileAndPath) {
        "$.benchmarks[0].kgate.cold.samples_s[1]: time must be from 1e-12 s to 1e+06 s, got string \"fast\""},
       {"unknown timer", kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["timer"] = "rdtsc"; }),
        "$.benchmarks[0].kgate.cold.timer: must be \"cupti\", \"events\" or \"cpu\""},
-      {"negative detectable change",
-       kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["min_detectable_change"] = -0.01; }),
+      {"negative detectable change", kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["min_detectable_change"] = -0.01; }),
        "$.benchmarks[0].kgate.cold.min_detectable_change: must be a finite number >= 0, got -0.01"},
       {"plain zero time", plain_doc("0"), "$.benchmarks[0].real_time: time must be from 1e-12 s to 1e+06 s, got 0"},
       {"plain NaN time", plain_doc("NaN"), "$.benchmarks[0].real_time: time must be from 1e-12 s to 1e+06 s, got null"},
@@ -370,8 +368,7 @@ TEST(ResultsIo, BadInputIsOneLineNamingFileAndPath) {
        R"({"benchmarks": [{"name": "a", "repetitions": 2, "repetition_index": 0, "real_time": 1, "time_unit": "ns"},
                           {"name": "a", "repetitions": 2, "repetition_index": 0, "real_time": 2, "time_unit": "ns"}]})",
        "$.benchmarks[1].name: duplicate benchmark name \"a\""},
-      {"duplicate kgate name",
-       kgate_doc_with([](json& d) { d["benchmarks"].push_back(d["benchmarks"][0]); }),
+      {"duplicate kgate name", kgate_doc_with([](json& d) { d["benchmarks"].push_back(d["benchmarks"][0]); }),
        "$.benchmarks[1].kgate: duplicate benchmark name \"rmsnorm/vectorized/m:8/n:8/bf16\" (also at $.benchmarks[0])"},
       {"newer schema", kgate_doc_with([](json& d) { d["context"]["kgate"]["schema_version"] = 2; }),
        "$.context.kgate.schema_version: schema version 2 is newer than this kgate reads (1)"},
@@ -387,18 +384,17 @@ TEST(ResultsIo, BadInputIsOneLineNamingFileAndPath) {
        "$.benchmarks[0].kgate.cold: required field is missing"},
       {"unknown roofline class", kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["derived"]["roofline"] = "fast"; }),
        "$.benchmarks[0].kgate.derived.roofline: unknown roofline class \"fast\""},
-      {"metric not a number",
-       kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["metrics"]["dram__bytes_read.sum"] = "lots"; }),
+      {"metric not a number", kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["metrics"]["dram__bytes_read.sum"] = "lots"; }),
        "$.benchmarks[0].kgate.metrics[\"dram__bytes_read.sum\"]: expected a number, got string \"lots\""},
       {"negative count", kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["throttled_samples"] = -2; }),
        "$.benchmarks[0].kgate.cold.throttled_samples: must be >= 0"},
-      {"negative power-limited count",
-       kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["power_limited_samples"] = -1; }),
+      {"negative power-limited count", kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["power_limited_samples"] = -1; }),
        "$.benchmarks[0].kgate.cold.power_limited_samples: must be >= 0"},
       {"no input copy", kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["input_copies"] = 0; }),
        "$.benchmarks[0].kgate.cold.input_copies: must be >= 1"},
-      {"zero repetition median",
-       kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["repetition_medians_s"] = json::array({1e-5, 0}); }),
+      {"zero repetition median", kgate_doc_with([](json& d) {
+         d["benchmarks"][0]["kgate"]["cold"]["repetition_medians_s"] = json::array({1e-5, 0});
+       }),
        "$.benchmarks[0].kgate.cold.repetition_medians_s[1]: time must be from 1e-12 s to 1e+06 s, got 0"},
       // kgate stores samples as floats: 1e300 would be written as null and 5e-324 as 0, a file it could not read back.
       {"huge time", kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["samples_s"][2] = 1e300; }),
@@ -419,10 +415,11 @@ TEST(ResultsIo, BadInputIsOneLineNamingFileAndPath) {
        "$.benchmarks[0].kgate.kernels[0].launches: expected a whole number from 0 to 2147483647, got -1"},
       {"fractional count", kgate_doc_with([](json& d) { d["benchmarks"][0]["kgate"]["cold"]["input_copies"] = 2.5; }),
        "$.benchmarks[0].kgate.cold.input_copies: expected a whole number from -2147483648 to 2147483647, got 2.5"},
-      {"negative wall-time phase", kgate_doc_with([](json& d) { d["context"]["kgate"]["wall_s"] = {{"timing", -1}}; }),
+      {"negative wall-time phase", kgate_doc_with([](json& d) {
+         d["context"]["kgate"]["wall_s"] = {{"timing", -1}};
+       }),
        "$.context.kgate.wall_s.timing: must be a finite number >= 0, got -1"},
-      {"older wall-time phase not a number",
-       kgate_doc_with([](json& d) { d["context"]["kgate"]["extra"]["wall_s.timing"] = "12.5 s"; }),
+      {"older wall-time phase not a number", kgate_doc_with([](json& d) { d["context"]["kgate"]["extra"]["wall_s.timing"] = "12.5 s"; }),
        "$.context.kgate.extra[\"wall_s.timing\"]: expected the seconds of wall-time phase \"timing\" (a number >= 0), got string "
        "\"12.5 s\""},
       {"wall-time phase twice", kgate_doc_with([](json& d) {
@@ -442,8 +439,8 @@ TEST(ResultsIo, BadInputIsOneLineNamingFileAndPath) {
       ADD_FAILURE() << c.label << ": accepted";
     } catch (const ResultsError& e) {
       const std::string message = e.what();
-      EXPECT_EQ(message.find(path + ": " + c.expected), 0u) << c.label << "\n  got:      " << message << "\n  expected: "
-                                                             << path << ": " << c.expected;
+      EXPECT_EQ(message.find(path + ": " + c.expected), 0u)
+          << c.label << "\n  got:      " << message << "\n  expected: " << path << ": " << c.expected;
       EXPECT_EQ(message.find('\n'), std::string::npos) << c.label << ": not one line: " << message;
     }
   }

@@ -60,8 +60,7 @@ TEST(Roofline, ThresholdBoundaries) {
   // Both roofs at the same percentage: memory wins the tie.
   EXPECT_EQ(place_on_roofline(0x1.0p30, 0x1.0p37, 0x1.0p-9, kCeilings).cls, RooflineClass::memory_bound);
   // A lower threshold moves the line.
-  EXPECT_EQ(place_on_roofline(0x1.0p30, 0, 0x1.0p-8, kCeilings, {.bound_threshold_pct = 25.0}).cls,
-            RooflineClass::memory_bound);
+  EXPECT_EQ(place_on_roofline(0x1.0p30, 0, 0x1.0p-8, kCeilings, {.bound_threshold_pct = 25.0}).cls, RooflineClass::memory_bound);
 }
 
 TEST(Roofline, HigherPercentageDecidesWhenBothRoofsAreApproached) {
@@ -84,8 +83,7 @@ TEST(Roofline, BadTimeOrMissingCeilingsAreErrors) {
   EXPECT_THROW(place_on_roofline(-1, 1e9, 1e-3, kCeilings), std::invalid_argument);
   EXPECT_THROW(place_on_roofline(1e9, NAN, 1e-3, kCeilings), std::invalid_argument);
   EXPECT_THROW(place_on_roofline(1e9, 1e9, 1e-3, Ceilings{}), std::invalid_argument);
-  for (double Ceilings::*ceiling :
-       {&Ceilings::memory_bytes_per_s, &Ceilings::compute_flops_per_s, &Ceilings::launch_floor_s}) {
+  for (double Ceilings::*ceiling : {&Ceilings::memory_bytes_per_s, &Ceilings::compute_flops_per_s, &Ceilings::launch_floor_s}) {
     Ceilings missing_one = kCeilings;
     missing_one.*ceiling = 0;
     EXPECT_THROW(place_on_roofline(1e9, 1e9, 1e-3, missing_one), std::invalid_argument);
@@ -100,8 +98,7 @@ TEST(Roofline, ClassNamesRoundTrip) {
   EXPECT_EQ(kgate::to_string(RooflineClass::latency_bound), "latency-bound");
   EXPECT_EQ(kgate::to_string(RooflineClass::below_roofs), "below-roofs");
   EXPECT_EQ(kgate::parse_roofline_class("balanced"), RooflineClass::below_roofs);  // its old name, in older files
-  for (auto c : {RooflineClass::memory_bound, RooflineClass::compute_bound, RooflineClass::latency_bound,
-                 RooflineClass::below_roofs})
+  for (auto c : {RooflineClass::memory_bound, RooflineClass::compute_bound, RooflineClass::latency_bound, RooflineClass::below_roofs})
     EXPECT_EQ(kgate::parse_roofline_class(kgate::to_string(c)), c);
   EXPECT_EQ(kgate::parse_roofline_class("memory_bound"), std::nullopt);
   EXPECT_EQ(kgate::parse_roofline_class(""), std::nullopt);

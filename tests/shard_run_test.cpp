@@ -33,11 +33,14 @@ struct FakeMachine {
     std::string listing;
     for (int i = 0; i < gpus; ++i)
       listing += "echo 'GPU " + std::to_string(i) + ": NVIDIA H200 (UUID: GPU-synthetic-" + std::to_string(i) + ")'\n";
-    make_executable(dir.write("bin/nvidia-smi", "#!/bin/sh\n"
-                                                "case \"$*\" in\n"
-                                                "  -L) " + listing + " ;;\n"
-                                                "  *) exit 1 ;;\n"
-                                                "esac\n"));
+    make_executable(dir.write("bin/nvidia-smi",
+                              "#!/bin/sh\n"
+                              "case \"$*\" in\n"
+                              "  -L) " +
+                                  listing +
+                                  " ;;\n"
+                                  "  *) exit 1 ;;\n"
+                                  "esac\n"));
     // Each shard's canned results, as kgate_bench --kgate_shard writes them.
     const std::vector<std::string> names = {kA, kB};
     for (std::size_t s = 0; s < names.size(); ++s) {
@@ -51,8 +54,8 @@ struct FakeMachine {
   // CUDA_VISIBLE_DEVICES is unset otherwise) and returns its exit status; its output is in run.log.
   int shard_run(const std::string& arguments, const std::string& environment = "") const {
     const std::string command = "cd '" + dir.path().string() + "' && env -u CUDA_VISIBLE_DEVICES -u CUDA_DEVICE_ORDER PATH='" +
-                                dir.file("bin") + "':\"$PATH\" " + environment + " '" KGATE_CLI_PATH
-                                "' shard-run --bench mykernels_bench " + arguments + " > run.log 2>&1";
+                                dir.file("bin") + "':\"$PATH\" " + environment +
+                                " '" KGATE_CLI_PATH "' shard-run --bench mykernels_bench " + arguments + " > run.log 2>&1";
     const int status = std::system(command.c_str());
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }

@@ -83,9 +83,7 @@ TEST(Stopping, StreamThatGetsQuieterMeetsTheTarget) {
   // 20 noisy warm-up samples, then a steady kernel: the relative stddev falls as 1/sqrt(n), which
   // is 29% per doubling, so the noise rule must keep sampling until the target (~2000 samples).
   StoppingCriterion criterion;
-  const auto settling = [](std::size_t i) {
-    return 1e-3 * (1 + (i < 20 ? 0.05 : 1e-4) * normal_deviate(3, i));
-  };
+  const auto settling = [](std::size_t i) { return 1e-3 * (1 + (i < 20 ? 0.05 : 1e-4) * normal_deviate(3, i)); };
   EXPECT_EQ(run_until_stop(criterion, settling), StopReason::target_met);
   EXPECT_TRUE(criterion.target_met());
   EXPECT_LE(criterion.rel_stddev(), 0.005);
@@ -138,8 +136,8 @@ TEST(Stopping, BadSamplesAndOptionsAreErrors) {
 }
 
 TEST(Stopping, ProcessesShareTheBudget) {
-  const kgate::StoppingOptions whole{.min_samples = 10, .min_gpu_time_s = 0.05, .max_wall_time_s = 5, .target_rel_stddev = 0.005,
-                                     .max_samples = 1000};
+  const kgate::StoppingOptions whole{
+      .min_samples = 10, .min_gpu_time_s = 0.05, .max_wall_time_s = 5, .target_rel_stddev = 0.005, .max_samples = 1000};
   const kgate::StoppingOptions third = kgate::share_of_budget(whole, 3);
   EXPECT_EQ(third.min_samples, 4);  // rounded up: three processes together take at least the whole
   EXPECT_EQ(third.max_samples, 334);
@@ -219,7 +217,7 @@ TEST(ClockGovernor, ThrottledBatchesAreDroppedWithTheBackoffAndCountedApart) {
   EXPECT_FALSE(throttled.keep);
   EXPECT_DOUBLE_EQ(throttled.idle_s, 0.05);
   EXPECT_EQ(governor.throttled_samples(), 3);
-  EXPECT_FALSE(governor.resting());  // throttling is not a power-budget question; it backs off only
+  EXPECT_FALSE(governor.resting());     // throttling is not a power-budget question; it backs off only
   governor.after_batch(1800, 1e-3, 2);  // now resting
   const kgate::BatchVerdict throttled_while_resting = governor.after_batch(1000, 1e-3, 3);
   EXPECT_FALSE(throttled_while_resting.keep);
@@ -246,6 +244,5 @@ TEST(ClockGovernor, OptionsOutsideTheirRangeAreErrors) {
   EXPECT_THROW(ClockGovernor(1980, {.threshold = 1.5}), std::invalid_argument);
   EXPECT_THROW(ClockGovernor(1980, {.threshold = 0.75, .backoff_s = -1}), std::invalid_argument);
   EXPECT_THROW(ClockGovernor(1980, {.threshold = 0.75, .backoff_s = 0.05, .full_clock = 2}), std::invalid_argument);
-  EXPECT_THROW(ClockGovernor(1980, {.threshold = 0.75, .backoff_s = 0.05, .full_clock = 0.97, .rest_ratio = NAN}),
-               std::invalid_argument);
+  EXPECT_THROW(ClockGovernor(1980, {.threshold = 0.75, .backoff_s = 0.05, .full_clock = 0.97, .rest_ratio = NAN}), std::invalid_argument);
 }

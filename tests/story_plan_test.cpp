@@ -37,8 +37,9 @@ TEST(StoryPlan, TheToldPointIsTheDefaultWithTheParametersGiven) {
 }
 
 TEST(StoryPlan, TheSweepIsEveryCombinationWithTheToldPointFirst) {
-  const story::StoryPlan plan = story::plan_story(
-      {.workload = "decode", .parameters = {{"batch", 64}}, .sweeps = {{"batch", {1, 8}}, {"context", {1024, 4096}}}}, true);
+  const story::StoryPlan plan =
+      story::plan_story({.workload = "decode", .parameters = {{"batch", 64}}, .sweeps = {{"batch", {1, 8}}, {"context", {1024, 4096}}}},
+                        true);
   ASSERT_EQ(plan.benchmarks.size(), 6u);  // batch {1, 8, 64} x context {1024, 4096}
   EXPECT_EQ(plan.benchmarks.front(), "workload/llama3-8b-decode/b:64/l:4096/bf16");
   EXPECT_NE(std::find(plan.benchmarks.begin(), plan.benchmarks.end(), "workload/llama3-8b-decode/b:8/l:1024/bf16"), plan.benchmarks.end());
@@ -72,8 +73,9 @@ TEST(StoryPlan, KgateBenchMeasuresTheListedWorkloadsIntoTheResultsFile) {
 TEST(StoryPlan, EachFormatWritesItsFiles) {
   EXPECT_EQ(story::parse_story_format("trace"), story::StoryFormat::trace);
   EXPECT_THROW(story::parse_story_format("pdf"), std::invalid_argument);
-  const kgate::StoryInputs inputs{
-      {kFixture, kgate::read_results_file(kFixture)}, "workload/llama3-8b-decode/b:1/l:4096/bf16", "kgate story decode"};
+  const kgate::StoryInputs inputs{{kFixture, kgate::read_results_file(kFixture)},
+                                  "workload/llama3-8b-decode/b:1/l:4096/bf16",
+                                  "kgate story decode"};
   const auto names = [&](story::StoryFormat format) {
     std::vector<std::string> files;
     for (const auto& [name, text] : story::tell_story(inputs, format).files) {

@@ -138,9 +138,8 @@ TEST(Story, DocumentHasItsSectionsAndEverySvgParses) {
     std::vector<std::string> titles;
     for (const Section& s : doc.sections) titles.push_back(s.title);
     EXPECT_EQ(titles, (std::vector<std::string>{"Executive summary", "Configuration", "Environment", "Execution timeline",
-                                                "Execution story", "Launch overhead", "Kernel time breakdown", "Roofline",
-                                                "Top kernels", "Scaling", "Observations", "Reproduction",
-                                                "Appendix: kernel names"}));
+                                                "Execution story", "Launch overhead", "Kernel time breakdown", "Roofline", "Top kernels",
+                                                "Scaling", "Observations", "Reproduction", "Appendix: kernel names"}));
     std::vector<std::string> files;
     for (const auto& chart : doc.charts) {
       files.push_back(chart.file);
@@ -363,8 +362,9 @@ TEST(Story, ReadingRefusesABrokenTimeline) {
     }
     return std::string("read");
   };
-  EXPECT_NE(problem([](nlohmann::json& w) { w["timeline"][1]["step"] = 99; })
-                .find("spoiled.json: $.benchmarks[0].kgate.workload.timeline[1].step: names no step"),
+  EXPECT_NE(problem([](nlohmann::json& w) {
+              w["timeline"][1]["step"] = 99;
+            }).find("spoiled.json: $.benchmarks[0].kgate.workload.timeline[1].step: names no step"),
             std::string::npos);
   EXPECT_NE(problem([](nlohmann::json& w) { w["timeline"][2]["start_s"] = 0.0; }).find("not in start order"), std::string::npos);
   EXPECT_NE(problem([](nlohmann::json& w) { w["timeline"][0]["end_s"] = -1.0; }).find("timeline[0].end_s"), std::string::npos);
@@ -378,8 +378,8 @@ TEST(StoryCli, TellsARecordedRun) {
   const syn::TempDir dir;
   const Outcome r = kgate_cli({"story", "decode", "--batch", "1", "--context", "4096", "--from", kFixture, "--out", dir.file("story")});
   ASSERT_EQ(r.status, 0) << r.err;
-  for (const char* file : {"story.md", "story.html", "timeline.svg", "breakdown.svg", "roofline.svg", "scaling-share.svg",
-                           "scaling-time.svg"})
+  for (const char* file :
+       {"story.md", "story.html", "timeline.svg", "breakdown.svg", "roofline.svg", "scaling-share.svg", "scaling-time.svg"})
     EXPECT_TRUE(fs::exists(dir.file("story/") + file)) << file;
   EXPECT_NE(r.out.find("EXECUTIVE SUMMARY"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("input_norm"), std::string::npos) << "the ASCII timeline";
@@ -418,7 +418,7 @@ TEST(StoryCli, RunsKgateBenchOnTheSweep) {
   std::stringstream in(list);
   for (std::string name; std::getline(in, name, ',');) names.push_back(name);
   EXPECT_EQ(names.front(), "workload/llama3-8b-decode/b:64/l:4096/bf16");  // the told point first
-  EXPECT_EQ(names.size(), 6u) << list;                                   // batch {1, 8, 64} x context {1024, 4096}
+  EXPECT_EQ(names.size(), 6u) << list;                                     // batch {1, 8, 64} x context {1024, 4096}
   EXPECT_NE(std::find(names.begin(), names.end(), "workload/llama3-8b-decode/b:8/l:1024/bf16"), names.end()) << list;
   EXPECT_TRUE(fs::exists(dir.file("out/story.md")));
 }
@@ -455,8 +455,8 @@ TEST(StoryCli, ABenchThatWritesNothingExits1) {
 TEST(StoryCli, HelpListsTheWorkloadsAndModels) {
   const Outcome r = kgate_cli({"story", "--help"});
   EXPECT_EQ(r.status, 0);
-  for (const char* text : {"usage: kgate story WORKLOAD", "decode:", "prefill:", "--batch", "--context", "--prompt", "llama3-8b",
-                           "llama3-70b"})
+  for (const char* text :
+       {"usage: kgate story WORKLOAD", "decode:", "prefill:", "--batch", "--context", "--prompt", "llama3-8b", "llama3-70b"})
     EXPECT_NE(r.out.find(text), std::string::npos) << text;
 }
 

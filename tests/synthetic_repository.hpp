@@ -37,12 +37,17 @@ class KernelRepository {
               "cat > out/mykernels_bench <<EOF\n"
               "#!/bin/sh\n"
               "for a in \"\\$@\"; do case \\$a in\n"
-              "  --benchmark_list_tests*) echo '" + std::string(kBenchmark) + "'; exit 0 ;;\n"
-              "  --kgate_out=*) cp '" + canned + "/synthetic-'$speed'.json' \"\\${a#--kgate_out=}\" ;;\n"
-              "esac; done\n"
-              "EOF\n"
-              "chmod +x out/mykernels_bench\n"
-              "echo \"built $speed in $PWD\" >> '" + dir.file("builds.log") + "'\n");
+              "  --benchmark_list_tests*) echo '" +
+                  std::string(kBenchmark) +
+                  "'; exit 0 ;;\n"
+                  "  --kgate_out=*) cp '" +
+                  canned +
+                  "/synthetic-'$speed'.json' \"\\${a#--kgate_out=}\" ;;\n"
+                  "esac; done\n"
+                  "EOF\n"
+                  "chmod +x out/mykernels_bench\n"
+                  "echo \"built $speed in $PWD\" >> '" +
+                  dir.file("builds.log") + "'\n");
     dir.write("repo/.gitignore", "out/\n");
     shell("chmod +x '" + root_ + "/build.sh' && " + git() + "init -q");
     for (const std::string& speed : speeds)

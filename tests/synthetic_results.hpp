@@ -32,8 +32,7 @@ inline TimingRecord timing(const Timing& t) {
   std::normal_distribution<double> noise(0.0, t.rel_noise);
   TimingRecord record;
   // Single precision, as CUDA events deliver and results files store them: round trips stay exact.
-  for (int i = 0; i < t.samples; ++i)
-    record.samples_s.push_back(static_cast<float>(t.median_s * std::max(0.5, 1.0 + noise(engine))));
+  for (int i = 0; i < t.samples; ++i) record.samples_s.push_back(static_cast<float>(t.median_s * std::max(0.5, 1.0 + noise(engine))));
   record.summary = summarize(record.samples_s);
   record.repetition_medians_s = {record.summary.median};  // one repetition, as one process records it
   record.target_met = true;

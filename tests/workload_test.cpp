@@ -73,9 +73,11 @@ TEST(Workloads, EveryStepIsAShapeItsFamilyAccepts) {
           // A family may have optional dimensions (prefill attention's causal:1): the step's must be
           // those of one of the family's own shapes.
           const std::vector<Shape> declared = family->bench_shapes();
-          EXPECT_TRUE(std::any_of(declared.begin(), declared.end(), [&](const Shape& shape) {
-            return dim_names(shape) == dim_names(step.shape) && shape.dtype() == step.shape.dtype();
-          })) << step.shape.id() << " has the dimensions of none of " << step.family << "'s benchmark shapes";
+          EXPECT_TRUE(std::any_of(declared.begin(), declared.end(),
+                                  [&](const Shape& shape) {
+                                    return dim_names(shape) == dim_names(step.shape) && shape.dtype() == step.shape.dtype();
+                                  }))
+              << step.shape.id() << " has the dimensions of none of " << step.family << "'s benchmark shapes";
           EXPECT_NO_THROW(family->tensors(step.shape));
           EXPECT_GT(family->min_bytes(step.shape), 0);
           ASSERT_FALSE(step.preference.empty());
@@ -91,7 +93,7 @@ TEST(Workloads, ShapesFollowTheModel) {
     SCOPED_TRACE(m->name);
     const Workload& decode = *workloads().find_workload("decode");
     const std::vector<WorkloadStep> steps = decode.steps(*m, decode.point({{"b", 3}, {"l", 1000}}));
-    const std::vector<std::string> order = {"input_norm", "qkv_proj", "rope", "attention", "o_proj",
+    const std::vector<std::string> order = {"input_norm",          "qkv_proj",     "rope",         "attention", "o_proj",
                                             "post_attention_norm", "gate_up_proj", "silu_and_mul", "down_proj"};
     std::vector<std::string> labels;
     for (const WorkloadStep& s : steps) labels.push_back(s.label);
@@ -190,8 +192,7 @@ TEST(WorkloadPlans, SuiteAndNamedPlans) {
       {"workload/llama3-8b-decode+gemv=cublas/b:2/l:100/bf16", "workload/llama3-8b-decode+gemv=cublas/b:2/l:100/bf16"});
   ASSERT_EQ(named.size(), 1u);  // the same benchmark once
   EXPECT_EQ(named.front().steps.size(), 9u);
-  EXPECT_THROW(kgate::plan_workloads({"workload/llama3-8b-decode+prefill_attention=naive/b:2/l:100/bf16"}),
-               std::invalid_argument);
+  EXPECT_THROW(kgate::plan_workloads({"workload/llama3-8b-decode+prefill_attention=naive/b:2/l:100/bf16"}), std::invalid_argument);
 }
 
 }  // namespace

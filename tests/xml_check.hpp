@@ -13,9 +13,7 @@ namespace kgate::testing {
 // "" when well formed, else the first problem and where.
 inline std::string xml_problem(const std::string& xml) {
   static const std::regex entity(R"(&(amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);)");
-  const auto name_char = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '-' || c == '.';
-  };
+  const auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '-' || c == '.'; };
   const auto bad_entity = [&](std::size_t at) {
     std::smatch m;
     const std::string rest = xml.substr(at, 12);

@@ -16,9 +16,7 @@ class DecodeWorkload final : public Workload {
     return {{"b", "batch", "sequences in the batch, one new token each"}, {"l", "context", "cached keys per sequence"}};
   }
   Shape default_point() const override { return point({{"b", 1}, {"l", 4096}}); }
-  std::vector<Shape> bench_points() const override {
-    return {point({{"b", 1}, {"l", 4096}}), point({{"b", 64}, {"l", 4096}})};
-  }
+  std::vector<Shape> bench_points() const override { return {point({{"b", 1}, {"l", 4096}}), point({{"b", 64}, {"l", 4096}})}; }
   std::map<std::string, std::vector<std::int64_t>> default_sweep() const override {
     return {{"b", {1, 8, 64}}, {"l", {1024, 4096, 16384}}};
   }
@@ -26,8 +24,7 @@ class DecodeWorkload final : public Workload {
 
   std::vector<WorkloadStep> steps(const ModelConfig& model, const Shape& point) const override {
     const std::int64_t b = point.at("b"), l = point.at("l");
-    const Shape attention({{"b", b}, {"hq", model.q_heads}, {"hkv", model.kv_heads}, {"d", model.head_dim}, {"l", l}},
-                          DType::bf16);
+    const Shape attention({{"b", b}, {"hq", model.q_heads}, {"hkv", model.kv_heads}, {"d", model.head_dim}, {"l", l}}, DType::bf16);
     return decoder_layer(model, {.tokens = b,
                                  .linear_preference = {"vectorized", "cublas", "naive"},
                                  .attention = {"attention", "decode_attention", {"splitk", "naive"}, attention}});

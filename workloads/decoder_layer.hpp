@@ -13,7 +13,7 @@
 namespace kgate::workloads {
 
 struct LayerPlan {
-  std::int64_t tokens;                          // rows through the norms, the linears and RoPE
+  std::int64_t tokens;                         // rows through the norms, the linears and RoPE
   std::vector<std::string> linear_preference;  // variants of the gemv family for the four linears
   WorkloadStep attention;
 };

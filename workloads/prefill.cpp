@@ -17,9 +17,7 @@ class PrefillWorkload final : public Workload {
   }
   Shape default_point() const override { return point({{"b", 1}, {"p", 2048}}); }
   std::vector<Shape> bench_points() const override { return {point({{"b", 1}, {"p", 2048}})}; }
-  std::map<std::string, std::vector<std::int64_t>> default_sweep() const override {
-    return {{"b", {1}}, {"p", {512, 2048, 8192}}};
-  }
+  std::map<std::string, std::vector<std::int64_t>> default_sweep() const override { return {{"b", {1}}, {"p", {512, 2048, 8192}}}; }
   std::int64_t tokens(const Shape& point) const override { return point.at("b") * point.at("p"); }
 
   std::vector<WorkloadStep> steps(const ModelConfig& model, const Shape& point) const override {
@@ -28,8 +26,10 @@ class PrefillWorkload final : public Workload {
                           DType::bf16);
     return decoder_layer(model, {.tokens = b * p,
                                  .linear_preference = {"cublas"},
-                                 .attention = {"attention", "prefill_attention",
-                                               {"fa3_pingpong", "fa3_wgmma", "fa2_mma", "fa2_splitkv", "fa1_seqkv", "naive"}, attention}});
+                                 .attention = {"attention",
+                                               "prefill_attention",
+                                               {"fa3_pingpong", "fa3_wgmma", "fa2_mma", "fa2_splitkv", "fa1_seqkv", "naive"},
+                                               attention}});
   }
 };
 

@@ -68,8 +68,7 @@ __global__ void __launch_bounds__(32) attention_naive_kernel(AttentionArgs a, Kv
 
 inline void require_whole_groups(const AttentionArgs& a) {
   if (a.q_heads % a.kv_heads != 0)
-    throw UnsupportedShape(std::to_string(a.q_heads) + " query heads do not divide into " + std::to_string(a.kv_heads) +
-                           " KV heads");
+    throw UnsupportedShape(std::to_string(a.q_heads) + " query heads do not divide into " + std::to_string(a.kv_heads) + " KV heads");
 }
 
 template <class Kv>
@@ -161,9 +160,9 @@ template <int D, int G>
 struct SplitTile {
   static constexpr int kLanesPerKey = D / 8;
   static constexpr int kKeysPerLoad = 32 / kLanesPerKey;
-  static constexpr int kLoads = 2;                        // K and V rows per lane and warp step
-  static constexpr int kKeys = kLoads * kKeysPerLoad;     // keys per warp step
-  static constexpr int kStride = kSplitWarps * kKeys;     // keys per block step
+  static constexpr int kLoads = 2;                     // K and V rows per lane and warp step
+  static constexpr int kKeys = kLoads * kKeysPerLoad;  // keys per warp step
+  static constexpr int kStride = kSplitWarps * kKeys;  // keys per block step
   static constexpr int kStates = kSplitWarps * kKeysPerLoad;
   // [stage][load][K or V][thread], 16 bytes each; then, after the loop, [state][head][D] floats.
   static constexpr std::size_t kRingBytes = std::size_t{kSplitStages} * kLoads * 2 * kSplitThreads * 16;
@@ -178,12 +177,11 @@ struct SplitTile {
 };
 
 template <class Kv, int D, int G>
-__global__ void __launch_bounds__(kSplitThreads)
-    attention_split_kernel(AttentionArgs a, Kv kv, int piece, int pieces) {
+__global__ void __launch_bounds__(kSplitThreads) attention_split_kernel(AttentionArgs a, Kv kv, int piece, int pieces) {
   using Tile = SplitTile<D, G>;
   __shared__ __align__(16) unsigned char shared[Tile::kSharedBytes];
   // Each thread reads back only the ring slots its own copies filled: no barrier in the loop.
-  auto& ring = *reinterpret_cast<uint4 (*)[kSplitStages][Tile::kLoads][2][kSplitThreads]>(shared);
+  auto& ring = *reinterpret_cast<uint4(*)[kSplitStages][Tile::kLoads][2][kSplitThreads]>(shared);
 
   const int split = blockIdx.x, kv_head = blockIdx.y, b = blockIdx.z;
   const int length = a.lengths[b];  // waited for only where the code below needs it
@@ -226,8 +224,7 @@ __global__ void __launch_bounds__(kSplitThreads)
   // Nor does q depend on the length.
   float q[G][8];
 #pragma unroll
-  for (int h = 0; h < G; ++h)
-    load_floats<8>(a.q + (static_cast<std::size_t>(b) * a.q_heads + kv_head * G + h) * D, part, q[h]);
+  for (int h = 0; h < G; ++h) load_floats<8>(a.q + (static_cast<std::size_t>(b) * a.q_heads + kv_head * G + h) * D, part, q[h]);
   if (begin >= length) {  // a short sequence needs fewer pieces; the whole block leaves
     wait_async_copies<0>();
     return;
@@ -330,8 +327,7 @@ __global__ void __launch_bounds__(kSplitThreads)
 #pragma unroll
       for (int h = 0; h < G; ++h) {
         // From the lane holding head h's scores, which holds kHeads consecutive heads.
-        const float head_max =
-            __shfl_sync(0xffffffffu, step_max[h % kHeads], key_lanes + owner_part<V, L / 2>(h * Tile::kLoads));
+        const float head_max = __shfl_sync(0xffffffffu, step_max[h % kHeads], key_lanes + owner_part<V, L / 2>(h * Tile::kLoads));
         const float raised = fmaxf(reference[h], head_max);
         // A state that has seen no valid key yet holds zeros: leave them, rather than scale by 2^(-inf - -inf).
         const float correction = raised == -INFINITY ? 1.0f : fast_exp2(reference[h] - raised);
@@ -376,7 +372,7 @@ __global__ void __launch_bounds__(kSplitThreads)
   __syncthreads();
 
   // Merge the block's softmax states: one per (warp, key slot).
-  auto& state_acc = *reinterpret_cast<float (*)[Tile::kStates][G][D]>(shared);
+  auto& state_acc = *reinterpret_cast<float(*)[Tile::kStates][G][D]>(shared);
   __shared__ float state_max[Tile::kStates][G];  // becomes each state's weight in the merge
   __shared__ float state_total[Tile::kStates][G];
   __shared__ float block_lse[G];
@@ -411,8 +407,7 @@ __global__ void __launch_bounds__(kSplitThreads)
     const int h = column / (D / 4), e = column % (D / 4) * 4;
     float4 value = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
-    for (int s = 0; s < Tile::kStates; ++s)
-      accumulate(value, state_max[s][h], *reinterpret_cast<const float4*>(&state_acc[s][h][e]));
+    for (int s = 0; s < Tile::kStates; ++s) accumulate(value, state_max[s][h], *reinterpret_cast<const float4*>(&state_acc[s][h][e]));
     if (used == 1) {
       store_bf16x4(a.out + (query0 + h) * D + e, value);
     } else {
@@ -441,8 +436,7 @@ __global__ void __launch_bounds__(kSplitThreads)
 template <class Kv, int D, int G>
 void launch_split_attention_for(const AttentionArgs& a, const Kv& kv, cudaStream_t stream) {
   constexpr auto kernel = attention_split_kernel<Kv, D, G>;
-  const int splits = launch_splits(static_cast<std::int64_t>(a.batch) * a.kv_heads, a.max_len,
-                                   resident_blocks<kernel, kSplitThreads>());
+  const int splits = launch_splits(static_cast<std::int64_t>(a.batch) * a.kv_heads, a.max_len, resident_blocks<kernel, kSplitThreads>());
   const int piece = split_length(a.max_len, splits), pieces = pieces_of(a.max_len, piece);
   if (pieces > a.max_splits) throw std::logic_error("split plan exceeds the scratch the family declared");
   kernel<<<dim3(pieces, a.kv_heads, a.batch), kSplitThreads, 0, stream>>>(a, kv, piece, pieces);

@@ -12,12 +12,12 @@
 namespace kgate::kernels {
 
 struct AttentionArgs {
-  const __nv_bfloat16* q;         // [batch, q_heads, head_dim]
-  const std::int32_t* lengths;    // [batch], each in [1, max_len]
-  __nv_bfloat16* out;             // [batch, q_heads, head_dim]
-  float* partial_out;             // scratch [batch, q_heads, pieces, head_dim], pieces ≤ max_splits
-  float* partial_lse;             // scratch [batch, q_heads, pieces]: log2 of each piece's softmax sum
-  int* arrivals;                  // zeroed scratch [batch, kv_heads]: pieces finished, reset by the last
+  const __nv_bfloat16* q;       // [batch, q_heads, head_dim]
+  const std::int32_t* lengths;  // [batch], each in [1, max_len]
+  __nv_bfloat16* out;           // [batch, q_heads, head_dim]
+  float* partial_out;           // scratch [batch, q_heads, pieces, head_dim], pieces ≤ max_splits
+  float* partial_lse;           // scratch [batch, q_heads, pieces]: log2 of each piece's softmax sum
+  int* arrivals;                // zeroed scratch [batch, kv_heads]: pieces finished, reset by the last
   int batch;
   int q_heads;
   int kv_heads;  // divides q_heads; query head h reads KV head h / (q_heads / kv_heads)
@@ -78,8 +78,8 @@ struct PagedKv {
     }
   };
   KGATE_HD Cursor cursor(int b, int kv_head) const {
-    return {page_table + static_cast<std::size_t>(b) * max_pages,
-            static_cast<std::size_t>(kv_heads) * kPageSize * head_dim, kv_head * kPageSize * head_dim, head_dim};
+    return {page_table + static_cast<std::size_t>(b) * max_pages, static_cast<std::size_t>(kv_heads) * kPageSize * head_dim,
+            kv_head * kPageSize * head_dim, head_dim};
   }
 };
 

@@ -43,8 +43,8 @@ struct PieceSum {
 
   // Adds `weight_sum` and `value` given relative to 2^lse (a piece: 1 and its partial output).
   __device__ __forceinline__ void add(float lse, float weight_sum, const float4& value) {
-    const float new_top = fmaxf(top, lse);                 // finite from the first piece on
-    const float correction = fast_exp2(top - new_top);     // 2^-inf = 0 at the first piece
+    const float new_top = fmaxf(top, lse);              // finite from the first piece on
+    const float correction = fast_exp2(top - new_top);  // 2^-inf = 0 at the first piece
     const float weight = fast_exp2(lse - new_top);
     total = total * correction + weight * weight_sum;
     sum = scaled(sum, correction);
@@ -72,8 +72,7 @@ __device__ void merge_pieces(const AttentionArgs& a, std::size_t query0, int pie
     const float4* partial = reinterpret_cast<const float4*>(a.partial_out + (query0 + h) * pieces * D) + c % kRow;
     PieceSum merged;
 #pragma unroll 16
-    for (int s = first; s < used; s += kGroups)
-      merged.add(__ldcg(lse + s), 1.0f, __ldcg(partial + static_cast<std::size_t>(s) * kRow));
+    for (int s = first; s < used; s += kGroups) merged.add(__ldcg(lse + s), 1.0f, __ldcg(partial + static_cast<std::size_t>(s) * kRow));
     return merged;
   };
   auto write = [&](int c, const PieceSum& merged) {

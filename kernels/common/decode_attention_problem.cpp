@@ -10,13 +10,11 @@ namespace kgate::kernels {
 
 namespace {
 
-Shape attention_shape(std::int64_t b, std::int64_t hq, std::int64_t hkv, std::int64_t d, std::int64_t l,
-                      const char* origin) {
+Shape attention_shape(std::int64_t b, std::int64_t hq, std::int64_t hkv, std::int64_t d, std::int64_t l, const char* origin) {
   return Shape({{"b", b}, {"hq", hq}, {"hkv", hkv}, {"d", d}, {"l", l}}, DType::bf16, origin);
 }
 
-Shape ragged_shape(std::int64_t b, std::int64_t hq, std::int64_t hkv, std::int64_t d, std::int64_t l,
-                   const char* origin) {
+Shape ragged_shape(std::int64_t b, std::int64_t hq, std::int64_t hkv, std::int64_t d, std::int64_t l, const char* origin) {
   return Shape({{"b", b}, {"hq", hq}, {"hkv", hkv}, {"d", d}, {"l", l}, {"l_min", 1}}, DType::bf16, origin);
 }
 
@@ -58,7 +56,7 @@ std::vector<Shape> decode_attention_test_shapes() {
 
 std::vector<Shape> decode_attention_bench_shapes() {
   std::vector<Shape> shapes;
-  const std::pair<std::int64_t, std::int64_t> batches[] = {{1, 32768}, {1, 4096},   {16, 4096},  {64, 2048},
+  const std::pair<std::int64_t, std::int64_t> batches[] = {{1, 32768}, {1, 4096},   {16, 4096}, {64, 2048},
                                                            {64, 4096}, {256, 2048}, {256, 4096}};
   for (const auto& [b, l] : batches) shapes.push_back(attention_shape(b, 32, 8, 128, l, "llama3-8b GQA 32/8"));
   shapes.push_back(attention_shape(16, 32, 32, 128, 4096, "MHA 32/32"));
@@ -69,9 +67,9 @@ std::vector<std::int64_t> sequence_lengths(const AttentionDims& dims) {
   std::vector<std::int64_t> lengths(count(dims.batch), dims.max_len);
   const auto span = static_cast<std::uint64_t>(dims.max_len - dims.min_len + 1);
   for (std::int64_t b = 1; b < dims.batch; ++b)
-    lengths[count(b)] = dims.min_len + static_cast<std::int64_t>(splitmix64(static_cast<std::uint64_t>(b) ^
-                                                                             (static_cast<std::uint64_t>(dims.max_len) << 20)) %
-                                                                  span);
+    lengths[count(b)] =
+        dims.min_len +
+        static_cast<std::int64_t>(splitmix64(static_cast<std::uint64_t>(b) ^ (static_cast<std::uint64_t>(dims.max_len) << 20)) % span);
   return lengths;
 }
 
@@ -92,13 +90,15 @@ Distribution query_distribution(float max_magnitude) {
 }
 
 TensorSpec query_spec(const AttentionDims& d) {
-  return {.name = "q", .dtype = DType::bf16, .count = count(d.batch * d.q_heads * d.head_dim), .access = Access::input,
+  return {.name = "q",
+          .dtype = DType::bf16,
+          .count = count(d.batch * d.q_heads * d.head_dim),
+          .access = Access::input,
           .distribution = query_distribution(d.query_max)};
 }
 
 TensorSpec lengths_spec(const AttentionDims& d) {
-  return {.name = "lengths", .dtype = DType::i32, .count = count(d.batch), .access = Access::input,
-          .custom_init = lengths_init(d)};
+  return {.name = "lengths", .dtype = DType::i32, .count = count(d.batch), .access = Access::input, .custom_init = lengths_init(d)};
 }
 
 TensorSpec output_spec(const AttentionDims& d) {
@@ -108,8 +108,7 @@ TensorSpec output_spec(const AttentionDims& d) {
 std::vector<TensorSpec> split_scratch_specs(const AttentionDims& d) {
   const std::int64_t splits = max_splits(d.batch * d.kv_heads, d.max_len);
   return {
-      {.name = "partial_out", .dtype = DType::fp32, .count = count(d.batch * d.q_heads * splits * d.head_dim),
-       .access = Access::scratch},
+      {.name = "partial_out", .dtype = DType::fp32, .count = count(d.batch * d.q_heads * splits * d.head_dim), .access = Access::scratch},
       {.name = "partial_lse", .dtype = DType::fp32, .count = count(d.batch * d.q_heads * splits), .access = Access::scratch},
       {.name = "arrivals", .dtype = DType::i32, .count = count(d.batch * d.kv_heads), .access = Access::zeroed_scratch},
   };
@@ -137,9 +136,8 @@ Tolerance attention_tolerance() {
   return tolerance;
 }
 
-void attention_reference(const AttentionDims& d, const std::vector<double>& q, const std::vector<double>& k,
-                         const std::vector<double>& v, const std::vector<double>& lengths, const KvRowLocator& row,
-                         std::vector<double>& out) {
+void attention_reference(const AttentionDims& d, const std::vector<double>& q, const std::vector<double>& k, const std::vector<double>& v,
+                         const std::vector<double>& lengths, const KvRowLocator& row, std::vector<double>& out) {
   const double scale = 1.0 / std::sqrt(static_cast<double>(d.head_dim));
   std::vector<double> scores;
   for (std::int64_t b = 0; b < d.batch; ++b) {

@@ -2,9 +2,7 @@
 
 namespace kgate::kernels {
 
-static Shape rows(std::int64_t m, std::int64_t n, const char* origin) {
-  return Shape({{"m", m}, {"n", n}}, DType::bf16, origin);
-}
+static Shape rows(std::int64_t m, std::int64_t n, const char* origin) { return Shape({{"m", m}, {"n", n}}, DType::bf16, origin); }
 
 std::vector<Shape> norm_test_shapes() {
   return {

@@ -34,9 +34,7 @@ __device__ __forceinline__ void load_fp32(const float* base, int vector_index, f
 // allocation, so operands that are reused (the activations) keep their L1 lines.
 __device__ __forceinline__ uint4 load_once_16B(const void* address) {
   uint4 v;
-  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
-      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-      : "l"(address));
+  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(address));
   return v;
 }
 
@@ -52,12 +50,8 @@ template <bool FETCH_256B = false>
 __device__ __forceinline__ void copy_16B_async(void* shared, const void* global, bool valid) {
   const unsigned destination = static_cast<unsigned>(__cvta_generic_to_shared(shared));
   if constexpr (FETCH_256B)
-    asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;" ::"r"(destination), "l"(global),
-                 "r"(valid ? 16 : 0)
-                 : "memory");
-  else
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(destination), "l"(global), "r"(valid ? 16 : 0)
-                 : "memory");
+    asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;" ::"r"(destination), "l"(global), "r"(valid ? 16 : 0) : "memory");
+  else asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(destination), "l"(global), "r"(valid ? 16 : 0) : "memory");
 }
 
 // Closes the group of copies this thread issued since the last commit.
@@ -90,8 +84,8 @@ __device__ __forceinline__ float fast_exp2(float x) {
 // layout (lane = 4·g + t): a0 = A[g][2t..2t+1], a1 = A[g+8][2t..], a2 = A[g][2t+8..],
 // a3 = A[g+8][2t+8..]; b0 = B[2t..2t+1][g], b1 = B[2t+8..2t+9][g]; d0, d1 = D[g][2t, 2t+1],
 // d2, d3 = D[g+8][2t, 2t+1]. Each 32-bit register holds two bf16, the lower k in the low half.
-__device__ __forceinline__ void mma_bf16_16x8x16(float (&d)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,
-                                                 std::uint32_t a3, std::uint32_t b0, std::uint32_t b1) {
+__device__ __forceinline__ void mma_bf16_16x8x16(float (&d)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2, std::uint32_t a3,
+                                                 std::uint32_t b0, std::uint32_t b1) {
   asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
       "{%0, %1, %2, %3};"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])

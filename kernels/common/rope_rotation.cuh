@@ -20,8 +20,7 @@ __device__ __forceinline__ __nv_bfloat16* head_of(const RopeArgs& a, int token, 
 // pair (x[e], y[e]) is rotated by the angle whose cosine and sine are c[e] and s[e].
 template <int VEC>
 __device__ __forceinline__ void rotate_pairs(const BF16Vector<VEC>& x, const BF16Vector<VEC>& y, const float (&c)[VEC],
-                                             const float (&s)[VEC], BF16Vector<VEC>& rotated_x,
-                                             BF16Vector<VEC>& rotated_y) {
+                                             const float (&s)[VEC], BF16Vector<VEC>& rotated_x, BF16Vector<VEC>& rotated_y) {
 #pragma unroll
   for (int e = 0; e < VEC; ++e) {
     const float u = __bfloat162float(x.values[e]), v = __bfloat162float(y.values[e]);

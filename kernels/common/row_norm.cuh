@@ -33,12 +33,9 @@ __device__ __forceinline__ void load_row_vectors(const __nv_bfloat16* row, int v
 //   bf16 value into its register right behind the load, and at two vectors per thread spilled
 //   (fused_add_rmsnorm/weight_first at n 8192 on an H100: 30% more DRAM bytes, 0.78-0.84x).
 template <int VEC, int K, class... Out>
-__device__ __forceinline__ void load_weight_then_rows(int vectors, const __nv_bfloat16* weight,
-                                                      BF16Vector<VEC> (&weight_out)[K],
+__device__ __forceinline__ void load_weight_then_rows(int vectors, const __nv_bfloat16* weight, BF16Vector<VEC> (&weight_out)[K],
                                                       const __nv_bfloat16* const (&rows)[sizeof...(Out)], Out&... out) {
-  const auto slot = [vectors](int k) {
-    return min(static_cast<int>(threadIdx.x) + k * static_cast<int>(blockDim.x), vectors - 1);
-  };
+  const auto slot = [vectors](int k) { return min(static_cast<int>(threadIdx.x) + k * static_cast<int>(blockDim.x), vectors - 1); };
 #pragma unroll
   for (int k = 0; k < K; ++k) weight_out[k] = reinterpret_cast<const BF16Vector<VEC>*>(weight)[slot(k)];
   __syncwarp();
@@ -101,8 +98,7 @@ __device__ __forceinline__ void store_normalized_row(__nv_bfloat16* out, int vec
       BF16Vector<VEC> normalized;
 #pragma unroll
       for (int i = 0; i < VEC; ++i)
-        normalized.values[i] =
-            __float2bfloat16_rn(__bfloat162float(x.values[i]) * (rstd * __bfloat162float(w.values[i])));
+        normalized.values[i] = __float2bfloat16_rn(__bfloat162float(x.values[i]) * (rstd * __bfloat162float(w.values[i])));
       target[v] = normalized;
     }
   }

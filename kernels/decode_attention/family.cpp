@@ -63,11 +63,12 @@ void DecodeAttentionFamily::reference(const Shape& shape, HostTensors& t) const 
                             .kv_heads = static_cast<int>(d.kv_heads),
                             .max_len = static_cast<int>(d.max_len),
                             .head_dim = static_cast<int>(d.head_dim)};
-  attention_reference(d, t[kQ], t[kK], t[kV], t[kLengths],
-                      [&](std::int64_t b, std::int64_t h, std::int64_t j) {
-                        return layout.cursor(static_cast<int>(b), static_cast<int>(h)).row(static_cast<int>(j));
-                      },
-                      t[kOut]);
+  attention_reference(
+      d, t[kQ], t[kK], t[kV], t[kLengths],
+      [&](std::int64_t b, std::int64_t h, std::int64_t j) {
+        return layout.cursor(static_cast<int>(b), static_cast<int>(h)).row(static_cast<int>(j));
+      },
+      t[kOut]);
 }
 
 DecodeAttentionArgs DecodeAttentionFamily::make_args(const Shape& shape, const TensorViews& v) const {

@@ -22,9 +22,7 @@ void scattered_pages(std::uint64_t seed, std::span<double> table) {
 
 }  // namespace
 
-std::int64_t PagedDecodeAttentionFamily::max_pages(const Shape& shape) {
-  return (shape.at("l") + kPageSize - 1) / kPageSize;
-}
+std::int64_t PagedDecodeAttentionFamily::max_pages(const Shape& shape) { return (shape.at("l") + kPageSize - 1) / kPageSize; }
 
 std::int64_t PagedDecodeAttentionFamily::num_pages(const Shape& shape) { return shape.at("b") * max_pages(shape); }
 
@@ -43,8 +41,11 @@ std::vector<TensorSpec> PagedDecodeAttentionFamily::tensors(const Shape& shape) 
       query_spec(d),
       {.name = "k_pages", .dtype = DType::bf16, .count = cache, .access = Access::input},
       {.name = "v_pages", .dtype = DType::bf16, .count = cache, .access = Access::input},
-      {.name = "page_table", .dtype = DType::i32, .count = static_cast<std::size_t>(num_pages(shape)),
-       .access = Access::input, .custom_init = scattered_pages},
+      {.name = "page_table",
+       .dtype = DType::i32,
+       .count = static_cast<std::size_t>(num_pages(shape)),
+       .access = Access::input,
+       .custom_init = scattered_pages},
       lengths_spec(d),
       output_spec(d),
   };
@@ -67,12 +68,13 @@ void PagedDecodeAttentionFamily::reference(const Shape& shape, HostTensors& t) c
   const AttentionDims d = AttentionDims::of(shape);
   const std::int64_t pages_per_sequence = max_pages(shape);
   const std::vector<double>& table = t[kPageTable];
-  attention_reference(d, t[kQ], t[kK], t[kV], t[kLengths],
-                      [&](std::int64_t b, std::int64_t h, std::int64_t j) {
-                        const auto page = static_cast<std::int64_t>(table[static_cast<std::size_t>(b * pages_per_sequence + j / kPageSize)]);
-                        return static_cast<std::size_t>(((page * d.kv_heads + h) * kPageSize + j % kPageSize) * d.head_dim);
-                      },
-                      t[kOut]);
+  attention_reference(
+      d, t[kQ], t[kK], t[kV], t[kLengths],
+      [&](std::int64_t b, std::int64_t h, std::int64_t j) {
+        const auto page = static_cast<std::int64_t>(table[static_cast<std::size_t>(b * pages_per_sequence + j / kPageSize)]);
+        return static_cast<std::size_t>(((page * d.kv_heads + h) * kPageSize + j % kPageSize) * d.head_dim);
+      },
+      t[kOut]);
 }
 
 PagedDecodeAttentionArgs PagedDecodeAttentionFamily::make_args(const Shape& shape, const TensorViews& v) const {

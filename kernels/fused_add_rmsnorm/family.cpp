@@ -22,7 +22,10 @@ std::vector<TensorSpec> FusedAddRmsNormFamily::tensors(const Shape& shape) const
   return {
       {.name = "x", .dtype = DType::bf16, .count = m * n, .access = Access::inout},
       {.name = "residual", .dtype = DType::bf16, .count = m * n, .access = Access::inout},
-      {.name = "weight", .dtype = DType::bf16, .count = n, .access = Access::input,
+      {.name = "weight",
+       .dtype = DType::bf16,
+       .count = n,
+       .access = Access::input,
        .distribution = {.min_magnitude = 0.25f, .max_magnitude = 2.0f, .symmetric = false}},
   };
 }
@@ -54,7 +57,7 @@ void FusedAddRmsNormFamily::reference(const Shape& shape, HostTensors& t) const 
 }
 
 FusedAddRmsNormArgs FusedAddRmsNormFamily::make_args(const Shape& shape, const TensorViews& v) const {
-  return {v.get<__nv_bfloat16>(kX), v.get<__nv_bfloat16>(kResidual), v.get<const __nv_bfloat16>(kWeight),
+  return {v.get<__nv_bfloat16>(kX),        v.get<__nv_bfloat16>(kResidual), v.get<const __nv_bfloat16>(kWeight),
           static_cast<int>(shape.at("m")), static_cast<int>(shape.at("n")), kEps};
 }
 

@@ -49,9 +49,7 @@ __global__ void fused_add_rmsnorm_vectorized_kernel(FusedAddRmsNormArgs a) {
 
 void launch(const FusedAddRmsNormArgs& a, cudaStream_t stream) {
   const RowPlan plan = plan_row(a.n);
-  dispatch_row_plan(plan, [&]<int VEC, int K>() {
-    fused_add_rmsnorm_vectorized_kernel<VEC, K><<<a.m, plan.threads, 0, stream>>>(a);
-  });
+  dispatch_row_plan(plan, [&]<int VEC, int K>() { fused_add_rmsnorm_vectorized_kernel<VEC, K><<<a.m, plan.threads, 0, stream>>>(a); });
   KGATE_CHECK_LAUNCH();
 }
 

@@ -35,8 +35,7 @@ __global__ void __maxnreg__(row_register_limit(VEC, K)) fused_add_rmsnorm_weight
   for (int k = 0; k < K; ++k) {
 #pragma unroll
     for (int i = 0; i < VEC; ++i)
-      residual[k].values[i] = __float2bfloat16_rn(__bfloat162float(x[k].values[i]) +
-                                                  __bfloat162float(residual[k].values[i]));
+      residual[k].values[i] = __float2bfloat16_rn(__bfloat162float(x[k].values[i]) + __bfloat162float(residual[k].values[i]));
   }
   store_row_vectors<VEC, K>(a.residual + row, vectors, residual);
   const float rstd = row_rstd<VEC, K>(vectors, residual, a.n, a.eps);
@@ -45,9 +44,7 @@ __global__ void __maxnreg__(row_register_limit(VEC, K)) fused_add_rmsnorm_weight
 
 void launch(const FusedAddRmsNormArgs& a, cudaStream_t stream) {
   const RowPlan plan = plan_row(a.n);
-  dispatch_row_plan(plan, [&]<int VEC, int K>() {
-    fused_add_rmsnorm_weight_first_kernel<VEC, K><<<a.m, plan.threads, 0, stream>>>(a);
-  });
+  dispatch_row_plan(plan, [&]<int VEC, int K>() { fused_add_rmsnorm_weight_first_kernel<VEC, K><<<a.m, plan.threads, 0, stream>>>(a); });
   KGATE_CHECK_LAUNCH();
 }
 

@@ -73,8 +73,8 @@ void launch(const GemvArgs& a, cudaStream_t stream) {
   // cublasSetStream resets the workspace to cuBLAS' own pool: set ours again after it.
   check_cublas(cublasSetWorkspace(c.handle(), c.workspace(), kWorkspaceBytes), "cublasSetWorkspace");
   const float alpha = 1.0f, beta = 0.0f;
-  check_cublas(cublasGemmEx(c.handle(), CUBLAS_OP_T, CUBLAS_OP_N, a.n, a.m, a.k, &alpha, a.w, CUDA_R_16BF, a.k, a.x,
-                            CUDA_R_16BF, a.k, &beta, a.y, CUDA_R_16BF, a.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+  check_cublas(cublasGemmEx(c.handle(), CUBLAS_OP_T, CUBLAS_OP_N, a.n, a.m, a.k, &alpha, a.w, CUDA_R_16BF, a.k, a.x, CUDA_R_16BF, a.k,
+                            &beta, a.y, CUDA_R_16BF, a.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                "cublasGemmEx");
 }
 

@@ -111,7 +111,7 @@ Tolerance GemvFamily::tolerance(const Shape& shape) const {
 }
 
 GemvArgs GemvFamily::make_args(const Shape& shape, const TensorViews& v) const {
-  return {v.get<const __nv_bfloat16>(kX), v.get<const __nv_bfloat16>(kW), v.get<__nv_bfloat16>(kY),
+  return {v.get<const __nv_bfloat16>(kX),  v.get<const __nv_bfloat16>(kW),  v.get<__nv_bfloat16>(kY),
           static_cast<int>(shape.at("m")), static_cast<int>(shape.at("n")), static_cast<int>(shape.at("k"))};
 }
 

@@ -28,8 +28,6 @@ void launch(const GemvArgs& a, cudaStream_t stream) {
 }  // namespace
 
 KGATE_REGISTER_VARIANT(GemvFamily, launch,
-                       {.name = "naive",
-                        .description = "one thread per output, scalar dot product",
-                        .role = VariantRole::reference});
+                       {.name = "naive", .description = "one thread per output, scalar dot product", .role = VariantRole::reference});
 
 }  // namespace kgate::kernels

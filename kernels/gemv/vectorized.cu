@@ -80,8 +80,8 @@ __device__ __forceinline__ int step_offset(int s, int t) { return 64 * (s / 2) +
 
 // One round of a warp: every W load first, then the MMAs. k0 is the round's first k.
 template <int COLS, bool ALIGNED, bool FULL>
-__device__ __forceinline__ void mma_round(const __nv_bfloat16* const (&w_row)[2], const __nv_bfloat16* const (&x_row)[COLS],
-                                          int k0, int k, typename Tile<COLS>::Accumulators& acc) {
+__device__ __forceinline__ void mma_round(const __nv_bfloat16* const (&w_row)[2], const __nv_bfloat16* const (&x_row)[COLS], int k0, int k,
+                                          typename Tile<COLS>::Accumulators& acc) {
   using T = Tile<COLS>;
   static_assert(T::kSteps % 2 == 0, "a round pairs its steps");
   const int t = threadIdx.x & 3;
@@ -167,8 +167,7 @@ __global__ void __launch_bounds__(kThreads, 2) gemv_mma_kernel(GemvArgs a, int t
   // an H100 (47.1 against 41.4 us at n 4096, k 14336).
 #pragma unroll 1
   for (; r < full_rounds; r += splitters) mma_round<COLS, ALIGNED, true>(w_row, x_row, r * T::kRoundK, a.k, acc);
-  if (r == full_rounds && a.k % T::kRoundK != 0)
-    mma_round<COLS, ALIGNED, false>(w_row, x_row, r * T::kRoundK, a.k, acc);
+  if (r == full_rounds && a.k % T::kRoundK != 0) mma_round<COLS, ALIGNED, false>(w_row, x_row, r * T::kRoundK, a.k, acc);
   store_partial<COLS>(acc, &partial[warp][0][0], T::kRows + 1);
   __syncthreads();
   // One thread per output, consecutive threads on consecutive n; each sums its tile's warps in

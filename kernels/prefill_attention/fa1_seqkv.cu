@@ -27,18 +27,17 @@ struct SeqTile {
   // on different banks. K and V are read by every thread at the same address (a broadcast).
   static constexpr int kQueryStride = D + 1;
   static constexpr int kScoreStride = kKeys + 1;
-  static constexpr int kSharedBytes =
-      static_cast<int>(sizeof(float)) * (kRows * kQueryStride + 2 * kKeys * D + kRows * kScoreStride);
+  static constexpr int kSharedBytes = static_cast<int>(sizeof(float)) * (kRows * kQueryStride + 2 * kKeys * D + kRows * kScoreStride);
 };
 
 template <int D>
 __global__ void __launch_bounds__(kThreads) fa1_seqkv_kernel(PrefillAttentionArgs a) {
   using Tile = SeqTile<D>;
   extern __shared__ float shared[];
-  float* query = shared;                           // [kRows][D + 1], scaled
+  float* query = shared;                             // [kRows][D + 1], scaled
   float* keys = query + kRows * Tile::kQueryStride;  // [kKeys][D]
-  float* values = keys + kKeys * D;                 // [kKeys][D]
-  float* scores = values + kKeys * D;               // [kRows][kKeys + 1]
+  float* values = keys + kKeys * D;                  // [kKeys][D]
+  float* scores = values + kKeys * D;                // [kRows][kKeys + 1]
 
   const int tile = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
   const int kv_head = h / (a.heads / a.kv_heads);

@@ -35,9 +35,9 @@ namespace {
 
 constexpr int kWarps = 4;
 constexpr int kThreads = 32 * kWarps;
-constexpr int kRowTiles = 2;                      // m16 tiles per warp
+constexpr int kRowTiles = 2;  // m16 tiles per warp
 constexpr int kWarpRows = 16 * kRowTiles;
-constexpr int kBlockQ = kWarps * kWarpRows;       // query rows per block
+constexpr int kBlockQ = kWarps * kWarpRows;  // query rows per block
 constexpr int kMaxGridY = 65535;
 
 template <int D>
@@ -93,14 +93,13 @@ struct TileLoader {
   // finite in every product (a garbage NaN in V would survive multiplication by a zero weight).
   // Their source address is clamped to the last row, valid though nothing is read from it.
   template <int ROWS>
-  __device__ __forceinline__ void load(unsigned char* tile, const __nv_bfloat16* matrix, int first_row,
-                                       int seq_len) const {
+  __device__ __forceinline__ void load(unsigned char* tile, const __nv_bfloat16* matrix, int first_row, int seq_len) const {
     static_assert(ROWS % kRowStep == 0, "whole rounds of the block");
 #pragma unroll
     for (int i = 0; i < ROWS / kRowStep; ++i) {
       const int r = first_row + row + i * kRowStep;
-      copy_16B_async(tile + offset + i * kRowStep * 2 * D,
-                     matrix + static_cast<std::size_t>(min(r, seq_len - 1)) * D + column, r < seq_len);
+      copy_16B_async(tile + offset + i * kRowStep * 2 * D, matrix + static_cast<std::size_t>(min(r, seq_len - 1)) * D + column,
+                     r < seq_len);
     }
   }
 };
@@ -232,8 +231,7 @@ __global__ void __launch_bounds__(kThreads, 2) fa2_mma_kernel(const PrefillAtten
 
 #pragma unroll
   for (int m = 0; m < kRowTiles; ++m)
-    store_rows(o[m], rows[m], a.o + bh * head_elements, a.lse + static_cast<std::size_t>(bh) * seq_len,
-               q0 + warp_row + 16 * m, seq_len);
+    store_rows(o[m], rows[m], a.o + bh * head_elements, a.lse + static_cast<std::size_t>(bh) * seq_len, q0 + warp_row + 16 * m, seq_len);
 }
 
 template <int D>
@@ -241,8 +239,7 @@ void launch_head_dim(const PrefillAttentionArgs& a, cudaStream_t stream) {
   constexpr int kSmemBytes = Tiling<D>::kSmemBytes;
   // Once per process, before any capture: the launch itself stays capturable.
   static const bool configured = [] {
-    KGATE_CUDA_CHECK(
-        cudaFuncSetAttribute(fa2_mma_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    KGATE_CUDA_CHECK(cudaFuncSetAttribute(fa2_mma_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
     return true;
   }();
   (void)configured;

@@ -38,7 +38,7 @@ struct SplitTile {
   // d are one 16-byte load; 4 floats of padding keep rows 16-byte aligned on shifted banks.
   static constexpr int kStride = kRows + 4;
   static constexpr int kQueryFloats = D * kStride;
-  static constexpr int kKvFloats = D * kStride;  // k transposed, then v as [key][d] (kKeys·D fits)
+  static constexpr int kKvFloats = D * kStride;               // k transposed, then v as [key][d] (kKeys·D fits)
   static constexpr int kProbabilityFloats = kRows * kStride;  // [row][key]
   static constexpr int kSharedBytes = static_cast<int>(sizeof(float)) * (kQueryFloats + kKvFloats + kProbabilityFloats);
   static_assert(kKeys * D <= kKvFloats && kRows == 64 && kKeys == 64 && D % 64 == 0);
@@ -48,8 +48,7 @@ struct SplitTile {
 // ([D][kStride]) and multiplied by `scale`; rows past `limit` read as zeros. Lanes take
 // consecutive rows, so the transposed stores are conflict-free.
 template <int D>
-__device__ __forceinline__ void load_transposed(float* destination, const __nv_bfloat16* source, int first, int limit,
-                                                float scale) {
+__device__ __forceinline__ void load_transposed(float* destination, const __nv_bfloat16* source, int first, int limit, float scale) {
   for (int i = threadIdx.x; i < kRows * (D / 8); i += kThreads) {
     const int r = i % kRows, e0 = (i / kRows) * 8;
     float values[8];
@@ -212,8 +211,7 @@ __global__ void __launch_bounds__(kThreads) fa2_splitkv_kernel(PrefillAttentionA
         *reinterpret_cast<uint2*>(a.o + query_row * D + column) = *reinterpret_cast<const uint2*>(pair);
       } else {
         *reinterpret_cast<float4*>(a.partial_o + (piece * rows + query_row) * D + column) =
-            make_float4(out[i][4 * cb] * inverse, out[i][4 * cb + 1] * inverse, out[i][4 * cb + 2] * inverse,
-                        out[i][4 * cb + 3] * inverse);
+            make_float4(out[i][4 * cb] * inverse, out[i][4 * cb + 1] * inverse, out[i][4 * cb + 2] * inverse, out[i][4 * cb + 3] * inverse);
       }
     }
     if (tx == 0) {
@@ -265,8 +263,7 @@ void launch_for(const PrefillAttentionArgs& a, cudaStream_t stream) {
   KGATE_CHECK_LAUNCH();
   if (splits == 1) return;
   const std::size_t rows = static_cast<std::size_t>(a.batch) * a.heads * a.seq_len;
-  fa2_splitkv_merge_kernel<<<static_cast<unsigned>((rows + kMergeRowsPerBlock - 1) / kMergeRowsPerBlock), kThreads, 0,
-                             stream>>>(a, splits);
+  fa2_splitkv_merge_kernel<<<static_cast<unsigned>((rows + kMergeRowsPerBlock - 1) / kMergeRowsPerBlock), kThreads, 0, stream>>>(a, splits);
   KGATE_CHECK_LAUNCH();
 }
 

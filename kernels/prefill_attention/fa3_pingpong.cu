@@ -86,9 +86,9 @@ struct SharedLayout {
   static constexpr int kKvSlabBytes = kBlockK * kSlabRowBytes;
   static constexpr int kQBytes = kSlabs * kQSlabBytes;
   static constexpr int kKvTileBytes = kSlabs * kKvSlabBytes;
-  static constexpr int kQBuffers = 2;                               // Q of the current and the next work tile
-  static constexpr int kK = kQBuffers * kQBytes;                    // K ring
-  static constexpr int kV = kK + T::kStages * kKvTileBytes;         // V ring
+  static constexpr int kQBuffers = 2;                        // Q of the current and the next work tile
+  static constexpr int kK = kQBuffers * kQBytes;             // K ring
+  static constexpr int kV = kK + T::kStages * kKvTileBytes;  // V ring
   // Per Q buffer q_full, q_empty; then per stage k_full, k_empty, v_full, v_empty.
   static constexpr int kBarriers = kV + T::kStages * kKvTileBytes;
   static constexpr int kBarrierCount = 2 * kQBuffers + 4 * T::kStages;
@@ -156,8 +156,8 @@ __device__ __forceinline__ void sync_consumer(int consumer) {
 // written to shared memory at `tile` in the layout TMA reads: 64-column slabs of 128-byte rows,
 // the 16-byte chunk c of row r at chunk c xor (r mod 8) (the 128-byte swizzle).
 template <int NT>
-__device__ __forceinline__ void stage_rows_swizzled(const float (&acc)[NT][4], const float (&inverse)[2],
-                                                    std::uint32_t tile, int slab_bytes) {
+__device__ __forceinline__ void stage_rows_swizzled(const float (&acc)[NT][4], const float (&inverse)[2], std::uint32_t tile,
+                                                    int slab_bytes) {
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const int warp_row = 16 * ((static_cast<int>(threadIdx.x) / 32) % 4);
 #pragma unroll
@@ -167,10 +167,9 @@ __device__ __forceinline__ void stage_rows_swizzled(const float (&acc)[NT][4], c
     for (int i = 0; i < NT; ++i) {
       const int column = 8 * i + 2 * (lane & 3);
       const int byte = (column % kSlabWidth) * 2;
-      const std::uint32_t address = tile + (column / kSlabWidth) * slab_bytes + row * kSlabRowBytes +
-                                    ((((byte >> 4) ^ (row & 7)) << 4) | (byte & 15));
-      asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(address),
-                   "r"(pack_bf16x2(acc[i][2 * r] * inverse[r], acc[i][2 * r + 1] * inverse[r]))
+      const std::uint32_t address =
+          tile + (column / kSlabWidth) * slab_bytes + row * kSlabRowBytes + ((((byte >> 4) ^ (row & 7)) << 4) | (byte & 15));
+      asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(address), "r"(pack_bf16x2(acc[i][2 * r] * inverse[r], acc[i][2 * r + 1] * inverse[r]))
                    : "memory");
     }
   }
@@ -181,8 +180,7 @@ __device__ __forceinline__ void stage_rows_swizzled(const float (&acc)[NT][4], c
 template <class T>
 __global__ void __launch_bounds__(SharedLayout<T>::kThreads, 1)
     fa3_pingpong_kernel(const __grid_constant__ CUtensorMap q_map, const __grid_constant__ CUtensorMap k_map,
-                        const __grid_constant__ CUtensorMap v_map, const __grid_constant__ CUtensorMap o_map,
-                        const PrefillAttentionArgs a,
+                        const __grid_constant__ CUtensorMap v_map, const __grid_constant__ CUtensorMap o_map, const PrefillAttentionArgs a,
                         const TileSchedule schedule) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using L = SharedLayout<T>;
@@ -253,10 +251,10 @@ __global__ void __launch_bounds__(SharedLayout<T>::kThreads, 1)
         for (int j = 0; j < tiles; ++j, ++loaded) {
           const int stage = stage_of(loaded);
           const std::uint32_t free_parity = phase_of(loaded) ^ 1;  // a fresh barrier's "previous" phase counts as done
-          load_ring_tile<L::kSlabs, L::kKvSlabBytes>(k_tile(stage), k_full(stage), k_empty(stage), free_parity, k_map,
-                                                     j * kBlockK, kv_head);
-          load_ring_tile<L::kSlabs, L::kKvSlabBytes>(v_tile(stage), v_full(stage), v_empty(stage), free_parity, v_map,
-                                                     j * kBlockK, kv_head);
+          load_ring_tile<L::kSlabs, L::kKvSlabBytes>(k_tile(stage), k_full(stage), k_empty(stage), free_parity, k_map, j * kBlockK,
+                                                     kv_head);
+          load_ring_tile<L::kSlabs, L::kKvSlabBytes>(v_tile(stage), v_full(stage), v_empty(stage), free_parity, v_map, j * kBlockK,
+                                                     kv_head);
         }
       }
     }
@@ -400,8 +398,7 @@ __global__ void __launch_bounds__(SharedLayout<T>::kThreads, 1)
 // 0.83x; with at least a quarter, 1.03x and 1.09x; with at least half, d128 S 2048 and S 4096
 // causal fell to 0.85x and 0.90x (sections of 66 heads' K/V, 66 MiB, overflow L2).
 int heads_per_section(const PrefillAttentionArgs& a, int head_dim, const DeviceInfo& device) {
-  const std::size_t kv_bytes_per_head = 2 * sizeof(__nv_bfloat16) * static_cast<std::size_t>(a.seq_len) * head_dim *
-                                        a.kv_heads / a.heads;
+  const std::size_t kv_bytes_per_head = 2 * sizeof(__nv_bfloat16) * static_cast<std::size_t>(a.seq_len) * head_dim * a.kv_heads / a.heads;
   const std::size_t fit_in_l2 = device.l2_bytes / 2 / std::max<std::size_t>(kv_bytes_per_head, 1);
   const std::size_t heads = std::max<std::size_t>(fit_in_l2, device.sm_count / 4);
   return static_cast<int>(std::clamp<std::size_t>(heads, 1, static_cast<std::size_t>(a.batch) * a.heads));
@@ -413,8 +410,7 @@ void launch_tiling(const PrefillAttentionArgs& a, const DeviceInfo& device, cuda
   constexpr int D = T::kHeadDim;
   // Once per process, before any capture: the launch itself stays capturable.
   static const bool configured = [] {
-    KGATE_CUDA_CHECK(
-        cudaFuncSetAttribute(fa3_pingpong_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kBytes));
+    KGATE_CUDA_CHECK(cudaFuncSetAttribute(fa3_pingpong_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kBytes));
     return true;
   }();
   (void)configured;

@@ -38,11 +38,11 @@
 namespace kgate::kernels {
 namespace {
 
-constexpr int kConsumers = 2;                    // consumer warpgroups
+constexpr int kConsumers = 2;  // consumer warpgroups
 constexpr int kThreads = 128 * (1 + kConsumers);
-constexpr int kBlockQ = 64 * kConsumers;         // query rows per block
-constexpr int kBlockK = 128;                     // keys per tile
-constexpr int kStages = 2;                       // depth of the K and V rings
+constexpr int kBlockQ = 64 * kConsumers;  // query rows per block
+constexpr int kBlockK = 128;              // keys per tile
+constexpr int kStages = 2;                // depth of the K and V rings
 constexpr int kMaxGridY = 65535;
 
 template <int D>
@@ -104,15 +104,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n" ::: "memory");
     if (threadIdx.x == 0) {
       mbarrier_arrive_expect_bytes(q_full, L::kQBytes);
-      for (int slab = 0; slab < L::kSlabs; ++slab)
-        tma_load_box(base + slab * L::kQSlabBytes, q_map, slab * kSlabWidth, q0, bh, q_full);
+      for (int slab = 0; slab < L::kSlabs; ++slab) tma_load_box(base + slab * L::kQSlabBytes, q_map, slab * kSlabWidth, q0, bh, q_full);
       for (int j = 0; j < tiles; ++j) {
         const int stage = j % kStages;
         const std::uint32_t free_parity = ((j / kStages) & 1) ^ 1;
-        load_ring_tile<L::kSlabs, L::kKvSlabBytes>(k_tile(stage), k_full(stage), k_empty(stage), free_parity, k_map,
-                                                   j * kBlockK, kv_head);
-        load_ring_tile<L::kSlabs, L::kKvSlabBytes>(v_tile(stage), v_full(stage), v_empty(stage), free_parity, v_map,
-                                                   j * kBlockK, kv_head);
+        load_ring_tile<L::kSlabs, L::kKvSlabBytes>(k_tile(stage), k_full(stage), k_empty(stage), free_parity, k_map, j * kBlockK, kv_head);
+        load_ring_tile<L::kSlabs, L::kKvSlabBytes>(v_tile(stage), v_full(stage), v_empty(stage), free_parity, v_map, j * kBlockK, kv_head);
       }
     }
   } else {
@@ -120,7 +117,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int consumer = warpgroup - 1;
     const bool lane0 = (threadIdx.x & 31) == 0;
     const int first_row = q0 + 64 * consumer + 16 * ((static_cast<int>(threadIdx.x) / 32) % 4);  // this warp's 16 rows
-    const int unmasked_end = a.causal ? min(seq_len, q0 + 1) : seq_len;  // tiles below need no mask
+    const int unmasked_end = a.causal ? min(seq_len, q0 + 1) : seq_len;                          // tiles below need no mask
     const float scale_log2 = a.scale * 1.4426950408889634f;
     const std::uint64_t q_desc = smem_descriptor(base + consumer * 64 * kSlabRowBytes, 16);
     const auto k_desc = [&](int stage) { return smem_descriptor(k_tile(stage), 16); };
@@ -204,8 +201,7 @@ void launch_head_dim(const PrefillAttentionArgs& a, cudaStream_t stream) {
   constexpr int kSmemBytes = SharedLayout<D>::kBytes;
   // Once per process, before any capture: the launch itself stays capturable.
   static const bool configured = [] {
-    KGATE_CUDA_CHECK(
-        cudaFuncSetAttribute(fa3_wgmma_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    KGATE_CUDA_CHECK(cudaFuncSetAttribute(fa3_wgmma_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
     return true;
   }();
   (void)configured;

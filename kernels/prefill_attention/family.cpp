@@ -39,8 +39,7 @@ struct PrefillDims {
 
 // Dimensions b, h (query heads), hkv, s (sequence length), d (head dim), and "causal:1" for the
 // causal mask (shape dimensions are positive: a shape without it is not masked).
-Shape prefill_shape(std::int64_t b, std::int64_t h, std::int64_t hkv, std::int64_t s, std::int64_t d, bool causal,
-                    const char* origin) {
+Shape prefill_shape(std::int64_t b, std::int64_t h, std::int64_t hkv, std::int64_t s, std::int64_t d, bool causal, const char* origin) {
   std::vector<Dim> dims = {{"b", b}, {"h", h}, {"hkv", hkv}, {"s", s}, {"d", d}};
   if (causal) dims.push_back({"causal", 1});
   return Shape(std::move(dims), DType::bf16, origin);
@@ -90,8 +89,7 @@ void attend(const PrefillDims& d, HostTensors& t, bool straightforward_bf16) {
           const double p = straightforward_bf16 ? round_to_bf16(weights[j] / total) : weights[j] / total;
           for (std::size_t e = 0; e < dim; ++e) accumulator[e] += p * values[j * dim + e];
         }
-        for (std::size_t e = 0; e < dim; ++e)
-          t[kO][row * dim + e] = straightforward_bf16 ? round_to_bf16(accumulator[e]) : accumulator[e];
+        for (std::size_t e = 0; e < dim; ++e) t[kO][row * dim + e] = straightforward_bf16 ? round_to_bf16(accumulator[e]) : accumulator[e];
         const double lse = top + std::log(total);
         t[kLse][row] = straightforward_bf16 ? static_cast<float>(lse) : lse;
       }
@@ -156,13 +154,11 @@ std::vector<TensorSpec> PrefillAttentionFamily::tensors(const Shape& shape) cons
   // hide a dropped or extra key among a thousand.
   const Tolerance lse_tolerance{.rel_l2 = 1e-5, .max_ulps = 64, .abs_floor = 1e-5};
   return {
-      {.name = "q", .dtype = DType::bf16, .count = query_elements, .access = Access::input,
-       .distribution = query_distribution()},
+      {.name = "q", .dtype = DType::bf16, .count = query_elements, .access = Access::input, .distribution = query_distribution()},
       {.name = "k", .dtype = DType::bf16, .count = kv_elements, .access = Access::input},
       {.name = "v", .dtype = DType::bf16, .count = kv_elements, .access = Access::input},
       {.name = "o", .dtype = DType::bf16, .count = query_elements, .access = Access::output},
-      {.name = "lse", .dtype = DType::fp32, .count = count(d.rows()), .access = Access::output,
-       .tolerance = lse_tolerance},
+      {.name = "lse", .dtype = DType::fp32, .count = count(d.rows()), .access = Access::output, .tolerance = lse_tolerance},
       {.name = "partial_o", .dtype = DType::fp32, .count = scratch_splits * query_elements, .access = Access::scratch},
       {.name = "partial_lse", .dtype = DType::fp32, .count = scratch_splits * count(d.rows()), .access = Access::scratch},
   };
@@ -181,8 +177,8 @@ double PrefillAttentionFamily::min_bytes(const Shape& shape) const {
 // half with the causal mask; the softmax is not counted.
 double PrefillAttentionFamily::flops(const Shape& shape) const {
   const PrefillDims d = PrefillDims::of(shape);
-  const double full = 4.0 * static_cast<double>(d.batch * d.heads * d.head_dim) * static_cast<double>(d.seq_len) *
-                      static_cast<double>(d.seq_len);
+  const double full =
+      4.0 * static_cast<double>(d.batch * d.heads * d.head_dim) * static_cast<double>(d.seq_len) * static_cast<double>(d.seq_len);
   return d.causal ? full / 2 : full;
 }
 

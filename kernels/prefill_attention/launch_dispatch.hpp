@@ -11,8 +11,7 @@ namespace kgate::kernels::prefill {
 template <class LaunchFor>
 void dispatch_head_dim(const PrefillAttentionArgs& a, const std::string& variant, LaunchFor&& launch_for) {
   if (a.kv_heads < 1 || a.heads % a.kv_heads != 0)
-    throw UnsupportedShape(std::to_string(a.heads) + " query heads do not divide into " + std::to_string(a.kv_heads) +
-                           " KV heads");
+    throw UnsupportedShape(std::to_string(a.heads) + " query heads do not divide into " + std::to_string(a.kv_heads) + " KV heads");
   switch (a.head_dim) {
     case 64: return launch_for.template operator()<64>();
     case 128: return launch_for.template operator()<128>();

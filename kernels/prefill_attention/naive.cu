@@ -33,8 +33,7 @@ __global__ void __launch_bounds__(kThreads) naive_attention_kernel(PrefillAttent
   const __nv_bfloat16* keys = a.k + kv_first;
   const __nv_bfloat16* values = a.v + kv_first;
 
-  for (int e = threadIdx.x; e < a.head_dim; e += kThreads)
-    query[e] = __bfloat162float(a.q[query_row * a.head_dim + e]) * a.scale;
+  for (int e = threadIdx.x; e < a.head_dim; e += kThreads) query[e] = __bfloat162float(a.q[query_row * a.head_dim + e]) * a.scale;
   __syncthreads();
 
   const int visible = a.causal ? row + 1 : a.seq_len;
@@ -87,14 +86,13 @@ int shared_limit() {
 
 void launch(const PrefillAttentionArgs& a, cudaStream_t stream) {
   if (a.heads % a.kv_heads != 0)
-    throw UnsupportedShape(std::to_string(a.heads) + " query heads do not divide into " + std::to_string(a.kv_heads) +
-                           " KV heads");
+    throw UnsupportedShape(std::to_string(a.heads) + " query heads do not divide into " + std::to_string(a.kv_heads) + " KV heads");
   if (a.head_dim > kThreads || kThreads % a.head_dim != 0)
     throw UnsupportedShape("head_dim " + std::to_string(a.head_dim) + " does not divide " + std::to_string(kThreads));
   const std::size_t shared = sizeof(float) * (static_cast<std::size_t>(a.head_dim) + a.seq_len);
   if (shared > static_cast<std::size_t>(shared_limit()))
-    throw UnsupportedShape("a row of " + std::to_string(a.seq_len) + " fp32 scores exceeds the " +
-                           std::to_string(shared_limit()) + " bytes of shared memory a block may use");
+    throw UnsupportedShape("a row of " + std::to_string(a.seq_len) + " fp32 scores exceeds the " + std::to_string(shared_limit()) +
+                           " bytes of shared memory a block may use");
   const std::size_t rows = static_cast<std::size_t>(a.batch) * a.heads * a.seq_len;
   if (rows > 0x7fffffffu) throw UnsupportedShape("more than 2^31 - 1 query rows (grid x)");
   naive_attention_kernel<<<static_cast<unsigned>(rows), kThreads, shared, stream>>>(a);

@@ -31,7 +31,7 @@ struct PrefillAttentionArgs {
   int seq_len;
   int head_dim;  // 64 or 128
   bool causal;
-  float scale;   // 1/sqrt(head_dim)
+  float scale;  // 1/sqrt(head_dim)
 };
 
 class PrefillAttentionFamily final : public TypedFamily<PrefillAttentionArgs> {

@@ -60,19 +60,17 @@ __device__ __forceinline__ void mbarrier_arrive_expect_bytes(std::uint32_t barri
 }
 
 // One box (64 of the head dimension x rows) of a (head_dim, seq_len, heads) tensor map.
-__device__ __forceinline__ void tma_load_box(std::uint32_t destination, const CUtensorMap& map, int column, int row,
-                                             int head, std::uint32_t barrier) {
-  asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(
-          destination),
-      "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(column), "r"(row), "r"(head), "r"(barrier)
-      : "memory");
+__device__ __forceinline__ void tma_load_box(std::uint32_t destination, const CUtensorMap& map, int column, int row, int head,
+                                             std::uint32_t barrier) {
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(
+                   destination),
+               "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(column), "r"(row), "r"(head), "r"(barrier)
+               : "memory");
 }
 
 // The reverse: one box from shared memory (in the same swizzled layout) to a (head_dim, seq_len,
 // heads) tensor map; rows past seq_len are not written. Completes in bulk groups (commit, wait).
-__device__ __forceinline__ void tma_store_box(const CUtensorMap& map, std::uint32_t source, int column, int row,
-                                              int head) {
+__device__ __forceinline__ void tma_store_box(const CUtensorMap& map, std::uint32_t source, int column, int row, int head) {
   asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];\n" ::"l"(
                    reinterpret_cast<std::uint64_t>(&map)),
                "r"(column), "r"(row), "r"(head), "r"(source)
@@ -94,8 +92,7 @@ __device__ __forceinline__ void load_ring_tile(std::uint32_t destination, std::u
                                                std::uint32_t free_parity, const CUtensorMap& map, int row, int head) {
   mbarrier_wait(empty, free_parity);
   mbarrier_arrive_expect_bytes(full, SLABS * SLAB_BYTES);
-  for (int slab = 0; slab < SLABS; ++slab)
-    tma_load_box(destination + slab * SLAB_BYTES, map, slab * kSlabWidth, row, head, full);
+  for (int slab = 0; slab < SLABS; ++slab) tma_load_box(destination + slab * SLAB_BYTES, map, slab * kSlabWidth, row, head, full);
 }
 
 // --- wgmma ---------------------------------------------------------------------------------------
@@ -108,8 +105,7 @@ __device__ __forceinline__ void load_ring_tile(std::uint32_t destination, std::u
 // second slab in one instruction, and the hardware ignores it there.)
 __device__ __forceinline__ std::uint64_t smem_descriptor(std::uint32_t address, std::uint32_t leading_bytes) {
   constexpr std::uint32_t kGroupStride = 8 * kSlabRowBytes;
-  return static_cast<std::uint64_t>((address & 0x3FFFF) >> 4) |
-         (static_cast<std::uint64_t>(leading_bytes >> 4) << 16) |
+  return static_cast<std::uint64_t>((address & 0x3FFFF) >> 4) | (static_cast<std::uint64_t>(leading_bytes >> 4) << 16) |
          (static_cast<std::uint64_t>(kGroupStride >> 4) << 32) | (1ull << 62);
 }
 
@@ -141,13 +137,11 @@ __device__ __forceinline__ void pin_registers(std::uint32_t (&r)[N][4]) {
 }
 
 // D (+)= A·B with A (64 x 16, K-major) and B (128 x 16, K-major) in shared memory; scale_d 0 overwrites D.
-__device__ __forceinline__ void wgmma_ss_n128(float (&d)[16][4], std::uint64_t a_desc, std::uint64_t b_desc,
-                                          int scale_d) {
+__device__ __forceinline__ void wgmma_ss_n128(float (&d)[16][4], std::uint64_t a_desc, std::uint64_t b_desc, int scale_d) {
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
-      :
-        "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),
+      : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),
         "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]),
         "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),
         "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3]),
@@ -164,8 +158,7 @@ __device__ __forceinline__ void wgmma_rs_n64_bt(float (&d)[8][4], const std::uin
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
-      :
-        "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),
+      : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),
         "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]),
         "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),
         "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3])
@@ -178,8 +171,7 @@ __device__ __forceinline__ void wgmma_rs_n128_bt(float (&d)[16][4], const std::u
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
-      :
-        "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),
+      : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),
         "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]),
         "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),
         "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3]),
@@ -198,14 +190,12 @@ template <int D, int QSlabBytes, int KSlabBytes>
 __device__ __forceinline__ void issue_scores(float (&s)[16][4], std::uint64_t q_desc, std::uint64_t k_desc) {
 #pragma unroll
   for (int c = 0; c < D / 16; ++c)
-    wgmma_ss_n128(s, q_desc + (((c / 4) * QSlabBytes + (c % 4) * 32) >> 4),
-                  k_desc + (((c / 4) * KSlabBytes + (c % 4) * 32) >> 4), c > 0);
+    wgmma_ss_n128(s, q_desc + (((c / 4) * QSlabBytes + (c % 4) * 32) >> 4), k_desc + (((c / 4) * KSlabBytes + (c % 4) * 32) >> 4), c > 0);
 }
 
 // O += P·V for a 128-key tile, 16 keys (two 1 KiB row groups of every slab) per instruction.
 template <int D>
-__device__ __forceinline__ void issue_output(float (&o)[D / 8][4], const std::uint32_t (&p)[8][4],
-                                             std::uint64_t v_desc) {
+__device__ __forceinline__ void issue_output(float (&o)[D / 8][4], const std::uint32_t (&p)[8][4], std::uint64_t v_desc) {
 #pragma unroll
   for (int k = 0; k < 8; ++k) {
     const std::uint64_t desc = v_desc + ((k * 16 * kSlabRowBytes) >> 4);
@@ -236,8 +226,7 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
     void* entry = nullptr;
     cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
     KGATE_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault, &found));
-    if (found != cudaDriverEntryPointSuccess || entry == nullptr)
-      throw std::runtime_error("the CUDA driver has no cuTensorMapEncodeTiled");
+    if (found != cudaDriverEntryPointSuccess || entry == nullptr) throw std::runtime_error("the CUDA driver has no cuTensorMapEncodeTiled");
     return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);
   }();
   return encode;
@@ -263,19 +252,16 @@ inline const DeviceInfo& require_hopper(std::string_view variant) {
 
 inline CUtensorMap head_tiles_map(const __nv_bfloat16* data, int heads, int seq_len, int head_dim, int box_rows,
                                   const std::string& variant) {
-  if (reinterpret_cast<std::uintptr_t>(data) % 16 != 0)
-    throw UnsupportedShape(variant + " needs 16-byte aligned q, k and v for TMA");
+  if (reinterpret_cast<std::uintptr_t>(data) % 16 != 0) throw UnsupportedShape(variant + " needs 16-byte aligned q, k and v for TMA");
   CUtensorMap map;
-  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(head_dim), static_cast<cuuint64_t>(seq_len),
-                              static_cast<cuuint64_t>(heads)};
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(head_dim), static_cast<cuuint64_t>(seq_len), static_cast<cuuint64_t>(heads)};
   const cuuint64_t strides[2] = {static_cast<cuuint64_t>(head_dim) * 2,
                                  static_cast<cuuint64_t>(seq_len) * static_cast<cuuint64_t>(head_dim) * 2};
   const cuuint32_t box[3] = {static_cast<cuuint32_t>(kSlabWidth), static_cast<cuuint32_t>(box_rows), 1};
   const cuuint32_t element_strides[3] = {1, 1, 1};
-  const CUresult result = tensor_map_encoder()(
-      &map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<__nv_bfloat16*>(data), dims, strides, box,
-      element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const CUresult result = tensor_map_encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<__nv_bfloat16*>(data), dims, strides,
+                                               box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (result != CUDA_SUCCESS) throw std::runtime_error("cuTensorMapEncodeTiled returned CUresult " + std::to_string(result));
   return map;
 }

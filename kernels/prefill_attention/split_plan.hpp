@@ -45,8 +45,6 @@ inline int plan_splits(std::int64_t base_blocks, int seq_len, std::int64_t resid
 }
 
 // The scratch capacity the family declares: the most splits any device plans.
-inline int max_splits(std::int64_t base_blocks, int seq_len) {
-  return plan_splits(base_blocks, seq_len, kMaxResidentBlocks);
-}
+inline int max_splits(std::int64_t base_blocks, int seq_len) { return plan_splits(base_blocks, seq_len, kMaxResidentBlocks); }
 
 }  // namespace kgate::kernels::prefill

@@ -51,8 +51,7 @@ __device__ __forceinline__ void mask_scores(float (&s)[NT][4], int first_key, in
 // 2^(s·scale_log2 − max) in place, folds them into the running sums, and returns per row the
 // factor by which everything accumulated over earlier tiles (output and sum) must be multiplied.
 template <int NT>
-__device__ __forceinline__ void softmax_tile(float (&s)[NT][4], SoftmaxRows& rows, float scale_log2,
-                                             float (&rescale)[2]) {
+__device__ __forceinline__ void softmax_tile(float (&s)[NT][4], SoftmaxRows& rows, float scale_log2, float (&rescale)[2]) {
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     float tile_max = -INFINITY;
@@ -116,8 +115,7 @@ __device__ __forceinline__ void probabilities_to_a_fragments(const float (&p)[NT
 // log-sum-exp written to `lse` (this (batch, head)'s [seq_len]; rows at or past seq_len, the
 // padding of the last query tile, are skipped). lse = ln Σ exp(s·scale) = ln2 · max + ln Σ
 // 2^(s·scale·log2e − max).
-__device__ __forceinline__ void finish_rows(SoftmaxRows rows, float* lse, int first_row, int seq_len,
-                                            float (&inverse)[2]) {
+__device__ __forceinline__ void finish_rows(SoftmaxRows rows, float* lse, int first_row, int seq_len, float (&inverse)[2]) {
   const int lane = threadIdx.x & 31;
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
@@ -134,8 +132,8 @@ __device__ __forceinline__ void finish_rows(SoftmaxRows rows, float* lse, int fi
 // dropped). `o` and `lse` point at this (batch, head)'s [seq_len, head_dim] output and [seq_len]
 // log-sum-exp; head_dim = 8·NT.
 template <int NT>
-__device__ __forceinline__ void store_rows(const float (&acc)[NT][4], SoftmaxRows rows, __nv_bfloat16* o, float* lse,
-                                           int first_row, int seq_len) {
+__device__ __forceinline__ void store_rows(const float (&acc)[NT][4], SoftmaxRows rows, __nv_bfloat16* o, float* lse, int first_row,
+                                           int seq_len) {
   constexpr int kHeadDim = 8 * NT;
   const int lane = threadIdx.x & 31;
   float inverse[2];
@@ -147,8 +145,7 @@ __device__ __forceinline__ void store_rows(const float (&acc)[NT][4], SoftmaxRow
     __nv_bfloat16* out = o + static_cast<std::size_t>(row) * kHeadDim + 2 * (lane & 3);
 #pragma unroll
     for (int i = 0; i < NT; ++i)
-      *reinterpret_cast<__nv_bfloat162*>(out + 8 * i) =
-          __floats2bfloat162_rn(acc[i][2 * r] * inverse[r], acc[i][2 * r + 1] * inverse[r]);
+      *reinterpret_cast<__nv_bfloat162*>(out + 8 * i) = __floats2bfloat162_rn(acc[i][2 * r] * inverse[r], acc[i][2 * r + 1] * inverse[r]);
   }
 }
 

@@ -10,9 +10,7 @@ namespace {
 enum Tensor { kX, kWeight, kY };
 }
 
-std::string RmsNormFamily::description() const {
-  return "RMSNorm over rows of n elements, bf16 in/out, fp32 accumulation, eps 1e-5";
-}
+std::string RmsNormFamily::description() const { return "RMSNorm over rows of n elements, bf16 in/out, fp32 accumulation, eps 1e-5"; }
 std::vector<Shape> RmsNormFamily::test_shapes() const { return norm_test_shapes(); }
 std::vector<Shape> RmsNormFamily::bench_shapes() const { return norm_bench_shapes(); }
 
@@ -21,7 +19,10 @@ std::vector<TensorSpec> RmsNormFamily::tensors(const Shape& shape) const {
   return {
       {.name = "x", .dtype = DType::bf16, .count = m * n, .access = Access::input},
       // Norm weights sit around 1 in trained models; keep them positive and away from zero.
-      {.name = "weight", .dtype = DType::bf16, .count = n, .access = Access::input,
+      {.name = "weight",
+       .dtype = DType::bf16,
+       .count = n,
+       .access = Access::input,
        .distribution = {.min_magnitude = 0.25f, .max_magnitude = 2.0f, .symmetric = false}},
       {.name = "y", .dtype = DType::bf16, .count = m * n, .access = Access::output},
   };
@@ -50,8 +51,8 @@ void RmsNormFamily::reference(const Shape& shape, HostTensors& t) const {
 }
 
 RmsNormArgs RmsNormFamily::make_args(const Shape& shape, const TensorViews& v) const {
-  return {v.get<const __nv_bfloat16>(kX), v.get<const __nv_bfloat16>(kWeight), v.get<__nv_bfloat16>(kY),
-          static_cast<int>(shape.at("m")), static_cast<int>(shape.at("n")), kEps};
+  return {v.get<const __nv_bfloat16>(kX),  v.get<const __nv_bfloat16>(kWeight), v.get<__nv_bfloat16>(kY),
+          static_cast<int>(shape.at("m")), static_cast<int>(shape.at("n")),     kEps};
 }
 
 KGATE_REGISTER_FAMILY(RmsNormFamily);

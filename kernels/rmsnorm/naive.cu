@@ -30,8 +30,6 @@ void launch(const RmsNormArgs& a, cudaStream_t stream) {
 }  // namespace
 
 KGATE_REGISTER_VARIANT(RmsNormFamily, launch,
-                       {.name = "naive",
-                        .description = "one block per row, scalar loads, row read twice",
-                        .role = VariantRole::reference});
+                       {.name = "naive", .description = "one block per row, scalar loads, row read twice", .role = VariantRole::reference});
 
 }  // namespace kgate::kernels

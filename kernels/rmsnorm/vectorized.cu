@@ -86,9 +86,7 @@ RowPlan plan_for(const RmsNormArgs& a) {
 
 void launch(const RmsNormArgs& a, cudaStream_t stream) {
   const RowPlan plan = plan_for(a);
-  dispatch_row_plan(plan, [&]<int VEC, int K>() {
-    rmsnorm_vectorized_kernel<VEC, K><<<a.m, plan.threads, 0, stream>>>(a);
-  });
+  dispatch_row_plan(plan, [&]<int VEC, int K>() { rmsnorm_vectorized_kernel<VEC, K><<<a.m, plan.threads, 0, stream>>>(a); });
   KGATE_CHECK_LAUNCH();
 }
 

@@ -30,9 +30,7 @@ __global__ void __maxnreg__(row_register_limit(VEC, K)) rmsnorm_weight_first_ker
 
 void launch(const RmsNormArgs& a, cudaStream_t stream) {
   const RowPlan plan = plan_row(a.n, rows_for_many_waves(a.m) ? 2 : 1);
-  dispatch_row_plan(plan, [&]<int VEC, int K>() {
-    rmsnorm_weight_first_kernel<VEC, K><<<a.m, plan.threads, 0, stream>>>(a);
-  });
+  dispatch_row_plan(plan, [&]<int VEC, int K>() { rmsnorm_weight_first_kernel<VEC, K><<<a.m, plan.threads, 0, stream>>>(a); });
   KGATE_CHECK_LAUNCH();
 }
 

@@ -72,16 +72,25 @@ std::vector<TensorSpec> RopeFamily::tensors(const Shape& shape) const {
   return {
       {.name = "q", .dtype = DType::bf16, .count = count(t * hq * d), .access = Access::inout},
       {.name = "k", .dtype = DType::bf16, .count = count(t * hk * d), .access = Access::inout},
-      {.name = "positions", .dtype = DType::i32, .count = count(t), .access = Access::input,
+      {.name = "positions",
+       .dtype = DType::i32,
+       .count = count(t),
+       .access = Access::input,
        .custom_init =
            [max_pos](std::uint64_t seed, std::span<double> values) {
              for (std::size_t i = 0; i < values.size(); ++i)
                values[i] = static_cast<double>(splitmix64(seed ^ splitmix64(i)) % static_cast<std::uint64_t>(max_pos));
            }},
-      {.name = "cos", .dtype = DType::fp32, .count = count(max_pos * d / 2), .access = Access::input,
+      {.name = "cos",
+       .dtype = DType::fp32,
+       .count = count(max_pos * d / 2),
+       .access = Access::input,
        .custom_init = angle_table(d, [](double a) { return std::cos(a); }),
        .shared_init_key = "rope/cos/d:" + std::to_string(d)},
-      {.name = "sin", .dtype = DType::fp32, .count = count(max_pos * d / 2), .access = Access::input,
+      {.name = "sin",
+       .dtype = DType::fp32,
+       .count = count(max_pos * d / 2),
+       .access = Access::input,
        .custom_init = angle_table(d, [](double a) { return std::sin(a); }),
        .shared_init_key = "rope/sin/d:" + std::to_string(d)},
   };

@@ -27,8 +27,7 @@ constexpr int kHeadsPerItem = 4;
 
 // One item whose token's cache row starts at cache_row. WHOLE: all kHeadsPerItem heads exist.
 template <int VEC, bool WHOLE>
-__device__ __forceinline__ void rotate_item(const RopeArgs& a, int token, int first_head, int chunk,
-                                            std::size_t cache_row) {
+__device__ __forceinline__ void rotate_item(const RopeArgs& a, int token, int first_head, int chunk, std::size_t cache_row) {
   using Vector = BF16Vector<VEC>;
   const int half_vectors = a.head_dim / 2 / VEC;
   const int heads = a.q_heads + a.k_heads;
@@ -59,8 +58,7 @@ __device__ __forceinline__ void rotate_item(const RopeArgs& a, int token, int fi
 
 // VEC divides d/2, so both halves of every head and every cache row stay VEC-aligned.
 template <int VEC>
-__global__ void __launch_bounds__(kThreads, 2) rope_vectorized_kernel(RopeArgs a, unsigned chunks, unsigned groups,
-                                                                       unsigned items) {
+__global__ void __launch_bounds__(kThreads, 2) rope_vectorized_kernel(RopeArgs a, unsigned chunks, unsigned groups, unsigned items) {
   const std::size_t half = a.head_dim / 2;
   const int heads = a.q_heads + a.k_heads;
   const unsigned per_token = chunks * groups;
@@ -76,10 +74,8 @@ __global__ void __launch_bounds__(kThreads, 2) rope_vectorized_kernel(RopeArgs a
     // Clamped rather than guarded: the last item rereads its own position.
     const int next_position = a.positions[min(item + stride, items - 1) / per_token];
     const std::size_t cache_row = static_cast<std::size_t>(position) * half;
-    if (first_head + kHeadsPerItem <= heads)
-      rotate_item<VEC, true>(a, static_cast<int>(token), first_head, chunk, cache_row);
-    else
-      rotate_item<VEC, false>(a, static_cast<int>(token), first_head, chunk, cache_row);
+    if (first_head + kHeadsPerItem <= heads) rotate_item<VEC, true>(a, static_cast<int>(token), first_head, chunk, cache_row);
+    else rotate_item<VEC, false>(a, static_cast<int>(token), first_head, chunk, cache_row);
     position = next_position;
   }
 }
@@ -92,8 +88,8 @@ void launch_with(const RopeArgs& a, cudaStream_t stream) {
   // item + stride must not wrap: keep the count well inside 32 bits.
   if (items > 0x7FFFFFFFull) throw UnsupportedShape("more than 2^31 work items: 32-bit item indices would overflow");
   constexpr auto kernel = rope_vectorized_kernel<VEC>;
-  kernel<<<grid_stride_blocks<kernel, kThreads>(items), kThreads, 0, stream>>>(
-      a, static_cast<unsigned>(chunks), static_cast<unsigned>(groups), static_cast<unsigned>(items));
+  kernel<<<grid_stride_blocks<kernel, kThreads>(items), kThreads, 0, stream>>>(a, static_cast<unsigned>(chunks),
+                                                                               static_cast<unsigned>(groups), static_cast<unsigned>(items));
   KGATE_CHECK_LAUNCH();
 }
 

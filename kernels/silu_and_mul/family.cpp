@@ -9,9 +9,7 @@ namespace {
 
 enum Tensor { kX, kOut };
 
-Shape rows(std::int64_t m, std::int64_t i, const char* origin) {
-  return Shape({{"m", m}, {"i", i}}, DType::bf16, origin);
-}
+Shape rows(std::int64_t m, std::int64_t i, const char* origin) { return Shape({{"m", m}, {"i", i}}, DType::bf16, origin); }
 
 }  // namespace
 
@@ -69,8 +67,7 @@ void SiluAndMulFamily::reference(const Shape& shape, HostTensors& t) const {
 }
 
 SiluAndMulArgs SiluAndMulFamily::make_args(const Shape& shape, const TensorViews& v) const {
-  return {v.get<const __nv_bfloat16>(kX), v.get<__nv_bfloat16>(kOut), static_cast<int>(shape.at("m")),
-          static_cast<int>(shape.at("i"))};
+  return {v.get<const __nv_bfloat16>(kX), v.get<__nv_bfloat16>(kOut), static_cast<int>(shape.at("m")), static_cast<int>(shape.at("i"))};
 }
 
 KGATE_REGISTER_FAMILY(SiluAndMulFamily);

@@ -33,8 +33,7 @@ constexpr int kThreads = 128;
 // Block b covers tile b % tiles of row b / tiles: vector tile·kThreads + threadIdx.x of the row's
 // row_vectors output vectors.
 template <int VEC>
-__global__ void __launch_bounds__(kThreads) silu_and_mul_flat_kernel(SiluAndMulArgs a, int row_vectors,
-                                                                    unsigned tiles) {
+__global__ void __launch_bounds__(kThreads) silu_and_mul_flat_kernel(SiluAndMulArgs a, int row_vectors, unsigned tiles) {
   using Vector = BF16Vector<VEC>;
   const unsigned row = blockIdx.x / tiles, tile = blockIdx.x - row * tiles;
   const Vector* gate = reinterpret_cast<const Vector*>(a.x + static_cast<std::size_t>(row) * 2 * a.cols);
@@ -53,8 +52,7 @@ void launch_with(const SiluAndMulArgs& a, cudaStream_t stream) {
   const unsigned long long tiles = (row_vectors + kThreads - 1) / kThreads;
   const unsigned long long blocks = tiles * static_cast<unsigned long long>(a.rows);
   if (blocks > INT_MAX) throw UnsupportedShape("more than 2^31 - 1 blocks");
-  silu_and_mul_flat_kernel<VEC><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-      a, row_vectors, static_cast<unsigned>(tiles));
+  silu_and_mul_flat_kernel<VEC><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(a, row_vectors, static_cast<unsigned>(tiles));
   KGATE_CHECK_LAUNCH();
 }
 
@@ -62,8 +60,8 @@ constexpr double kNarrowVectorsBelowBytes = 8e6;
 
 void launch(const SiluAndMulArgs& a, cudaStream_t stream) {
   const double out_bytes = 2.0 * a.rows * a.cols;
-  dispatch_vector_width(a.cols, [&]<int VEC>() { launch_with<VEC>(a, stream); },
-                        out_bytes < kNarrowVectorsBelowBytes ? 4 : 8);
+  dispatch_vector_width(
+      a.cols, [&]<int VEC>() { launch_with<VEC>(a, stream); }, out_bytes < kNarrowVectorsBelowBytes ? 4 : 8);
 }
 
 }  // namespace

@@ -27,8 +27,6 @@ void launch(const SiluAndMulArgs& a, cudaStream_t stream) {
 }  // namespace
 
 KGATE_REGISTER_VARIANT(SiluAndMulFamily, launch,
-                       {.name = "naive",
-                        .description = "one thread per output, scalar loads",
-                        .role = VariantRole::reference});
+                       {.name = "naive", .description = "one thread per output, scalar loads", .role = VariantRole::reference});
 
 }  // namespace kgate::kernels

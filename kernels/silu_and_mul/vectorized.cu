@@ -35,8 +35,7 @@ __device__ __forceinline__ std::size_t gate_vector(unsigned v, unsigned row_vect
   return v + static_cast<std::size_t>(v / row_vectors) * row_vectors;
 }
 
-__global__ void __launch_bounds__(kThreads) silu_and_mul_staged_kernel(SiluAndMulArgs a, unsigned row_vectors,
-                                                                      unsigned vectors) {
+__global__ void __launch_bounds__(kThreads) silu_and_mul_staged_kernel(SiluAndMulArgs a, unsigned row_vectors, unsigned vectors) {
   using Vector = BF16Vector<8>;
   // [stage][gate and up of vector u][thread]: a thread reads back only the slots it filled, so no
   // barrier is needed; consecutive threads take consecutive 16-byte slots.
@@ -70,7 +69,7 @@ __global__ void __launch_bounds__(kThreads) silu_and_mul_staged_kernel(SiluAndMu
       const unsigned v = first + u * stride;
       if (v < vectors)
         store_vector_evict_first(out + v, silu_and_mul(read_staged(staged[stage][2 * u][threadIdx.x]),
-                                                read_staged(staged[stage][2 * u + 1][threadIdx.x])));
+                                                       read_staged(staged[stage][2 * u + 1][threadIdx.x])));
     }
   }
   // The last fetch (past the end: zero fills only) must land before the block's shared memory is
@@ -79,8 +78,7 @@ __global__ void __launch_bounds__(kThreads) silu_and_mul_staged_kernel(SiluAndMu
 }
 
 template <int VEC>
-__global__ void __launch_bounds__(kThreads) silu_and_mul_narrow_kernel(SiluAndMulArgs a, unsigned row_vectors,
-                                                                      unsigned vectors) {
+__global__ void __launch_bounds__(kThreads) silu_and_mul_narrow_kernel(SiluAndMulArgs a, unsigned row_vectors, unsigned vectors) {
   using Vector = BF16Vector<VEC>;
   const Vector* x = reinterpret_cast<const Vector*>(a.x);
   Vector* out = reinterpret_cast<Vector*>(a.out);
@@ -96,8 +94,8 @@ void launch_with(const SiluAndMulArgs& a, cudaStream_t stream) {
   const unsigned long long vectors = row_vectors * a.rows;
   // first + 2·span must not wrap: keep the count well inside 32 bits.
   if (vectors > 0x7FFFFFFFull) throw UnsupportedShape("more than 2^31 vectors: 32-bit indices would overflow");
-  Kernel<<<grid_stride_blocks<Kernel, kThreads>(vectors, PER_THREAD), kThreads, 0, stream>>>(
-      a, static_cast<unsigned>(row_vectors), static_cast<unsigned>(vectors));
+  Kernel<<<grid_stride_blocks<Kernel, kThreads>(vectors, PER_THREAD), kThreads, 0, stream>>>(a, static_cast<unsigned>(row_vectors),
+                                                                                             static_cast<unsigned>(vectors));
   KGATE_CHECK_LAUNCH();
 }
 

@@ -33,8 +33,7 @@ void bind_device(nb::module_& module) {
   nb::class_<DeviceProbe>(module, "DeviceProbe", "The device, or why there is none")
       .def_ro("device", &DeviceProbe::device)
       .def_ro("reason", &DeviceProbe::reason);
-  module.def("probe_device", &probe_device, nb::rv_policy::reference,
-             "The current device, probed once per process; never raises");
+  module.def("probe_device", &probe_device, nb::rv_policy::reference, "The current device, probed once per process; never raises");
 }
 
 }  // namespace kgate::python

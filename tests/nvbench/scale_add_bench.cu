@@ -29,8 +29,8 @@ void scale_add_bench(nvbench::state& state) {
   state.add_global_memory_writes<float>(n);
   const unsigned blocks = static_cast<unsigned>((n + 255) / 256);
   state.exec([&](nvbench::launch& launch) {
-    scale_add<<<blocks, 256, 0, launch.get_stream()>>>(thrust::raw_pointer_cast(x.data()), thrust::raw_pointer_cast(y.data()),
-                                                        extra, thrust::raw_pointer_cast(out.data()), 1.5f, n);
+    scale_add<<<blocks, 256, 0, launch.get_stream()>>>(thrust::raw_pointer_cast(x.data()), thrust::raw_pointer_cast(y.data()), extra,
+                                                       thrust::raw_pointer_cast(out.data()), 1.5f, n);
   });
 }
 NVBENCH_BENCH(scale_add_bench).set_name("scale_add").add_int64_power_of_two_axis("Elements", {20, 24, 26});

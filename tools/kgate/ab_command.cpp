@@ -121,7 +121,7 @@ class WorkDir {
 // A build as the user gave it: a benchmark binary (--base, --head) or a command (--base-cmd,
 // --head-cmd).
 struct Build {
-  std::string program;  // the binary's path or the command's text
+  std::string program;           // the binary's path or the command's text
   std::string command_option{};  // "--base-cmd" or "--head-cmd" for a command; empty for a binary
   bool command() const { return !command_option.empty(); }
   // How an error names it: the binary's path, or the command as given ("--head-cmd 'sh bench.sh'").
@@ -179,7 +179,9 @@ class BuildProcesses : public AbBuilds {
     // A command's round counts as a binary's does.
     if ((status != 0 && status != 1) || !fs::exists(out))
       throw round_failed("exited with status " + std::to_string(status) +
-                         (fs::exists(out) ? "" : is_command(side) ? " and wrote no results to $KGATE_OUT" : " and wrote no results"));
+                         (fs::exists(out)    ? ""
+                          : is_command(side) ? " and wrote no results to $KGATE_OUT"
+                                             : " and wrote no results"));
     RunResults results;
     try {
       results = read_results_file(out);

@@ -64,8 +64,8 @@ double Args::number(const std::string& name, double fallback, double low, double
   char* end = nullptr;
   const double parsed = std::strtod(text->c_str(), &end);
   if (end == text->c_str() || *end != '\0' || !std::isfinite(parsed) || parsed < low || parsed > high)
-    throw UsageError(name + ": expected a number in [" + printf_string("%g", low) + ", " + printf_string("%g", high) + "], got '" +
-                     *text + "'");
+    throw UsageError(name + ": expected a number in [" + printf_string("%g", low) + ", " + printf_string("%g", high) + "], got '" + *text +
+                     "'");
   return parsed;
 }
 
@@ -102,8 +102,7 @@ void require_writable_directory(const std::string& option, const std::string& pa
   std::error_code error;
   fs::path existing = fs::absolute(path, error);
   while (!fs::exists(existing, error) && existing.has_relative_path()) existing = existing.parent_path();
-  if (!fs::is_directory(existing, error))
-    throw UsageError(option + " " + path + ": " + existing.string() + " is not a directory");
+  if (!fs::is_directory(existing, error)) throw UsageError(option + " " + path + ": " + existing.string() + " is not a directory");
   if (access(existing.c_str(), W_OK) != 0) throw UsageError(option + " " + path + ": " + existing.string() + " is not writable");
 }
 

@@ -44,8 +44,8 @@ class Args {
  private:
   std::set<std::string> flags_;
   std::map<std::string, std::string> values_;  // the last one wins when an option is repeated
-  std::vector<std::string> positionals_;  // including those after "--"
-  std::size_t separated_ = 0;              // how many of them came after "--"
+  std::vector<std::string> positionals_;       // including those after "--"
+  std::size_t separated_ = 0;                  // how many of them came after "--"
 };
 
 // Every command's start: its arguments parsed by `spec`, or, when they ask for help (-h, --help),

@@ -118,8 +118,7 @@ std::string provenance_value(const BenchmarkRecord& r, const std::string& key) {
 std::vector<fs::path> sorted_entries(const fs::path& dir, bool directories) {
   std::vector<fs::path> out;
   for (const fs::directory_entry& entry : fs::directory_iterator(dir))
-    if (directories ? entry.is_directory() : entry.is_regular_file() && entry.path().extension() == ".json")
-      out.push_back(entry.path());
+    if (directories ? entry.is_directory() : entry.is_regular_file() && entry.path().extension() == ".json") out.push_back(entry.path());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -135,9 +134,11 @@ void show_entries(const fs::path& file, const RunResults& baseline, Io& io) {
     const TimingRecord* t = r.headline();
     io.out << "  " << pad(terminal_text(r.name), width) << "  " << pad(terminal_text(r.headline_mode), 4) << "  "
            << printf_string("%12.3f", r.headline_median_s() * 1e6) << "  " << printf_string("%7.0f", t ? double(t->samples_s.size()) : 0)
-           << "  " << std::string(4 - std::min<std::size_t>(4, provenance_value(r, "sm_clock_mhz").size()), ' ') + provenance_value(r, "sm_clock_mhz") << "  "
-           << pad(terminal_text(provenance_value(r, "commit").substr(0, 12)), 12) << "  " << terminal_text(provenance_value(r, "date"))
-           << "\n";
+           << "  "
+           << std::string(4 - std::min<std::size_t>(4, provenance_value(r, "sm_clock_mhz").size()), ' ') +
+                  provenance_value(r, "sm_clock_mhz")
+           << "  " << pad(terminal_text(provenance_value(r, "commit").substr(0, 12)), 12) << "  "
+           << terminal_text(provenance_value(r, "date")) << "\n";
   }
 }
 
@@ -173,8 +174,8 @@ int show(const Args& args, Io& io) {
   if (!fs::is_directory(gpu)) {
     std::string known;
     for (const fs::path& g : gpus) known += (known.empty() ? "" : ", ") + g.filename().string();
-    throw ResultsError(gpu.string() + ": no baselines for GPU '" + args.positionals().front() + "' (have: " +
-                       (known.empty() ? "none" : known) + ")");
+    throw ResultsError(gpu.string() + ": no baselines for GPU '" + args.positionals().front() +
+                       "' (have: " + (known.empty() ? "none" : known) + ")");
   }
   for (const fs::path& file : sorted_entries(gpu, false))
     if (const auto baseline = read(file)) show_entries(file, *baseline, io);
@@ -193,8 +194,9 @@ void check_suite_name(const std::string& suite) {
 std::string baseline_file_for(const std::string& dir, const RunResults& run, const std::string& run_source,
                               const std::optional<std::string>& suite) {
   if (!run.has_kgate_block && run.context.gpu_name.empty())  // nvbench files name their GPU
-    throw ResultsError(run_source + ": $.context.kgate: required field is missing (plain Google Benchmark JSON does not say "
-                                    "which GPU it ran on, so it has no baseline of its own: give BASELINE.json explicitly)");
+    throw ResultsError(run_source +
+                       ": $.context.kgate: required field is missing (plain Google Benchmark JSON does not say "
+                       "which GPU it ran on, so it has no baseline of its own: give BASELINE.json explicitly)");
   const std::string name = suite.value_or(run.context.suite);
   check_suite_name(name);
   return (fs::path(dir) / gpu_slug(run.context.gpu_name) / (name + ".json")).string();
@@ -209,10 +211,10 @@ int run_baseline(const Arguments& arguments, Io& io) {
   if (action != "update" && action != "show")
     throw UsageError(action.empty() ? "expected an action: update or show" : "unknown action '" + action + "' (expected update or show)");
   const auto parsed = parse_or_help(Arguments(arguments.begin() + 1, arguments.end()),
-                                  action == "update" ? OptionSpec{.with_value = {"--baseline-dir", "--suite", "--lock-timeout"},
-                                                                  .flags = {"--force", "--prune"}}
-                                                     : OptionSpec{.with_value = {"--baseline-dir"}},
-                                  kUsage, io.out);
+                                    action == "update" ? OptionSpec{.with_value = {"--baseline-dir", "--suite", "--lock-timeout"},
+                                                                    .flags = {"--force", "--prune"}}
+                                                       : OptionSpec{.with_value = {"--baseline-dir"}},
+                                    kUsage, io.out);
   if (!parsed) return kExitOk;
   const Args& args = *parsed;
   return action == "update" ? update(args, io) : show(args, io);

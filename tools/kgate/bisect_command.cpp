@@ -62,9 +62,9 @@ neighbours, 2 bad input or usage, or a build that failed
 
 int run_bisect(const Arguments& arguments, Io& io) {
   const auto parsed = parse_or_help(arguments,
-                                  {.with_value = {"--good", "--bad", "--filter", "--build-cmd", "--bench", "--work-dir", "--source",
-                                                  "--rounds", "--seed", "--thresholds", "--process-timeout"}},
-                                  kUsage, io.out);
+                                    {.with_value = {"--good", "--bad", "--filter", "--build-cmd", "--bench", "--work-dir", "--source",
+                                                    "--rounds", "--seed", "--thresholds", "--process-timeout"}},
+                                    kUsage, io.out);
   if (!parsed) return kExitOk;
   const Args& args = *parsed;
   const std::vector<std::string> bench_flags = args.after_separator("flags for the benchmark binary");

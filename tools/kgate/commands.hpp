@@ -25,14 +25,14 @@ using Arguments = std::vector<std::string>;
 int run_compare(const Arguments& args, Io& io);
 int run_baseline(const Arguments& args, Io& io);  // "update" and "show"
 int run_merge(const Arguments& args, Io& io);
-int run_ab(const Arguments& args, Io& io);  // runs two builds' benchmark binaries; gates like compare
-OptionSpec ab_option_spec();                // kgate ab's options, which kgate pr-gate passes on
-int run_report(const Arguments& args, Io& io);  // writes files; never gates
-int run_story(const Arguments& args, Io& io);   // may run kgate_bench; writes files
-int run_history(const Arguments& args, Io& io);  // "add", "show", "changes"; changes gates on a new slowdown
-int run_bisect(const Arguments& args, Io& io);   // builds commits and runs kgate ab between them
-int run_pr_gate(const Arguments& args, Io& io);  // builds base and head when asked, then kgate ab and kgate report
+int run_ab(const Arguments& args, Io& io);         // runs two builds' benchmark binaries; gates like compare
+OptionSpec ab_option_spec();                       // kgate ab's options, which kgate pr-gate passes on
+int run_report(const Arguments& args, Io& io);     // writes files; never gates
+int run_story(const Arguments& args, Io& io);      // may run kgate_bench; writes files
+int run_history(const Arguments& args, Io& io);    // "add", "show", "changes"; changes gates on a new slowdown
+int run_bisect(const Arguments& args, Io& io);     // builds commits and runs kgate ab between them
+int run_pr_gate(const Arguments& args, Io& io);    // builds base and head when asked, then kgate ab and kgate report
 int run_shard_run(const Arguments& args, Io& io);  // the suite split over this machine's GPUs, merged
-int run_nightly(const Arguments& args, Io& io);  // merges shards, compares, reports; appends to the history
+int run_nightly(const Arguments& args, Io& io);    // merges shards, compares, reports; appends to the history
 
 }  // namespace kgate::cli

@@ -46,9 +46,13 @@ std::map<std::string, Verdict> CommitComparisons::operator()(std::size_t base, s
   const fs::path json = setup_.work / "ab" / (pair + ".json");
   if (!fs::exists(json)) {
     const std::string base_binary = binary(base), head_binary = binary(head);
-    Arguments ab_args = {"--base", base_binary, "--head", head_binary, "--filter", setup_.filter,
-                         "--rounds", std::to_string(setup_.rounds), "--seed", std::to_string(setup_.seed),
-                         "--work-dir", (setup_.work / "ab" / pair).string(), "--json", json.string() + ".partial"};
+    Arguments ab_args = {"--base",     base_binary,
+                         "--head",     head_binary,
+                         "--filter",   setup_.filter,
+                         "--rounds",   std::to_string(setup_.rounds),
+                         "--seed",     std::to_string(setup_.seed),
+                         "--work-dir", (setup_.work / "ab" / pair).string(),
+                         "--json",     json.string() + ".partial"};
     if (fs::exists(setup_.thresholds)) ab_args.insert(ab_args.end(), {"--thresholds", setup_.thresholds});
     if (setup_.process_timeout) ab_args.insert(ab_args.end(), {"--process-timeout", *setup_.process_timeout});
     if (!setup_.bench_flags.empty()) ab_args.push_back("--");

@@ -28,7 +28,7 @@ struct CommitComparisonSetup {
   std::filesystem::path work;  // commit-<id>/ worktrees with commit-<id>.log; ab/<base>-<head>.json and its rounds
   std::string filter;          // the benchmarks kgate ab measures
   int rounds = 5, seed = 1;
-  std::string thresholds{};                       // passed on to kgate ab when the file exists
+  std::string thresholds{};                      // passed on to kgate ab when the file exists
   std::optional<std::string> process_timeout{};  // kgate ab's --process-timeout
   std::vector<std::string> bench_flags{};
 };

@@ -39,7 +39,8 @@ options:
   --allow-env-mismatch    compare runs from different GPU models (warns instead of refusing)
 )";
 
-constexpr const char* kComparatorUsage = R"(  --threshold FRACTION    the default threshold, e.g. 0.05 = 5%; replaces the file's default only,
+constexpr const char* kComparatorUsage =
+    R"(  --threshold FRACTION    the default threshold, e.g. 0.05 = 5%; replaces the file's default only,
                           its per-family and per-benchmark entries still apply
   --min-change-us US      the smallest change in an event-timed median that can count (default:
                           the file's min_change_us, else 1): their launch overhead shifts short
@@ -136,10 +137,12 @@ int run_compare(const Arguments& arguments, Io& io) {
   if (files.size() != 2 && !(files.size() == 1 && baseline_dir))
     throw UsageError(files.size() == 1 ? "one results file given: add the baseline, or --baseline-dir DIR"
                                        : "expected BASELINE.json NEW.json, got " + std::to_string(files.size()) + " files");
-  if (args.value("--suite") && files.size() != 1) throw UsageError("--suite selects a baseline file in --baseline-dir; give NEW.json alone");
+  if (args.value("--suite") && files.size() != 1)
+    throw UsageError("--suite selects a baseline file in --baseline-dir; give NEW.json alone");
   if (baseline_dir && files.size() == 2)
-    throw UsageError("--baseline-dir picks NEW.json's baseline: give NEW.json alone, or BASELINE.json NEW.json without it "
-                     "(--thresholds FILE for a thresholds file)");
+    throw UsageError(
+        "--baseline-dir picks NEW.json's baseline: give NEW.json alone, or BASELINE.json NEW.json without it "
+        "(--thresholds FILE for a thresholds file)");
   const std::string default_thresholds = (std::filesystem::path(baseline_dir.value_or("baselines")) / "thresholds.json").string();
   CompareOptions options = comparator_options(args, default_thresholds);
   options.allow_env_mismatch = args.flag("--allow-env-mismatch");

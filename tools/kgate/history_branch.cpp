@@ -46,8 +46,8 @@ int add_to_history_branch(const GitCheckout& repository, const HistoryBranch& hi
     run_history({"add", run.string(), "--db", db.string()}, quiet);
     std::ostringstream changes;
     Io changes_io{changes, io.err, false};
-    const int status = run_history({"changes", "--db", db.string(), "--since", "previous", "--json", (out / "changes.json").string()},
-                                   changes_io);
+    const int status =
+        run_history({"changes", "--db", db.string(), "--since", "previous", "--json", (out / "changes.json").string()}, changes_io);
     write_file_atomically((out / "changes.txt").string(), changes.str());
     io.out << added.str() << changes.str();
     if (!push) {
@@ -67,8 +67,8 @@ int add_to_history_branch(const GitCheckout& repository, const HistoryBranch& hi
       io.out << "kgate nightly: pushed " << database << " to " << history.branch << "\n";
       return status;
     }
-    if (attempt == kAttempts) throw ResultsError("pushing " + history.branch + " to " + history.remote + " failed " +
-                                                 std::to_string(kAttempts) + " times");
+    if (attempt == kAttempts)
+      throw ResultsError("pushing " + history.branch + " to " + history.remote + " failed " + std::to_string(kAttempts) + " times");
     io.out << "kgate nightly: the push lost a race; starting again from the branch's new tip\n";
     std::this_thread::sleep_for(std::chrono::seconds(5 * attempt));
   }

@@ -12,9 +12,9 @@
 namespace kgate::cli {
 
 struct HistoryBranch {
-  std::string remote;                // fetched from and pushed to
-  std::string branch;                // started as an orphan when the remote has none
-  std::filesystem::path worktree;    // where the branch is checked out (replaced every time)
+  std::string remote;              // fetched from and pushed to
+  std::string branch;              // started as an orphan when the remote has none
+  std::filesystem::path worktree;  // where the branch is checked out (replaced every time)
 };
 
 // Adds `run` to <name>.sqlite on the branch and writes `kgate history changes --since previous`

@@ -78,8 +78,8 @@ or --date gives; a database that is not a kgate history, or is damaged)
 using Operands = std::vector<std::string>;  // the arguments after the action
 
 // The columns of `history show`'s table: their titles and widths; the first is left-aligned.
-constexpr std::pair<const char*, std::size_t> kShowColumns[] = {{"run", 18},  {"median", 12}, {"95% interval", 20}, {"vs prev", 8},
-                                                                {"rsd", 7},   {"mdc", 8},     {"clock", 9},         {"timer, host", 0}};
+constexpr std::pair<const char*, std::size_t> kShowColumns[] = {{"run", 18}, {"median", 12}, {"95% interval", 20}, {"vs prev", 8},
+                                                                {"rsd", 7},  {"mdc", 8},     {"clock", 9},         {"timer, host", 0}};
 
 std::string show_line(const std::vector<std::string>& cells) {
   std::string line = " ";
@@ -143,8 +143,7 @@ int run_show(const Args& args, const Operands& operands, const std::string& db_p
     io.out << show_line(titles);
     for (std::size_t i = 0; i < s.points.size(); ++i) {
       const HistoryPoint& p = s.points[i];
-      io.out << show_line({terminal_text(p.run->label()), format_time(p.median_s),
-                           format_time_interval(p.ci_low_s, p.ci_high_s),
+      io.out << show_line({terminal_text(p.run->label()), format_time(p.median_s), format_time_interval(p.ci_low_s, p.ci_high_s),
                            i == 0 ? "" : format_change(p.median_s / s.points[i - 1].median_s - 1), format_percent(p.rel_stddev * 100),
                            p.min_detectable_change > 0 ? format_percent(p.min_detectable_change * 100) : "-", format_mhz(p.sm_clock_mhz),
                            terminal_text(p.timer) + ", " + terminal_text(p.run->host)});
@@ -163,7 +162,8 @@ int run_changes(const Args& args, const Operands& operands, const std::string& d
   else if (std::filesystem::exists("baselines/thresholds.json")) options.thresholds = read_thresholds_file("baselines/thresholds.json");
   const auto since = args.value("--since");
   const auto up_to_since = since ? refusals_as_usage_errors([&] { return runs_up_to(*since, db.runs()); }) : nullptr;
-  const std::vector<HistorySeries> all = db.series({.benchmark_regex = args.value("--filter").value_or(""), .gpu = args.value("--gpu"), .last = std::nullopt});
+  const std::vector<HistorySeries> all =
+      db.series({.benchmark_regex = args.value("--filter").value_or(""), .gpu = args.value("--gpu"), .last = std::nullopt});
   const std::vector<ChangePoint> changes = find_changes(all, options, up_to_since);
   if (const auto json_file = args.value("--json")) write_results_file(*json_file, changes_to_json(changes));
 
@@ -172,15 +172,15 @@ int run_changes(const Args& args, const Operands& operands, const std::string& d
     new_slowdowns += c.is_new && c.slowdown();
     io.out << (c.slowdown() ? "slower " : "faster ") << (c.is_new ? "new " : "    ") << terminal_text(c.benchmark) << " on "
            << terminal_text(c.gpu) << " (" << terminal_text(c.mode) << "): " << format_change(c.ratio.ratio - 1) << " ["
-           << format_change(c.ratio.low - 1) << ", " << format_change(c.ratio.high - 1) << "], " << format_time(c.before_median_s)
-           << " → " << format_time(c.after_median_s) << "; last good " << terminal_text(c.last_good->label()) << ", first bad "
+           << format_change(c.ratio.low - 1) << ", " << format_change(c.ratio.high - 1) << "], " << format_time(c.before_median_s) << " → "
+           << format_time(c.after_median_s) << "; last good " << terminal_text(c.last_good->label()) << ", first bad "
            << terminal_text(c.first_bad->label()) << "; " << c.runs_before << " runs before, " << c.runs_after << " after, p "
            << format_p_value(c.p_value) << "\n";
   }
   std::size_t runs_seen = 0;
   for (const HistorySeries& s : all) runs_seen = std::max(runs_seen, s.points.size());
-  io.out << "kgate history: " << changes.size() << " change point(s) in " << all.size() << " series (up to " << runs_seen
-         << " runs each); " << new_slowdowns << " new slowdown(s)" << (since ? " since " + *since : std::string()) << "\n";
+  io.out << "kgate history: " << changes.size() << " change point(s) in " << all.size() << " series (up to " << runs_seen << " runs each); "
+         << new_slowdowns << " new slowdown(s)" << (since ? " since " + *since : std::string()) << "\n";
   return new_slowdowns ? kExitGate : kExitOk;
 }
 

@@ -47,8 +47,8 @@ int run_merge(const Arguments& arguments, Io& io) {
   if (args.positionals().empty()) throw UsageError("no input files");
   const MergedRun merged = merge_results_files(args.positionals(), args.flag("--partial"));
   write_results_file(*output, to_json(merged.run));
-  io.out << "merged " << args.positionals().size() << " file(s) into " << *output << ": " << merged.run.benchmarks.size()
-         << " benchmarks" << (merged.pooled ? " (" + std::to_string(merged.pooled) + " repetition(s) pooled)" : "") << "\n";
+  io.out << "merged " << args.positionals().size() << " file(s) into " << *output << ": " << merged.run.benchmarks.size() << " benchmarks"
+         << (merged.pooled ? " (" + std::to_string(merged.pooled) + " repetition(s) pooled)" : "") << "\n";
   return kExitOk;
 }
 

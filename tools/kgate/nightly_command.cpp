@@ -107,8 +107,9 @@ int run_nightly(const Arguments& arguments, Io& io) {
   run_merge(merge_args, io);
 
   const std::string baselines = args.value("--baseline-dir").value_or("baselines");
-  Arguments compare_args = {"--baseline-dir", baselines, merged, "--json", (out / "compare.json").string(),
-                            "--junit", (out / "compare-junit.xml").string(), "--markdown", markdown};
+  Arguments compare_args = {
+      "--baseline-dir", baselines, merged, "--json", (out / "compare.json").string(), "--junit", (out / "compare-junit.xml").string(),
+      "--markdown",     markdown};
   Arguments report_args = {merged, "--out", (out / "report").string()};
   if (const auto thresholds = args.value("--thresholds")) {
     compare_args.insert(compare_args.end(), {"--thresholds", *thresholds});

@@ -64,8 +64,8 @@ input or usage, or a build that failed
 
 // The options pr-gate takes itself; kgate ab's with the same names (--base, --head, --work-dir)
 // mean something else there, and its report files are pr-gate's to name.
-const std::set<std::string> kOwnValues = {"--base", "--head", "--base-bench", "--head-bench", "--build-cmd", "--bench",
-                                          "--source", "--work-dir", "--out"};
+const std::set<std::string> kOwnValues = {"--base",  "--head",   "--base-bench", "--head-bench", "--build-cmd",
+                                          "--bench", "--source", "--work-dir",   "--out"};
 const std::set<std::string> kAbReportFiles = {"--json", "--junit", "--markdown"};
 // kgate ab's builds given as commands: pr-gate's sides are benchmark binaries, built or given.
 const std::set<std::string> kAbCommands = {"--base-cmd", "--head-cmd"};
@@ -132,8 +132,12 @@ int run_pr_gate(const Arguments& arguments, Io& io) {
 
   fs::create_directories(out);
   const std::string rounds = (out / "rounds").string(), markdown = (out / "ab.md").string();
-  Arguments ab_args = {"--base", base, "--head", head, "--work-dir", rounds, "--json", (out / "ab.json").string(),
-                       "--junit", (out / "ab-junit.xml").string(), "--markdown", markdown};
+  Arguments ab_args = {"--base",     base,
+                       "--head",     head,
+                       "--work-dir", rounds,
+                       "--json",     (out / "ab.json").string(),
+                       "--junit",    (out / "ab-junit.xml").string(),
+                       "--markdown", markdown};
   for (const std::string& name : forwarded.with_value)
     if (const auto value = args.value(name)) ab_args.insert(ab_args.end(), {name, *value});
   for (const std::string& name : forwarded.flags)

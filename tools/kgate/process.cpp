@@ -28,8 +28,7 @@ std::vector<std::string> environment_with(const std::vector<std::string>& change
   for (char** e = environ; *e; ++e) {
     const std::string entry = *e;
     const std::string name = entry.substr(0, entry.find('=') + 1);
-    if (std::none_of(changes.begin(), changes.end(), [&](const std::string& c) { return c.starts_with(name); }))
-      entries.push_back(entry);
+    if (std::none_of(changes.begin(), changes.end(), [&](const std::string& c) { return c.starts_with(name); })) entries.push_back(entry);
   }
   entries.insert(entries.end(), changes.begin(), changes.end());
   return entries;
@@ -102,8 +101,7 @@ int wait_with_limit(pid_t pid, const std::string& program, std::chrono::duration
 
 }  // namespace
 
-int run_process(const std::vector<std::string>& argv, const std::string& out_path, const std::string& err_path,
-                const ProcessSetup& setup) {
+int run_process(const std::vector<std::string>& argv, const std::string& out_path, const std::string& err_path, const ProcessSetup& setup) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   constexpr int kCreated = O_WRONLY | O_CREAT | O_TRUNC;

@@ -99,7 +99,8 @@ void add_history_runs(const std::string& db_path, double last, ReportInputs& inp
     throw ResultsError(e.what());
   }
   const std::size_t keep = static_cast<std::size_t>(last);
-  if (inputs.previous.size() > keep) inputs.previous.erase(inputs.previous.begin(), inputs.previous.end() - static_cast<std::ptrdiff_t>(keep));
+  if (inputs.previous.size() > keep)
+    inputs.previous.erase(inputs.previous.begin(), inputs.previous.end() - static_cast<std::ptrdiff_t>(keep));
 }
 
 }  // namespace
@@ -115,8 +116,9 @@ int run_report(const Arguments& all_arguments, Io& io) {
   if (!parsed) return kExitOk;
   const Args& args = *parsed;
   if (args.positionals().empty() && !previous_paths.empty())
-    throw UsageError("expected NEW.json; --previous takes every file up to the next option, so name NEW.json before "
-                     "--previous (or end the list with --)");
+    throw UsageError(
+        "expected NEW.json; --previous takes every file up to the next option, so name NEW.json before "
+        "--previous (or end the list with --)");
   if (args.positionals().size() != 1)
     throw UsageError("expected one results file (NEW.json), got " + std::to_string(args.positionals().size()));
   const std::string format = args.value("--format").value_or("all");
@@ -151,18 +153,16 @@ int run_report(const Arguments& all_arguments, Io& io) {
   } else if (baseline_dir) {
     const std::string path = baseline_file_for(*baseline_dir, inputs.current.run, inputs.current.source, std::nullopt);
     if (!std::filesystem::exists(path))
-      throw ResultsError(path + ": no baseline for " + inputs.current.run.context.gpu_name +
-                         " (record one with 'kgate baseline update " + inputs.current.source + "')");
+      throw ResultsError(path + ": no baseline for " + inputs.current.run.context.gpu_name + " (record one with 'kgate baseline update " +
+                         inputs.current.source + "')");
     inputs.baseline = NamedRun{display_path(path), read_results_file(path)};
   }
   for (std::size_t i = 0; i < previous_paths.size(); ++i)
     inputs.previous.push_back({display_path(previous_paths[i]), previous_runs[i].get()});
   if (const auto history = args.value("--history")) add_history_runs(*history, args.number("--history-last", 30, 1, 1e6), inputs);
   const std::string default_thresholds = (std::filesystem::path(baseline_dir.value_or("baselines")) / "thresholds.json").string();
-  if (const auto file = args.value("--thresholds"))
-    inputs.compare.thresholds = read_thresholds_file(*file);
-  else if (std::filesystem::exists(default_thresholds))
-    inputs.compare.thresholds = read_thresholds_file(default_thresholds);
+  if (const auto file = args.value("--thresholds")) inputs.compare.thresholds = read_thresholds_file(*file);
+  else if (std::filesystem::exists(default_thresholds)) inputs.compare.thresholds = read_thresholds_file(default_thresholds);
   inputs.compare.allow_env_mismatch = args.flag("--allow-env-mismatch");
   inputs.compare.allow_timer_mismatch = args.flag("--allow-timer-mismatch");
   inputs.invocation = command_line("kgate report", all_arguments);

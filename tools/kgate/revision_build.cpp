@@ -22,8 +22,8 @@ std::optional<std::string> finished_build(const RevisionBuild& build, const std:
   return std::nullopt;
 }
 
-std::string build_revision(const GitCheckout& checkout, const RevisionBuild& build, const std::string& commit,
-                           const fs::path& worktree, const fs::path& log) {
+std::string build_revision(const GitCheckout& checkout, const RevisionBuild& build, const std::string& commit, const fs::path& worktree,
+                           const fs::path& log) {
   const fs::path tree = fs::absolute(worktree), bench = tree / build.bench, stamp = stamp_of(worktree);
   fs::remove(stamp);
   if (fs::exists(tree / ".git")) {

@@ -158,8 +158,7 @@ int run_story(const Arguments& all_arguments, Io& io) {
   const auto parsed = parse_or_help(arguments, spec, kUsage + story::registry_listing(registry), io.out);
   if (!parsed) return kExitOk;
   const Args& args = *parsed;
-  if (args.positionals().size() != 1)
-    throw UsageError("expected one workload (" + std::to_string(args.positionals().size()) + " given)");
+  if (args.positionals().size() != 1) throw UsageError("expected one workload (" + std::to_string(args.positionals().size()) + " given)");
   request.workload = args.positionals().front();
   request.model = args.value("--model").value_or(story::kDefaultModel);
   const auto from = args.value("--from");

@@ -19,7 +19,7 @@ std::string sig3(double value);
 std::string format_time(double seconds, Glyphs glyphs);  // "17.5 µs", "1.11 ms", "-" when not positive
 std::string format_time(double seconds);
 std::string format_time_change(double seconds, Glyphs glyphs = Glyphs::unicode);  // "+5.52 µs", "−130 ns", "±0 ns"
-std::string format_ratio(double ratio, Glyphs glyphs);  // "0.943×", "12.3×", "-" when not positive
+std::string format_ratio(double ratio, Glyphs glyphs);                            // "0.943×", "12.3×", "-" when not positive
 std::string format_ratio(double ratio);
 std::string format_percent(double percent);  // "46.0%", "1.35%", "0.0584%"
 // A relative change given as a fraction, signed: +0.057 -> "+5.70%", -0.05 -> "−5.00%".

@@ -72,5 +72,4 @@ class NamedRegistry {
 // KGATE_REGISTER_AT_STARTUP(family, <an add to a registry, true>): the add runs as the program
 // starts, before main, through a file-local variable named after the kind and the line
 // (kgate_family_42), so a file may register several entries.
-#define KGATE_REGISTER_AT_STARTUP(kind, ...) \
-  [[maybe_unused]] static const bool KGATE_CONCAT(kgate_##kind##_, __LINE__) = __VA_ARGS__
+#define KGATE_REGISTER_AT_STARTUP(kind, ...) [[maybe_unused]] static const bool KGATE_CONCAT(kgate_##kind##_, __LINE__) = __VA_ARGS__

@@ -34,7 +34,7 @@ MedianInterval median_interval(std::span<const double> samples, double confidenc
 // approximation with tie correction and continuity correction (as SciPy's mannwhitneyu with
 // method="asymptotic"). Returns p = 1 when either side has fewer than 2 samples.
 struct UTestResult {
-  double u = 0;        // U statistic of sample a
+  double u = 0;  // U statistic of sample a
   double z = 0;
   double p_value = 1;
 };

@@ -47,7 +47,8 @@ __attribute__((format(printf, 1, 2))) inline std::string printf_string(const cha
 
 // How many columns `text` takes in a terminal: its characters, not its bytes (µ, ×, → take one).
 inline std::size_t display_width(std::string_view text) {
-  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  return static_cast<std::size_t>(
+      std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 // `text` padded with spaces to `width` columns: on the left (a figure, right-aligned) or the right.

@@ -84,8 +84,8 @@ class WorkloadRegistry {
 
 // Which workload benchmark: the parts of its name.
 struct WorkloadSpec {
-  std::string model;                           // "llama3-8b"
-  std::string workload;                        // "decode"
+  std::string model;                            // "llama3-8b"
+  std::string workload;                         // "decode"
   std::map<std::string, std::string> chosen{};  // family -> variant, instead of the step's preference
   Shape point;
 

@@ -38,13 +38,13 @@ struct AccuracyReport {
   std::string tensor;
   std::size_t elements = 0;
   double rel_l2 = 0;
-  double max_abs = 0;            // largest |got - ref|
-  double max_abs_bound = 0;      // the bound at that element
-  std::size_t worst_index = 0;   // element with the largest error relative to its bound
+  double max_abs = 0;           // largest |got - ref|
+  double max_abs_bound = 0;     // the bound at that element
+  std::size_t worst_index = 0;  // element with the largest error relative to its bound
   double worst_got = 0, worst_ref = 0;
-  std::size_t violations = 0;    // elements outside their bound
-  std::size_t non_finite = 0;    // NaN or Inf (poison excluded)
-  std::size_t unwritten = 0;     // elements still holding the poison pattern
+  std::size_t violations = 0;  // elements outside their bound
+  std::size_t non_finite = 0;  // NaN or Inf (poison excluded)
+  std::size_t unwritten = 0;   // elements still holding the poison pattern
   Tolerance tolerance{};
 
   bool passed() const;
@@ -52,8 +52,8 @@ struct AccuracyReport {
 };
 
 // `got_raw` holds the device's bytes of the tensor (dtype-typed), `ref` the reference values.
-AccuracyReport compare(std::string tensor, DType dtype, std::span<const std::byte> got_raw,
-                       std::span<const double> ref, const Tolerance& tolerance);
+AccuracyReport compare(std::string tensor, DType dtype, std::span<const std::byte> got_raw, std::span<const double> ref,
+                       const Tolerance& tolerance);
 
 // FlashAttention's test rule, for outputs whose error comes mostly from arithmetic in the output
 // precision (attention in bf16): a result passes when its error against the reference is at most
@@ -70,8 +70,7 @@ struct BaselineError {
 // Throws std::invalid_argument on different sizes or a non-finite baseline value (a host
 // emulation that overflowed is a bug in the family, not a lenient tolerance).
 BaselineError baseline_error(std::span<const double> baseline, std::span<const double> ref);
-Tolerance widen_by_baseline(const Tolerance& floor, const BaselineError& baseline,
-                            double factor = kBaselineErrorFactor);
+Tolerance widen_by_baseline(const Tolerance& floor, const BaselineError& baseline, double factor = kBaselineErrorFactor);
 
 // The values of a tensor's device bytes (dtype-typed), as doubles, and back: each value rounded
 // to nearest-even as the device stores it.

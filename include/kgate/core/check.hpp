@@ -31,8 +31,7 @@ Tolerance tensor_tolerance(const Family& family, const Shape& shape, const Tenso
 // checked tensors other than zeroed scratch are read); `baseline` is null when none applies, and
 // widens the tolerance of the tensors without one of their own. `outputs` holds the device bytes
 // of each tensor, empty for the unchecked ones.
-InstanceCheck check_outputs(const Family& family, const Shape& shape, const std::vector<TensorSpec>& specs,
-                            const HostTensors& expected, const HostTensors* baseline,
-                            const std::vector<std::vector<std::byte>>& outputs, std::string reference);
+InstanceCheck check_outputs(const Family& family, const Shape& shape, const std::vector<TensorSpec>& specs, const HostTensors& expected,
+                            const HostTensors* baseline, const std::vector<std::vector<std::byte>>& outputs, std::string reference);
 
 }  // namespace kgate

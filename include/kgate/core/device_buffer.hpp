@@ -17,8 +17,7 @@ class DeviceAllocation {
   ~DeviceAllocation() {
     if (ptr_) cudaFree(ptr_);  // a destructor cannot throw; a failing free means the context is already lost
   }
-  DeviceAllocation(DeviceAllocation&& other) noexcept
-      : ptr_(std::exchange(other.ptr_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+  DeviceAllocation(DeviceAllocation&& other) noexcept : ptr_(std::exchange(other.ptr_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
   DeviceAllocation& operator=(DeviceAllocation&& other) noexcept {
     std::swap(ptr_, other.ptr_);
     std::swap(bytes_, other.bytes_);

@@ -106,13 +106,13 @@ class TypedFamily : public Family {
 // specializations of the base's members (`template <> std::string KernelFamily<RmsNormFamily,
 // RmsNormArgs>::description() const`, the family's own constants and helpers qualified with its
 // name), more to write and to read in every family than the list it saves once.
-#define KGATE_FAMILY_OVERRIDES()                                                                       \
-  std::string name() const override { return kName; }                                                  \
-  std::string description() const override;                                                           \
-  std::vector<::kgate::Shape> test_shapes() const override;                                            \
-  std::vector<::kgate::Shape> bench_shapes() const override;                                           \
-  std::vector<::kgate::TensorSpec> tensors(const ::kgate::Shape& shape) const override;                \
-  double min_bytes(const ::kgate::Shape& shape) const override;                                        \
-  double flops(const ::kgate::Shape& shape) const override;                                            \
-  void reference(const ::kgate::Shape& shape, ::kgate::HostTensors& tensors) const override;           \
+#define KGATE_FAMILY_OVERRIDES()                                                             \
+  std::string name() const override { return kName; }                                        \
+  std::string description() const override;                                                  \
+  std::vector<::kgate::Shape> test_shapes() const override;                                  \
+  std::vector<::kgate::Shape> bench_shapes() const override;                                 \
+  std::vector<::kgate::TensorSpec> tensors(const ::kgate::Shape& shape) const override;      \
+  double min_bytes(const ::kgate::Shape& shape) const override;                              \
+  double flops(const ::kgate::Shape& shape) const override;                                  \
+  void reference(const ::kgate::Shape& shape, ::kgate::HostTensors& tensors) const override; \
   Args make_args(const ::kgate::Shape& shape, const ::kgate::TensorViews& views) const override

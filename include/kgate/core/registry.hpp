@@ -109,12 +109,11 @@ Variant make_variant(VariantInfo info, void (*launch)(const typename FamilyT::Ar
 
 // KGATE_REGISTER_VARIANT(RmsNormFamily, launch_fn, {.name = "...", .description = "...", ...});
 // The family name and source file are filled in; the braces are a kgate::VariantInfo.
-#define KGATE_REGISTER_VARIANT(FamilyT, launch_fn, ...)                                 \
-  KGATE_REGISTER_AT_STARTUP(variant, ::kgate::Registry::instance().add_variant(         \
-                                         ::kgate::make_variant<FamilyT>(                \
-                                             [] {                                       \
-                                               ::kgate::VariantInfo info = __VA_ARGS__; \
-                                               info.source_file = __FILE__;             \
-                                               return info;                             \
-                                             }(),                                       \
-                                             launch_fn)))
+#define KGATE_REGISTER_VARIANT(FamilyT, launch_fn, ...)                                                        \
+  KGATE_REGISTER_AT_STARTUP(variant, ::kgate::Registry::instance().add_variant(::kgate::make_variant<FamilyT>( \
+                                         [] {                                                                  \
+                                           ::kgate::VariantInfo info = __VA_ARGS__;                            \
+                                           info.source_file = __FILE__;                                        \
+                                           return info;                                                        \
+                                         }(),                                                                  \
+                                         launch_fn)))

@@ -40,16 +40,16 @@ class AbBuilds {
 
 struct AbPlan {
   int rounds = 5;
-  std::uint64_t seed = 1;  // of the order of base and head in each round
-  std::optional<std::string> filter{};  // Google Benchmark's regular expression; none: every benchmark
-  bool common_only = false;             // compare the benchmarks both builds have when the lists differ
+  std::uint64_t seed = 1;                  // of the order of base and head in each round
+  std::optional<std::string> filter{};     // Google Benchmark's regular expression; none: every benchmark
+  bool common_only = false;                // compare the benchmarks both builds have when the lists differ
   std::vector<std::string> bench_flags{};  // the user's flags for the binaries, after kgate ab's own (a command has its own)
   CompareOptions options{};
   std::string base_name{}, head_name{};  // how the outputs name the builds: "base mykernels_bench"
 };
 
 struct AbOutcome {
-  ComparisonReport report;                          // titled "kgate ab", its notices saying how it was measured
+  ComparisonReport report;                           // titled "kgate ab", its notices saying how it was measured
   std::vector<RunResults> base_rounds, head_rounds;  // each side's rounds, in order
 };
 

@@ -29,7 +29,7 @@ std::vector<std::string> unfit_benchmarks(const RunResults& run, const Threshold
 // What record_in_baseline did to the stored entries.
 struct BaselineChanges {
   std::size_t updated = 0, added = 0, kept = 0;
-  std::size_t peers = 0;                   // peer benchmarks of the run, never recorded
+  std::size_t peers = 0;                    // peer benchmarks of the run, never recorded
   std::vector<std::string> not_recorded{};  // "<name> (<why>)": skipped, failed, wrong or one sample
   std::vector<std::string> pruned{};        // with prune: the entries dropped
 };

@@ -57,7 +57,7 @@ namespace kgate {
 enum class Verdict { faster, slower, same, noisy, at_threshold, added, missing, failed };
 inline constexpr Verdict kVerdicts[] = {Verdict::slower, Verdict::failed, Verdict::at_threshold, Verdict::faster,
                                         Verdict::noisy,  Verdict::added,  Verdict::missing,      Verdict::same};
-std::string_view to_string(Verdict verdict);   // as shown: "faster", ..., "at threshold", "new" for added
+std::string_view to_string(Verdict verdict);    // as shown: "faster", ..., "at threshold", "new" for added
 std::string_view verdict_key(Verdict verdict);  // in JSON: to_string with '_' for ' ' ("at_threshold")
 // The verdict whose verdict_key is `key`; nullopt when none is.
 std::optional<Verdict> verdict_from_key(std::string_view key);
@@ -116,7 +116,7 @@ struct BenchmarkComparison {
   double ci_low = 0, ci_high = 0;                  // confidence interval of the speedup
   double p_value = 1;
   double baseline_clock_mhz = 0, new_clock_mhz = 0;  // 0 = unknown
-  double cycle_speedup = 0;                           // 0 when a clock is unknown
+  double cycle_speedup = 0;                          // 0 when a clock is unknown
   std::string timer;  // "cupti" | "events" | "cpu": how both sides' headline samples were timed; empty when not compared
   // The smallest change this comparison can detect, as a fraction: for CUPTI- or CPU-timed sides
   // the larger of the two sides' detectable_change(); 0 for event-timed sides (their minimum change
@@ -140,7 +140,7 @@ struct ComparisonReport {
   std::size_t count(Verdict verdict) const;
   std::size_t gate_failures() const;  // rows that fails_gate()
   bool regression() const;            // any gate failure: the gate fails
-  double geomean_speedup() const;  // over compared benchmarks; 0 when there are none
+  double geomean_speedup() const;     // over compared benchmarks; 0 when there are none
   // "3 slower, 1 faster, 40 same, 0 noisy, 1 at threshold, 1 failed; geomean speedup 0.987×": at
   // threshold, new, missing and failed only when nonzero.
   std::string summary_line() const;

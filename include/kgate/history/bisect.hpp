@@ -29,7 +29,7 @@ enum class StepChange { slower, faster, same };
 std::string_view to_string(StepChange change);
 
 struct BisectProbe {
-  std::size_t base = 0, head = 0;     // indices into the commits
+  std::size_t base = 0, head = 0;  // indices into the commits
   StepChange change = StepChange::same;
   std::vector<std::string> slower, faster;  // watched benchmarks with that verdict
 };

@@ -26,8 +26,8 @@ struct EDivisiveOptions {
   // (the first split cuts a mixture) the test has little power: 1.0, 1.1, 1.0 over 10 runs each
   // gives p = 0.035 for the first split.
   double alpha = 0.05;
-  int permutations = 199;           // shuffles per test (p can reach 1/200 = 0.005)
-  std::size_t min_segment = 3;      // fewest runs on either side of a change point
+  int permutations = 199;                // shuffles per test (p can reach 1/200 = 0.005)
+  std::size_t min_segment = 3;           // fewest runs on either side of a change point
   std::uint64_t seed = 0x6B67617465ull;  // the shuffles' generator: the same series gives the same answer
 };
 

@@ -61,9 +61,9 @@ struct HistorySeries {
 };
 
 struct SeriesQuery {
-  std::string benchmark_regex;        // ECMAScript regular expression, searched in the name; empty: all
-  std::optional<std::string> gpu;     // GPU slug
-  std::optional<std::size_t> last;    // only the newest N points of each series
+  std::string benchmark_regex;      // ECMAScript regular expression, searched in the name; empty: all
+  std::optional<std::string> gpu;   // GPU slug
+  std::optional<std::size_t> last;  // only the newest N points of each series
 };
 
 class HistoryDb {
@@ -91,8 +91,7 @@ class HistoryDb {
   // The runs of one GPU and suite rebuilt from the database for `kgate report` (newest `last`):
   // each benchmark's headline mode holds the repetition medians as its samples (the run median
   // alone when there are none) and the stored median.
-  std::vector<std::pair<HistoryRun, RunResults>> runs_as_results(const std::string& gpu, const std::string& suite,
-                                                                 std::size_t last) const;
+  std::vector<std::pair<HistoryRun, RunResults>> runs_as_results(const std::string& gpu, const std::string& suite, std::size_t last) const;
 
  private:
   void load_runs();
@@ -107,7 +106,7 @@ class HistoryDb {
 
 struct ChangeOptions {
   EDivisiveOptions search;
-  Thresholds thresholds;    // the gate's: a step must exceed the benchmark's band and minimum change
+  Thresholds thresholds;     // the gate's: a step must exceed the benchmark's band and minimum change
   double confidence = 0.99;  // of the step's median-ratio interval (the gate's, 1 - its alpha)
 };
 
@@ -115,10 +114,10 @@ struct ChangePoint {
   std::string gpu, benchmark, family, mode;
   std::size_t index = 0;  // in the series: the first run after the change
   const HistoryRun* last_good = nullptr;
-  const HistoryRun* first_bad = nullptr;  // "bad" for a slowdown; the first run of the new level either way
+  const HistoryRun* first_bad = nullptr;           // "bad" for a slowdown; the first run of the new level either way
   double before_median_s = 0, after_median_s = 0;  // medians of the run medians on either side
-  RatioInterval ratio;  // after / before (above 1: slower) with its median-ratio interval
-  double p_value = 1;   // of the permutation test
+  RatioInterval ratio;                             // after / before (above 1: slower) with its median-ratio interval
+  double p_value = 1;                              // of the permutation test
   double threshold = 0;
   double min_detectable_change = 0;  // the largest of the runs on either side (0 = none recorded)
   // The timer of every run on either side, or "events" when they differ (judged as event-timed, as

@@ -11,7 +11,7 @@ namespace kgate {
 
 // One kernel launch as CUPTI recorded it: what ran, and when on the GPU's clock.
 struct KernelLaunch {
-  KernelRecord record;  // launches = 1; duration_s = 0 when CUPTI could not time it
+  KernelRecord record;               // launches = 1; duration_s = 0 when CUPTI could not time it
   std::uint32_t correlation_id = 0;  // orders the launching API calls
   std::uint64_t start_ns = 0, end_ns = 0;
 };

@@ -10,7 +10,7 @@ namespace kgate {
 
 struct StoppingOptions {
   int min_samples = 10;
-  double min_gpu_time_s = 0.5;       // summed sample time before any stop short of a cap
+  double min_gpu_time_s = 0.5;  // summed sample time before any stop short of a cap
   double max_wall_time_s = 15.0;
   double target_rel_stddev = 0.005;  // sample stddev / mean
   int max_samples = 100000;

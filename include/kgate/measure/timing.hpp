@@ -64,8 +64,8 @@ struct TimingOptions {
   // end, so it would only time out. GpuTimer turns it off itself when another CUPTI client holds
   // the process.
   bool hold_stream = true;
-  double batch_target_s = 2e-3;  // GPU time queued behind one hold: long enough to amortize the probe
-  int max_batch = 64;            // samples per batch at most (events are preallocated)
+  double batch_target_s = 2e-3;       // GPU time queued behind one hold: long enough to amortize the probe
+  int max_batch = 64;                 // samples per batch at most (events are preallocated)
   double hot_replay_target_s = 1e-3;  // a hot sample is one graph replay of about this length
   int max_graph_launches = 1000;
   // Cold mode rotates among at least this many separately allocated input copies where they fit
@@ -131,8 +131,7 @@ class GpuTimer {
   // Queues `count` samples behind a hold kernel, releases it and returns each sample's times;
   // with `cupti`, records the calls' activity (each sample `calls_per_sample` calls of one
   // replay). Throws ProfilerError when CUPTI fails.
-  BatchTimes run_batch(int count, const std::function<void(int sample)>& enqueue_one, bool cupti = false,
-                       int calls_per_sample = 1);
+  BatchTimes run_batch(int count, const std::function<void(int sample)>& enqueue_one, bool cupti = false, int calls_per_sample = 1);
   // Samples in batches of about options().batch_target_s, sized by expected_sample_s or, without
   // it, by a first batch of one sample; with timer(), falling back to events for good when CUPTI
   // fails.
@@ -149,7 +148,7 @@ class GpuTimer {
   cudaStream_t stream_ = nullptr;
   std::vector<cudaEvent_t> starts_, stops_;
   DeviceAllocation flush_buffer_;
-  unsigned char flush_fill_ = 0;  // a write flush writes different bytes each time
+  unsigned char flush_fill_ = 0;   // a write flush writes different bytes each time
   int* hold_flag_host_ = nullptr;  // pinned, mapped: the host releases the hold by writing 1
   int* hold_flag_device_ = nullptr;
   DeviceAllocation probe_result_;

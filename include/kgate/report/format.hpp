@@ -27,8 +27,8 @@ inline constexpr const char* kCounterReplayNote =
     "⚠ marks a counter above 100%, which no rate or hit ratio can reach: an artifact of the counter replay (each pass "
     "replays the kernel, and sectors counted in one pass are hit in the next, or CUPTI's save and restore touched the "
     "L2), not a measurement";
-std::string format_bytes(double bytes);            // "48 KiB", "31488 B", "1.2 GiB"
-std::string format_dims(const int (&dims)[3]);     // "4096×1×1"
+std::string format_bytes(double bytes);         // "48 KiB", "31488 B", "1.2 GiB"
+std::string format_dims(const int (&dims)[3]);  // "4096×1×1"
 
 // `name` as inline code, each character of it shown as is.
 std::string code(std::string_view name);

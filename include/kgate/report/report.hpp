@@ -29,7 +29,7 @@ struct SuiteCase {
   std::string variant{};  // "rmsnorm/vectorized"; a test of another kind keeps its whole name here
   std::string shape{};    // the shape's test id; empty for tests that are not variant x shape
   Result result = Result::passed;
-  std::string reason{};   // why it was skipped (GoogleTest's message), empty otherwise
+  std::string reason{};  // why it was skipped (GoogleTest's message), empty otherwise
 };
 // Reads ctest's JUnit (ctest --output-junit FILE). Throws ResultsError naming the file when it
 // cannot be read or holds no test case.
@@ -38,12 +38,12 @@ std::vector<SuiteCase> read_ctest_junit(const std::string& path);
 struct ReportInputs {
   NamedRun current;
   std::optional<NamedRun> baseline;
-  std::vector<NamedRun> previous{};  // earlier runs for the history and trend, in any order
-  CompareOptions compare;            // the gate's options: the same verdicts as `kgate compare`
-  std::string invocation{};          // the command that made the report, for the reproduction guide
-  std::string correctness_source{};  // the correctness suite's JUnit file; empty: not given
+  std::vector<NamedRun> previous{};      // earlier runs for the history and trend, in any order
+  CompareOptions compare;                // the gate's options: the same verdicts as `kgate compare`
+  std::string invocation{};              // the command that made the report, for the reproduction guide
+  std::string correctness_source{};      // the correctness suite's JUnit file; empty: not given
   std::vector<SuiteCase> correctness{};  // its cases
-  std::string link_base{};           // the URL the report directory is published at; empty: links are relative
+  std::string link_base{};               // the URL the report directory is published at; empty: links are relative
 };
 
 namespace report {
@@ -56,10 +56,10 @@ enum class Tone { plain, good, bad, warn, muted };
 struct Cell {
   std::string text{};
   Tone tone = Tone::plain;
-  std::string tip{};                // shown on hover in HTML ("baseline 93.1 µs, 0.943×, slower")
-  std::string id{};                 // an anchor on the cell (a benchmark's place in a matrix); HTML only
+  std::string tip{};                 // shown on hover in HTML ("baseline 93.1 µs, 0.943×, slower")
+  std::string id{};                  // an anchor on the cell (a benchmark's place in a matrix); HTML only
   std::vector<std::string> chips{};  // short tags after the text ("Δ +5.52 µs", "registers 128 → 106")
-  std::string svg{};                // an inline picture after the text (a sparkline); HTML only
+  std::string svg{};                 // an inline picture after the text (a sparkline); HTML only
   // A heatmap cell: -1 (worst) to +1 (best) shades the background red to green; NaN: no shade.
   double heat = std::numeric_limits<double>::quiet_NaN();
 };
@@ -135,7 +135,7 @@ struct Section {
   std::vector<Section> subsections{};  // after the blocks, one heading level down
   std::string id{};                    // its anchor; empty: anchor(title), as GitHub derives it
   Fold fold = Fold::none;
-  std::string summary{};               // a folded section's one line ("3 slower · 8 shapes × 6 variants")
+  std::string summary{};  // a folded section's one line ("3 slower · 8 shapes × 6 variants")
   std::string anchor_id() const;
 };
 

@@ -14,9 +14,9 @@ struct DeviceInfo {
   std::size_t l2_bytes = 0;
   std::size_t global_memory_bytes = 0;
   int memory_bus_bits = 0;
-  int memory_clock_khz = 0;   // as reported by the driver (0 where the runtime no longer reports it)
+  int memory_clock_khz = 0;  // as reported by the driver (0 where the runtime no longer reports it)
   int sm_clock_khz = 0;
-  int driver_version = 0;     // e.g. 13000
+  int driver_version = 0;  // e.g. 13000
   int runtime_version = 0;
 };
 

@@ -19,18 +19,18 @@ inline constexpr int kResultsSchemaVersion = 1;
 // Ceilings measured on the GPU in the same run (all figures per second), and the datasheet-style
 // peaks computed from device properties, so every % is against what this GPU really does.
 struct Calibration {
-  double copy_bytes_per_s = 0;    // device-to-device copy, bytes read + written
-  double read_bytes_per_s = 0;    // read-only stream (a sum reduction)
-  double gemm_flops_per_s = 0;    // bf16 tensor-core GEMM through cuBLAS
-  double launch_floor_s = 0;      // an empty kernel, launched back to back
-  double graph_floor_s = 0;       // an empty kernel replayed from a CUDA graph, per launch
+  double copy_bytes_per_s = 0;  // device-to-device copy, bytes read + written
+  double read_bytes_per_s = 0;  // read-only stream (a sum reduction)
+  double gemm_flops_per_s = 0;  // bf16 tensor-core GEMM through cuBLAS
+  double launch_floor_s = 0;    // an empty kernel, launched back to back
+  double graph_floor_s = 0;     // an empty kernel replayed from a CUDA graph, per launch
   // The smallest step between two CUPTI activity timestamps seen in the run (the tick of the GPU
   // clock CUPTI reads); 0 when the run was not CUPTI-timed. Part of a CUPTI-timed record's
   // minimum detectable change (detectable.hpp).
   double timer_resolution_s = 0;
   double datasheet_bytes_per_s = 0;  // 2 * memory clock * bus width / 8 (DDR)
   double datasheet_sm_clock_mhz = 0;
-  std::string cached_from;        // path of the cache file when reused, empty when measured now
+  std::string cached_from;  // path of the cache file when reused, empty when measured now
 };
 
 struct RunContext {
@@ -62,7 +62,7 @@ std::string to_string(BenchmarkStatus status);  // "ok", "failed", "skipped", as
 struct TimingRecord {
   std::vector<double> samples_s;  // seconds per launch (hot: each replay's time / launches_per_sample)
   SampleSummary summary;
-  bool target_met = false;        // relative stddev reached the target before the time cap
+  bool target_met = false;  // relative stddev reached the target before the time cap
   double target_rel_stddev = 0;
   std::string stop_reason;        // "target-met" | "noise-converged" | "time-cap" | "sample-cap"
   int throttled_samples = 0;      // samples dropped because the SM clock was below the threshold
@@ -70,8 +70,8 @@ struct TimingRecord {
   bool rested = false;            // sampling idled between batches to stay under the power limit
   double sm_clock_mhz = 0;        // median SM clock over the kept samples
   double gpu_time_s = 0, wall_time_s = 0;
-  int launches_per_sample = 1;    // hot mode: launches per graph replay
-  int input_copies = 1;           // separately allocated input copies the samples ran on (cold: rotated)
+  int launches_per_sample = 1;  // hot mode: launches per graph replay
+  int input_copies = 1;         // separately allocated input copies the samples ran on (cold: rotated)
   // The median of each repetition pooled into this record, in pooling order: each process of a
   // run (--kgate_processes), each --benchmark_repetitions, each shard or A/B round. Empty when
   // unknown (older files, plain Google Benchmark JSON).
@@ -113,8 +113,8 @@ struct WorkloadStepRecord {
 
 // A kernel on the stream in one traced run of a workload's step (CUPTI activity record).
 struct TimelineKernel {
-  std::size_t step = 0;  // index into WorkloadRecord::steps: the step that launched it
-  KernelRecord kernel;   // launches = 1; duration_s = end_s - start_s
+  std::size_t step = 0;                   // index into WorkloadRecord::steps: the step that launched it
+  KernelRecord kernel;                    // launches = 1; duration_s = end_s - start_s
   double start_s = 0, end_s = 0;          // from the start of the run's first kernel
   std::map<std::string, double> metrics;  // range-profiler counters of this launch
 };
@@ -126,16 +126,16 @@ struct WorkloadRecord {
   ModelConfig model;
   std::int64_t tokens = 0;  // tokens one step processes (time per token = time / tokens)
   std::vector<WorkloadStepRecord> steps;
-  std::vector<double> traced_event_s;  // each traced run's time between its events (end to end)
-  std::vector<double> traced_span_s;   // each traced run's first kernel start to last kernel end
+  std::vector<double> traced_event_s;    // each traced run's time between its events (end to end)
+  std::vector<double> traced_span_s;     // each traced run's first kernel start to last kernel end
   std::vector<TimelineKernel> timeline;  // the traced run whose span is the median, in start order
   std::string timeline_unavailable;      // why there is no timeline, when there is none
 };
 
 struct BenchmarkRecord {
-  std::string name;  // "<family>/<variant>/<shape id>", e.g. "rmsnorm/vectorized/m:4096/n:4096/bf16"
+  std::string name;                          // "<family>/<variant>/<shape id>", e.g. "rmsnorm/vectorized/m:4096/n:4096/bf16"
   std::string family, variant, shape, role;  // role: "reference" | "vendor" | "candidate" | "peer"
-  std::string follows;  // the variant this one is the next step after in its family's journey (VariantInfo::follows)
+  std::string follows;                       // the variant this one is the next step after in its family's journey (VariantInfo::follows)
   BenchmarkStatus status = BenchmarkStatus::ok;
   std::string error;  // CUDA error text or skip reason when status != ok
 
@@ -155,7 +155,7 @@ struct BenchmarkRecord {
 
   std::vector<KernelRecord> kernels;
   std::map<std::string, double> metrics;  // CUPTI range-profiler metric name -> value
-  std::string metrics_unavailable;       // why there are none, when there are none
+  std::string metrics_unavailable;        // why there are none, when there are none
 
   std::optional<bool> correct;  // outcome of the correctness check run before timing, if any
   std::string correctness_detail;

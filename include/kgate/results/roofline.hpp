@@ -37,8 +37,7 @@ struct RooflinePoint {
 // `seconds` its measured time. Throws std::invalid_argument on a time that is not positive, a
 // negative or non-finite amount of work, a missing (non-positive) ceiling or a threshold outside
 // (0, 100].
-RooflinePoint place_on_roofline(double bytes, double flops, double seconds, const Ceilings& ceilings,
-                                const RooflineOptions& options = {});
+RooflinePoint place_on_roofline(double bytes, double flops, double seconds, const Ceilings& ceilings, const RooflineOptions& options = {});
 
 std::string_view to_string(RooflineClass cls);  // "memory-bound", "compute-bound", "latency-bound", "below-roofs"
 std::optional<RooflineClass> parse_roofline_class(std::string_view text);

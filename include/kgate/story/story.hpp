@@ -47,8 +47,8 @@ struct StepView {
   double share_pct = 0;  // of the span
   bool placed = false;   // on the roofline: needs the run's ceilings and a positive time
   RooflinePoint roof{};
-  double roof_pct = 0;      // of the ceiling it comes closest to
-  std::string ceiling{};    // "copy", "read" or "compute"
+  double roof_pct = 0;    // of the ceiling it comes closest to
+  std::string ceiling{};  // "copy", "read" or "compute"
 };
 
 struct FamilyShare {
@@ -65,14 +65,14 @@ struct Timeline {
   Timeline(Timeline&&) = default;
   Timeline& operator=(Timeline&&) = default;
 
-  std::vector<KernelView> kernels{};     // in start order
-  std::vector<StepView> steps{};         // in step order
-  std::vector<FamilyShare> families{};   // largest share first
-  double span_s = 0;     // first kernel start to last kernel end
-  double kernels_s = 0;  // the kernels' durations added up
-  double gaps_s = 0;     // span − kernels: the gaps (negative gaps are overlaps)
-  double gaps_pct = 0;   // of the span
-  bool overlap = false;  // some kernel starts before its predecessor ends
+  std::vector<KernelView> kernels{};    // in start order
+  std::vector<StepView> steps{};        // in step order
+  std::vector<FamilyShare> families{};  // largest share first
+  double span_s = 0;                    // first kernel start to last kernel end
+  double kernels_s = 0;                 // the kernels' durations added up
+  double gaps_s = 0;                    // span − kernels: the gaps (negative gaps are overlaps)
+  double gaps_pct = 0;                  // of the span
+  bool overlap = false;                 // some kernel starts before its predecessor ends
   const StepView* largest_step() const;
 };
 
@@ -84,9 +84,9 @@ Timeline analyze_timeline(const WorkloadRecord& workload, const Calibration& cal
 struct ScalingPoint {
   const BenchmarkRecord* record = nullptr;
   Shape point;
-  double step_s = 0;       // the headline (cold) median
-  double hot_s = 0;        // replayed from a CUDA graph; 0 when not measured
-  double per_token_s = 0;  // step_s / the tokens the step processes
+  double step_s = 0;                    // the headline (cold) median
+  double hot_s = 0;                     // replayed from a CUDA graph; 0 when not measured
+  double per_token_s = 0;               // step_s / the tokens the step processes
   std::vector<FamilyShare> families{};  // from its timeline, largest first; empty without one
   std::string dominant_step{};          // the step with the most kernel time
   double dominant_step_pct = 0;
@@ -99,10 +99,10 @@ struct Story {
   const WorkloadRecord* workload = nullptr;
   Shape point;
   Timeline timeline{};
-  double step_s = 0;            // end to end, cold: the headline median of the timing pass
-  double hot_s = 0;             // end to end, replayed from a CUDA graph
-  double traced_event_s = 0;    // median event time of the traced runs
-  double traced_span_s = 0;     // median span of the traced runs
+  double step_s = 0;                    // end to end, cold: the headline median of the timing pass
+  double hot_s = 0;                     // end to end, replayed from a CUDA graph
+  double traced_event_s = 0;            // median event time of the traced runs
+  double traced_span_s = 0;             // median span of the traced runs
   std::vector<ScalingPoint> scaling{};  // every point of the sweep in the file, the told one included
   const ScalingPoint* told() const;     // the told point in `scaling`
   // Kernels + gaps of the timeline against the end-to-end time: (span − step) / step, in percent.

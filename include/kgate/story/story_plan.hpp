@@ -23,9 +23,9 @@ inline constexpr const char* kDefaultModel = "llama3-8b";
 struct StoryRequest {
   std::string workload{};
   std::string model = kDefaultModel;
-  std::map<std::string, std::string> chosen{};                 // family -> variant, instead of the steps' preference
-  std::map<std::string, std::int64_t> parameters{};            // the rest at the workload's default point
-  std::map<std::string, std::vector<std::int64_t>> sweeps{};   // the rest from the workload's default sweep
+  std::map<std::string, std::string> chosen{};                // family -> variant, instead of the steps' preference
+  std::map<std::string, std::int64_t> parameters{};           // the rest at the workload's default point
+  std::map<std::string, std::vector<std::int64_t>> sweeps{};  // the rest from the workload's default sweep
 };
 
 // The told benchmark and the names of every benchmark kgate_bench measures for its story: each

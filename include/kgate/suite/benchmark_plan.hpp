@@ -21,9 +21,7 @@ struct BenchmarkPlan {
 };
 
 // "<family>/<variant>/<shape id>": the one name a benchmark has in results, baselines and filters.
-inline std::string benchmark_name(const Variant& variant, const Shape& shape) {
-  return variant.info.full_name() + "/" + shape.id();
-}
+inline std::string benchmark_name(const Variant& variant, const Shape& shape) { return variant.info.full_name() + "/" + shape.id(); }
 
 // Input copies a cold benchmark rotates among, each a separate allocation: where one copy fits in
 // the L2, enough to cover it twice, so that no sample finds its inputs resident (at most

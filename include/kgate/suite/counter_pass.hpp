@@ -57,7 +57,7 @@ class CounterPass {
  private:
   L2Flush flush_;
   std::optional<std::size_t> setup_kernels_;  // kernels of the pass setup (the flush), where known
-  std::unique_ptr<RangeProfiler> profiler_;  // null when counters_unavailable_ says why
+  std::unique_ptr<RangeProfiler> profiler_;   // null when counters_unavailable_ says why
   std::string counters_unavailable_;
   std::string activity_unavailable_;
 };

@@ -16,7 +16,7 @@ namespace kgate {
 struct MeasureOutcome {
   BenchmarkRecord record;
   bool context_lost = false;  // a sticky fault: the process must restart to go on
-  PhaseSeconds phase_s;  // instance, check, trace, cold, hot: summed into wall_s.timing.<phase>
+  PhaseSeconds phase_s;       // instance, check, trace, cold, hot: summed into wall_s.timing.<phase>
 };
 
 // Runs `measure`, turning what it throws into the record's status, the same way for kernels and
@@ -48,7 +48,7 @@ inline std::optional<double> cold_median(const BenchmarkRecord& r) {
 }
 
 // `cupti` (null when counters are off) traces one launch between the check and the timing.
-MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, const Calibration& calibration,
-                                 const SuiteOptions& options, const CounterPass* cupti);
+MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, const Calibration& calibration, const SuiteOptions& options,
+                                 const CounterPass* cupti);
 
 }  // namespace kgate

@@ -49,11 +49,10 @@ class SuiteProcess {
   // The first process of a fresh run, on `device`; the run's context records `suite` and
   // `command_line`. `started` is when the process started, for the startup phase. Throws
   // UnknownMetrics naming metrics this chip does not know, before any timing.
-  SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, const SuiteBuild& suite,
-               const std::string& command_line, Clock::time_point started = Clock::now());
-  // A later process of the run, going on from the results the one before handed over.
-  SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, RunResults handed_over,
+  SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, const SuiteBuild& suite, const std::string& command_line,
                Clock::time_point started = Clock::now());
+  // A later process of the run, going on from the results the one before handed over.
+  SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, RunResults handed_over, Clock::time_point started = Clock::now());
 
   const TimingProcess& process() const { return process_; }
   const RunResults& results() const { return results_; }
@@ -79,8 +78,7 @@ class SuiteProcess {
   void count();
 
  private:
-  SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, RunResults results, Clock::time_point started,
-               bool fresh);
+  SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, RunResults results, Clock::time_point started, bool fresh);
   void end_phase(const std::string& phase);
   void say_timer_fallback();
 

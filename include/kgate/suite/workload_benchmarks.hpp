@@ -37,8 +37,8 @@ std::vector<WorkloadPlan> plan_workloads(const std::vector<std::string>& names,
                                          const WorkloadRegistry& workloads = WorkloadRegistry::instance());
 
 // `trace_kernels`: record the timeline (off with --kgate_counters=off).
-MeasureOutcome measure_workload(const WorkloadPlan& plan, const Registry& registry, GpuTimer& timer,
-                                const Calibration& calibration, const SuiteOptions& options, bool trace_kernels);
+MeasureOutcome measure_workload(const WorkloadPlan& plan, const Registry& registry, GpuTimer& timer, const Calibration& calibration,
+                                const SuiteOptions& options, bool trace_kernels);
 
 // The range-profiler counters of each kernel of a workload benchmark that ran: one profiled call of
 // its step, on fresh instances of the variants it ran. The counter pass (CounterPass::run) calls

@@ -33,8 +33,7 @@ std::size_t utf8_sequence(std::string_view text, char32_t& code_point) {
 // Characters that change what a reader sees rather than show: C0 and C1 controls, DEL, the
 // bidirectional embeddings, overrides and isolates, and the two noncharacters XML forbids.
 bool is_hidden(char32_t c) {
-  return c < 0x20 || (c >= 0x7F && c <= 0x9F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) || c == 0xFFFE ||
-         c == 0xFFFF;
+  return c < 0x20 || (c >= 0x7F && c <= 0x9F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) || c == 0xFFFE || c == 0xFFFF;
 }
 
 // `text` as valid UTF-8 with every hidden character shown as an escape, except the ASCII controls
@@ -51,12 +50,9 @@ std::string visible(std::string_view text, std::string_view kept) {
       ++i;
       continue;
     }
-    if (!is_hidden(c) || (c < 0x80 && kept.find(static_cast<char>(c)) != std::string_view::npos))
-      out += text.substr(i, length);
-    else if (c == '\t' || c == '\n' || c == '\r')
-      out += c == '\t' ? "\\t" : c == '\n' ? "\\n" : "\\r";
-    else
-      out += c < 0x80 ? printf_string("\\x%02x", static_cast<unsigned>(c)) : printf_string("\\u%04x", static_cast<unsigned>(c));
+    if (!is_hidden(c) || (c < 0x80 && kept.find(static_cast<char>(c)) != std::string_view::npos)) out += text.substr(i, length);
+    else if (c == '\t' || c == '\n' || c == '\r') out += c == '\t' ? "\\t" : c == '\n' ? "\\n" : "\\r";
+    else out += c < 0x80 ? printf_string("\\x%02x", static_cast<unsigned>(c)) : printf_string("\\u%04x", static_cast<unsigned>(c));
     i += length;
   }
   return out;
@@ -134,8 +130,7 @@ std::string markdown_code_span(std::string_view text, bool in_table_cell) {
   }
   // CommonMark strips one space from each end of a code span that has one at both: padding keeps
   // a leading or trailing backtick off the fence, and the text's own spaces where they are.
-  const bool pad = content.empty() || content.front() == '`' || content.back() == '`' ||
-                   (content.front() == ' ' && content.back() == ' ');
+  const bool pad = content.empty() || content.front() == '`' || content.back() == '`' || (content.front() == ' ' && content.back() == ' ');
   const std::string fence(longest_backtick_run(content) + 1, '`');
   return pad ? fence + " " + content + " " + fence : fence + content + fence;
 }

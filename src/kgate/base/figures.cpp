@@ -11,14 +11,14 @@ namespace kgate {
 namespace {
 
 constexpr int kSignificantDigits = 3;
-constexpr int kMaxIntervalDigits = 7;  // beyond this the ends of a ratio interval are the same number
+constexpr int kMaxIntervalDigits = 7;      // beyond this the ends of a ratio interval are the same number
 constexpr double kSmallestShownP = 0.001;  // smaller p-values read "<0.001": the test's far tail is no more exact
 
 struct AsciiGlyph {
   std::string_view unicode, ascii;
 };
 // The glyphs kgate's figures and notes use, and how plain ASCII spells them.
-constexpr AsciiGlyph kAsciiGlyphs[] = {{"×", "x"},   {"µ", "u"},   {"−", "-"},  {"–", "-"},  {"—", "-"},  {"→", "->"},
+constexpr AsciiGlyph kAsciiGlyphs[] = {{"×", "x"},  {"µ", "u"},  {"−", "-"},  {"–", "-"},   {"—", "-"},    {"→", "->"},
                                        {"≥", ">="}, {"≤", "<="}, {"±", "+-"}, {"…", "..."}, {"Δ", "delta"}};
 
 // `value` with `digits` significant digits, trailing zeros kept; whole numbers once the digits
@@ -52,8 +52,6 @@ TimeUnit time_unit(double seconds, Glyphs glyphs) {
 }  // namespace
 
 std::string sig3(double value) { return significant(value, kSignificantDigits); }
-
-
 
 std::string format_time(double seconds, Glyphs glyphs) {
   if (!(seconds > 0) || !std::isfinite(seconds)) return "-";

@@ -5,8 +5,7 @@
 
 namespace kgate {
 
-Shape::Shape(std::vector<Dim> dims, DType dtype, std::string origin)
-    : dims_(std::move(dims)), dtype_(dtype), origin_(std::move(origin)) {
+Shape::Shape(std::vector<Dim> dims, DType dtype, std::string origin) : dims_(std::move(dims)), dtype_(dtype), origin_(std::move(origin)) {
   for (const Dim& d : dims_) {
     if (d.name.empty() || d.name.find_first_of(":/= ") != std::string::npos)
       throw std::invalid_argument("shape dimension name '" + d.name + "' is empty or contains ':', '/', '=' or ' '");

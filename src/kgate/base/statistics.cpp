@@ -159,8 +159,8 @@ RatioInterval median_ratio_interval(std::span<const double> a, std::span<const d
     throw std::invalid_argument("median_ratio_interval: confidence " + std::to_string(confidence) + " is outside (0, 1)");
   const double median_a = median(a), median_b = median(b);
   if (!(median_a > 0 && median_b > 0))
-    throw std::invalid_argument("median_ratio_interval: the medians must be positive, got " + std::to_string(median_a) +
-                                " and " + std::to_string(median_b));
+    throw std::invalid_argument("median_ratio_interval: the medians must be positive, got " + std::to_string(median_a) + " and " +
+                                std::to_string(median_b));
   // Each median's standard error, relative to it, from the width of its own order-statistic
   // interval: that interval spans about 2z standard errors. Relative errors are those of the log
   // medians, and log(a / b) = log a - log b adds their variances.

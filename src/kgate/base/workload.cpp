@@ -115,8 +115,7 @@ WorkloadSpec WorkloadSpec::parse(std::string_view name, const WorkloadRegistry& 
     const std::size_t next = variant.find('+', plus + 1);
     const std::string choice = variant.substr(plus + 1, next == std::string::npos ? std::string::npos : next - plus - 1);
     const std::size_t equals = choice.find('=');
-    if (equals == std::string::npos || equals == 0 || equals + 1 == choice.size())
-      throw fail("'" + choice + "' is not <family>=<variant>");
+    if (equals == std::string::npos || equals == 0 || equals + 1 == choice.size()) throw fail("'" + choice + "' is not <family>=<variant>");
     if (!spec.chosen.emplace(choice.substr(0, equals), choice.substr(equals + 1)).second)
       throw fail("family '" + choice.substr(0, equals) + "' chosen twice");
     plus = next;

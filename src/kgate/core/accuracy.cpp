@@ -26,9 +26,18 @@ Tolerance default_tolerance(DType dtype) {
 double ulp(DType dtype, double value) {
   int significant_bits = 0, min_exponent = 0;  // min_exponent: that of the smallest normal, as frexp gives it
   switch (dtype) {
-    case DType::bf16: significant_bits = 8; min_exponent = -125; break;
-    case DType::fp16: significant_bits = 11; min_exponent = -13; break;
-    case DType::fp32: significant_bits = 24; min_exponent = -125; break;
+    case DType::bf16:
+      significant_bits = 8;
+      min_exponent = -125;
+      break;
+    case DType::fp16:
+      significant_bits = 11;
+      min_exponent = -13;
+      break;
+    case DType::fp32:
+      significant_bits = 24;
+      min_exponent = -125;
+      break;
     case DType::i32: return 1.0;
   }
   int exponent = 0;
@@ -51,9 +60,7 @@ bool is_poison(DType dtype, const void* element) {
   return bits == poison_bits_32();
 }
 
-std::uint16_t float_to_bf16_bits(float value) {
-  return std::bit_cast<std::uint16_t>(__float2bfloat16_rn(value));
-}
+std::uint16_t float_to_bf16_bits(float value) { return std::bit_cast<std::uint16_t>(__float2bfloat16_rn(value)); }
 float bf16_bits_to_float(std::uint16_t bits) { return __bfloat162float(std::bit_cast<__nv_bfloat16>(bits)); }
 std::uint16_t float_to_fp16_bits(float value) { return std::bit_cast<std::uint16_t>(__float2half_rn(value)); }
 float fp16_bits_to_float(std::uint16_t bits) { return __half2float(std::bit_cast<__half>(bits)); }
@@ -84,12 +91,12 @@ static double decode(DType dtype, const std::byte* element) {
   return NAN;
 }
 
-AccuracyReport compare(std::string tensor, DType dtype, std::span<const std::byte> got_raw,
-                       std::span<const double> ref, const Tolerance& tolerance) {
+AccuracyReport compare(std::string tensor, DType dtype, std::span<const std::byte> got_raw, std::span<const double> ref,
+                       const Tolerance& tolerance) {
   const std::size_t width = size_of(dtype);
   if (got_raw.size() != ref.size() * width)
-    throw std::invalid_argument("compare(" + tensor + "): " + std::to_string(got_raw.size() / width) +
-                                " elements from the device, " + std::to_string(ref.size()) + " in the reference");
+    throw std::invalid_argument("compare(" + tensor + "): " + std::to_string(got_raw.size() / width) + " elements from the device, " +
+                                std::to_string(ref.size()) + " in the reference");
   AccuracyReport report;
   report.tensor = std::move(tensor);
   report.elements = ref.size();
@@ -127,8 +134,8 @@ AccuracyReport compare(std::string tensor, DType dtype, std::span<const std::byt
 
 BaselineError baseline_error(std::span<const double> baseline, std::span<const double> ref) {
   if (baseline.size() != ref.size())
-    throw std::invalid_argument("baseline_error: " + std::to_string(baseline.size()) + " baseline values, " +
-                                std::to_string(ref.size()) + " in the reference");
+    throw std::invalid_argument("baseline_error: " + std::to_string(baseline.size()) + " baseline values, " + std::to_string(ref.size()) +
+                                " in the reference");
   BaselineError error;
   double error_sq = 0, ref_sq = 0;
   for (std::size_t i = 0; i < ref.size(); ++i) {
@@ -186,16 +193,13 @@ std::vector<double> decode_values(DType dtype, std::span<const std::byte> raw) {
   return values;
 }
 
-bool AccuracyReport::passed() const {
-  return unwritten == 0 && non_finite == 0 && violations == 0 && rel_l2 <= tolerance.rel_l2;
-}
+bool AccuracyReport::passed() const { return unwritten == 0 && non_finite == 0 && violations == 0 && rel_l2 <= tolerance.rel_l2; }
 
 std::string AccuracyReport::describe() const {
   std::ostringstream out;
-  out << std::setprecision(3) << tensor << ": rel_l2=" << rel_l2 << " (limit " << tolerance.rel_l2
-      << ") max_abs=" << max_abs << " worst [" << worst_index << "] got=" << worst_got << " ref=" << worst_ref
-      << " bound=" << max_abs_bound << " (" << tolerance.max_ulps << " ulp + " << tolerance.abs_floor
-      << ") violations=" << violations << "/" << elements << " nan/inf=" << non_finite
+  out << std::setprecision(3) << tensor << ": rel_l2=" << rel_l2 << " (limit " << tolerance.rel_l2 << ") max_abs=" << max_abs << " worst ["
+      << worst_index << "] got=" << worst_got << " ref=" << worst_ref << " bound=" << max_abs_bound << " (" << tolerance.max_ulps
+      << " ulp + " << tolerance.abs_floor << ") violations=" << violations << "/" << elements << " nan/inf=" << non_finite
       << " unwritten=" << unwritten << (passed() ? " PASS" : " FAIL");
   return out.str();
 }

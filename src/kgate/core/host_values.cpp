@@ -41,8 +41,7 @@ std::vector<double> generate_on_host(const TensorSpec& spec, std::uint64_t seed)
 std::shared_ptr<const std::vector<std::byte>> shared_encoded_values(const TensorSpec& spec, std::size_t budget_bytes) {
   if (spec.shared_init_key.empty())
     throw std::logic_error("tensor '" + spec.name + "' has no shared_init_key: its values depend on the seed");
-  const std::string key =
-      spec.shared_init_key + "/" + std::string(to_string(spec.dtype)) + "/" + std::to_string(spec.count);
+  const std::string key = spec.shared_init_key + "/" + std::string(to_string(spec.dtype)) + "/" + std::to_string(spec.count);
   static std::mutex mutex;
   static std::deque<SharedValues> cache;  // oldest first
   const std::lock_guard lock(mutex);

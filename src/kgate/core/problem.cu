@@ -18,11 +18,17 @@ namespace {
 template <class T>
 __device__ T from_float(float v);
 template <>
-__device__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+__device__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
 template <>
-__device__ __half from_float<__half>(float v) { return __float2half_rn(v); }
+__device__ __half from_float<__half>(float v) {
+  return __float2half_rn(v);
+}
 template <>
-__device__ float from_float<float>(float v) { return v; }
+__device__ float from_float<float>(float v) {
+  return v;
+}
 
 template <class T>
 __global__ void fill_random_kernel(T* out, std::size_t count, std::uint64_t seed, Distribution dist) {
@@ -176,8 +182,7 @@ HostTensors ProblemInstance::device_expected(const Variant& reference) const {
     expected[t] = decode_values(spec.dtype, raw);
     std::size_t bad = 0;
     for (std::size_t i = 0; i < expected[t].size(); ++i)
-      if (!std::isfinite(expected[t][i]) || (is_floating(spec.dtype) && is_poison(spec.dtype, raw.data() + i * size_of(spec.dtype))))
-        ++bad;
+      if (!std::isfinite(expected[t][i]) || (is_floating(spec.dtype) && is_poison(spec.dtype, raw.data() + i * size_of(spec.dtype)))) ++bad;
     if (bad > 0)
       throw std::runtime_error("the reference " + reference.info.full_name() + " left " + std::to_string(bad) + " of " +
                                std::to_string(expected[t].size()) + " elements of '" + spec.name + "' unwritten or not finite at " +

@@ -55,8 +55,7 @@ std::vector<const Variant*> Registry::variants() const {
   std::map<const Variant*, int> step;
   for (const Variant* v : out) step[v] = journey_step(*v);
   std::sort(out.begin(), out.end(), [&](const Variant* a, const Variant* b) {
-    return std::tie(a->info.family, a->info.role, step[a], a->info.name) <
-           std::tie(b->info.family, b->info.role, step[b], b->info.name);
+    return std::tie(a->info.family, a->info.role, step[a], a->info.name) < std::tie(b->info.family, b->info.role, step[b], b->info.name);
   });
   return out;
 }
@@ -106,8 +105,7 @@ void Registry::validate() const {
       const std::optional<std::string> reference = f->device_reference(shape);
       (reference ? device_checked : host_checked) = true;
       if (reference && !find_variant(f->name() + "/" + *reference))
-        problems += "\n  family '" + f->name() + "' names unregistered variant '" + *reference + "' as its reference at " +
-                    shape.id();
+        problems += "\n  family '" + f->name() + "' names unregistered variant '" + *reference + "' as its reference at " + shape.id();
     }
     if (device_checked && !host_checked)
       problems += "\n  family '" + f->name() +

@@ -112,8 +112,8 @@ ComparisonReport compare_rounds(const std::vector<RunResults>& base_rounds, cons
     row.notes.push_back("per round:" + listed);
     if (row.verdict != Verdict::slower && row.verdict != Verdict::faster) continue;
     const bool slower = row.verdict == Verdict::slower;
-    const auto agreeing = static_cast<std::size_t>(
-        std::count_if(speedups.begin(), speedups.end(), [&](double s) { return slower ? s < 1 : s > 1; }));
+    const auto agreeing =
+        static_cast<std::size_t>(std::count_if(speedups.begin(), speedups.end(), [&](double s) { return slower ? s < 1 : s > 1; }));
     if (2 * agreeing > speedups.size()) continue;
     row.notes.push_back(std::string("head ") + (slower ? "slower" : "faster") + " in only " + std::to_string(agreeing) + " of " +
                         std::to_string(speedups.size()) + " rounds: the pooled " + (slower ? "slowdown" : "speedup") +

@@ -86,7 +86,7 @@ std::vector<std::string> round_flags(int round, int rounds, bool takes_processes
   std::vector<std::string> flags = {"--kgate_modes=headline", "--kgate_counters=off", "--kgate_min_time=0.05", "--kgate_max_time=1",
                                     "--kgate_max_samples=" + std::to_string(max_samples)};
   if (takes_processes_flag) flags.push_back("--kgate_processes=1");  // the rounds are the processes
-  if (round > 1) flags.push_back("--kgate_check=off");  // checked once; a wrong result fails the benchmark
+  if (round > 1) flags.push_back("--kgate_check=off");               // checked once; a wrong result fails the benchmark
   if (filter) flags.push_back("--benchmark_filter=" + *filter);
   return flags;
 }
@@ -108,8 +108,8 @@ AbOutcome run_ab_rounds(const AbPlan& plan, AbBuilds& builds) {
   // A command is told the filter but may run more; its results are narrowed by Google Benchmark's
   // rule, the filter compiled before anything runs.
   const bool any_command = builds.is_command(AbSide::base) || builds.is_command(AbSide::head);
-  const std::optional<BenchmarkFilter> command_filter =
-      plan.filter && any_command ? std::optional(BenchmarkFilter(*plan.filter)) : std::nullopt;
+  const std::optional<BenchmarkFilter> command_filter = plan.filter && any_command ? std::optional(BenchmarkFilter(*plan.filter))
+                                                                                   : std::nullopt;
 
   // Both builds must measure the same benchmarks: a benchmark in one list only would show up as
   // new or missing, which does not fail the gate and hides what was not compared. Each binary
@@ -118,9 +118,7 @@ AbOutcome run_ab_rounds(const AbPlan& plan, AbBuilds& builds) {
   std::vector<std::string> list_flags = {"--benchmark_list_tests=true"};
   if (plan.filter) list_flags.push_back("--benchmark_filter=" + *plan.filter);
   list_flags.insert(list_flags.end(), plan.bench_flags.begin(), plan.bench_flags.end());
-  const auto listing = [&](AbSide side) {
-    return builds.is_command(side) ? std::nullopt : std::optional(builds.list(side, list_flags));
-  };
+  const auto listing = [&](AbSide side) { return builds.is_command(side) ? std::nullopt : std::optional(builds.list(side, list_flags)); };
   const std::optional<std::vector<std::string>> base_list = listing(AbSide::base);  // base first, then head
   const std::optional<std::vector<std::string>> head_list = listing(AbSide::head);
   std::optional<ListDifference> lists;
@@ -169,10 +167,10 @@ AbOutcome run_ab_rounds(const AbPlan& plan, AbBuilds& builds) {
   ComparisonReport& report = outcome.report;
   report.title = "kgate ab";
   const RunContext& context = outcome.base_rounds.front().context;
-  report.notices.insert(report.notices.begin(),
-                        "A/B on one " + context.gpu_name + (context.gpu_uuid.empty() ? "" : " (" + context.gpu_uuid + ")") + ": " +
-                            std::to_string(plan.rounds) + " rounds, order " + order + " (B base, H head; seed " +
-                            std::to_string(plan.seed) + "); each side's samples pooled over the rounds");
+  report.notices.insert(report.notices.begin(), "A/B on one " + context.gpu_name +
+                                                    (context.gpu_uuid.empty() ? "" : " (" + context.gpu_uuid + ")") + ": " +
+                                                    std::to_string(plan.rounds) + " rounds, order " + order + " (B base, H head; seed " +
+                                                    std::to_string(plan.seed) + "); each side's samples pooled over the rounds");
   if (!lists->head_only.empty()) report.notices.push_back(not_compared(lists->head_only, "only in head (new)"));
   if (!lists->base_only.empty()) report.notices.push_back(not_compared(lists->base_only, "only in base (removed)"));
   return outcome;

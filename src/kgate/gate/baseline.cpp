@@ -69,11 +69,8 @@ void thin_samples(std::optional<TimingRecord>& timing) {
 bool never_recorded(const BenchmarkRecord& r) { return r.status != BenchmarkStatus::ok || r.correct == false || untestable(r); }
 
 std::map<std::string, std::string> provenance_of(const BenchmarkRecord& r, const RunContext& c, const std::string& source) {
-  std::map<std::string, std::string> p = {{"commit", c.git_commit},
-                                          {"git_dirty", c.git_dirty ? "true" : "false"},
-                                          {"date", c.date},
-                                          {"host", c.host},
-                                          {"source", source}};
+  std::map<std::string, std::string> p = {
+      {"commit", c.git_commit}, {"git_dirty", c.git_dirty ? "true" : "false"}, {"date", c.date}, {"host", c.host}, {"source", source}};
   if (c.driver_version > 0) p["driver_version"] = format_cuda_version(c.driver_version);
   if (c.runtime_version > 0) p["runtime_version"] = format_cuda_version(c.runtime_version);
   if (c.sm_clock_mhz_default > 0) p["sm_clock_mhz_default"] = printf_string("%.0f", c.sm_clock_mhz_default);

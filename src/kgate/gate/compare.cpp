@@ -136,9 +136,8 @@ bool is_change(Verdict v) { return v == Verdict::slower || v == Verdict::faster 
 Verdict confirmed_by_cycles(Verdict time, Verdict cycles, bool same_direction) {
   if (!is_change(time) || cycles == time) return time;
   if (cycles == Verdict::noisy) return Verdict::noisy;
-  return is_change(cycles) && same_direction && (time == Verdict::at_threshold || cycles == Verdict::at_threshold)
-             ? Verdict::at_threshold
-             : Verdict::same;
+  return is_change(cycles) && same_direction && (time == Verdict::at_threshold || cycles == Verdict::at_threshold) ? Verdict::at_threshold
+                                                                                                                   : Verdict::same;
 }
 
 std::vector<double> scaled(std::span<const double> samples, double factor) {
@@ -170,16 +169,11 @@ const KernelRecord& dominant_kernel(const std::vector<KernelRecord>& kernels) {
                            [](const KernelRecord& a, const KernelRecord& b) { return total_time(a) < total_time(b); });
 }
 
-std::string dims(const int (&d)[3]) {
-  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
-}
+std::string dims(const int (&d)[3]) { return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]); }
 
-std::string kib(long long bytes) {
-  return bytes % 1024 == 0 ? std::to_string(bytes / 1024) + " KiB" : std::to_string(bytes) + " B";
-}
+std::string kib(long long bytes) { return bytes % 1024 == 0 ? std::to_string(bytes / 1024) + " KiB" : std::to_string(bytes) + " B"; }
 
-void explain_kernels(const std::vector<KernelRecord>& before, const std::vector<KernelRecord>& after,
-                     std::vector<std::string>& notes) {
+void explain_kernels(const std::vector<KernelRecord>& before, const std::vector<KernelRecord>& after, std::vector<std::string>& notes) {
   if (before.empty() || after.empty()) return;
   const KernelRecord& b = dominant_kernel(before);
   const KernelRecord& a = dominant_kernel(after);
@@ -253,8 +247,7 @@ void explain_metrics(const std::map<std::string, double>& before, const std::map
     if (!material_metric_change(name, b_value, a_value)) continue;
     if (is_percent_metric(name))
       generic.emplace_back(std::fabs(a_value - b_value) / 100, name + " " + format_percent(b_value) + " → " + format_percent(a_value));
-    else
-      generic.emplace_back(std::fabs(a_value / b_value - 1), name + " " + format_change(a_value / b_value - 1));
+    else generic.emplace_back(std::fabs(a_value / b_value - 1), name + " " + format_change(a_value / b_value - 1));
   }
   std::stable_sort(generic.begin(), generic.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
   for (std::size_t i = 0; i < generic.size() && i < kMaxGenericMetricNotes; ++i) notes.push_back(generic[i].second);
@@ -263,13 +256,13 @@ void explain_metrics(const std::map<std::string, double>& before, const std::map
 // ---------------------------------------------------------------------------------------------
 // Environment
 
-void check_environment(const RunResults& baseline, const RunResults& current, const ComparisonReport& report,
-                       const CompareOptions& options, std::vector<std::string>& warnings) {
+void check_environment(const RunResults& baseline, const RunResults& current, const ComparisonReport& report, const CompareOptions& options,
+                       std::vector<std::string>& warnings) {
   const RunContext& b = baseline.context;
   const RunContext& c = current.context;
   if (b.gpu_name != c.gpu_name) {
-    const std::string both = "baseline " + report.baseline_source + " ran on " + b.gpu_name + ", new " + report.new_source +
-                             " on " + c.gpu_name;
+    const std::string both =
+        "baseline " + report.baseline_source + " ran on " + b.gpu_name + ", new " + report.new_source + " on " + c.gpu_name;
     if (!options.allow_env_mismatch)
       throw EnvironmentMismatch("different GPU models: " + both + "; pass --allow-env-mismatch to compare anyway");
     warnings.push_back("different GPU models (compared anyway): " + both);
@@ -328,9 +321,8 @@ void require_every_repetition(const TimingRecord& current, BenchmarkComparison& 
   }
   std::string listed;
   for (const double m : medians) listed += (listed.empty() ? "" : ", ") + format_time(m);
-  row.notes.push_back(std::to_string(beyond) + " of " + std::to_string(medians.size()) + " repetitions " +
-                      (slower ? "slower" : "faster") + " by more than " + percent_of(row.threshold) + " (medians " + listed +
-                      "): the change is not in every one");
+  row.notes.push_back(std::to_string(beyond) + " of " + std::to_string(medians.size()) + " repetitions " + (slower ? "slower" : "faster") +
+                      " by more than " + percent_of(row.threshold) + " (medians " + listed + "): the change is not in every one");
   row.verdict = Verdict::noisy;
 }
 
@@ -338,8 +330,8 @@ void require_every_repetition(const TimingRecord& current, BenchmarkComparison& 
 // the threshold, and each repetition's change.
 std::string at_threshold_note(const BenchmarkComparison& row, const TimingRecord& current) {
   const double half_width = (1 / row.ci_low - 1 / row.ci_high) / 2;  // of the interval of the change in time
-  std::string note = "at the threshold: " + format_time_change_of_speedup(row.speedup) + " ± " + percent_of(half_width) +
-                     " against a " + percent_of(row.threshold) + " threshold";
+  std::string note = "at the threshold: " + format_time_change_of_speedup(row.speedup) + " ± " + percent_of(half_width) + " against a " +
+                     percent_of(row.threshold) + " threshold";
   if (current.repetition_medians_s.size() < 2) return note;
   std::string listed;
   for (const double m : current.repetition_medians_s) listed += (listed.empty() ? "" : ", ") + format_change(m / row.baseline_median_s - 1);
@@ -358,13 +350,12 @@ void widen_to_detectable(const TimingRecord& b, const TimingRecord& c, const Cal
     const DetectableChange& wider = before.fraction() >= after.fraction() ? before : after;
     row.min_detectable_change = wider.fraction();
     if (row.min_detectable_change <= row.threshold) return;
-    const char* spread =
-        row.timer == "cpu" ? "the spread of its repetitions (the host's load)" : "the spread between its repetitions' medians";
+    const char* spread = row.timer == "cpu" ? "the spread of its repetitions (the host's load)"
+                                            : "the spread between its repetitions' medians";
     const char* limit = wider.fraction() == wider.between  ? spread
                         : wider.fraction() == wider.within ? "the sampling error of its medians"
                                                            : "the timer's resolution";
-    row.notes.push_back("band widened to ±" + percent_of(row.min_detectable_change) +
-                        ": the minimum detectable change, set by " + limit);
+    row.notes.push_back("band widened to ±" + percent_of(row.min_detectable_change) + ": the minimum detectable change, set by " + limit);
     row.threshold = row.min_detectable_change;
     return;
   }
@@ -376,8 +367,8 @@ void widen_to_detectable(const TimingRecord& b, const TimingRecord& c, const Cal
   }
 }
 
-void compare_timings(const BenchmarkRecord& base, const BenchmarkRecord& cur, const Calibration& base_cal,
-                     const Calibration& cur_cal, const CompareOptions& options, BenchmarkComparison& row) {
+void compare_timings(const BenchmarkRecord& base, const BenchmarkRecord& cur, const Calibration& base_cal, const Calibration& cur_cal,
+                     const CompareOptions& options, BenchmarkComparison& row) {
   const TimingRecord* b = mode_record(base, cur.headline_mode);
   const TimingRecord* c = mode_record(cur, cur.headline_mode);
   if (!b) {
@@ -426,9 +417,9 @@ void compare_timings(const BenchmarkRecord& base, const BenchmarkRecord& cur, co
   if (const double spread = std::max(b->summary.rel_stddev(), c->summary.rel_stddev()); time.testable && spread > options.noise_limit)
     row.notes.push_back("relative stddev " + percent_of(b->summary.rel_stddev()) + " → " + percent_of(c->summary.rel_stddev()) +
                         ", above the " + percent_of(options.noise_limit) + " noise limit" +
-                        (row.verdict == Verdict::noisy ? ": too spread to decide"
-                                                       : ": spread far from the medians, whose interval " +
-                                                             format_interval(row.ci_low, row.ci_high) + " decides"));
+                        (row.verdict == Verdict::noisy
+                             ? ": too spread to decide"
+                             : ": spread far from the medians, whose interval " + format_interval(row.ci_low, row.ci_high) + " decides"));
 }
 
 BenchmarkComparison compare_one(const BenchmarkRecord* base, const BenchmarkRecord& cur, const Calibration& base_cal,
@@ -447,8 +438,7 @@ BenchmarkComparison compare_one(const BenchmarkRecord* base, const BenchmarkReco
   if (cur.status == BenchmarkStatus::failed || cur.correct == false) {
     row.verdict = Verdict::failed;
     if (cur.status == BenchmarkStatus::failed) row.notes.push_back("error: " + (cur.error.empty() ? "(no message)" : cur.error));
-    if (cur.correct == false)
-      row.notes.push_back("wrong result" + (cur.correctness_detail.empty() ? "" : ": " + cur.correctness_detail));
+    if (cur.correct == false) row.notes.push_back("wrong result" + (cur.correctness_detail.empty() ? "" : ": " + cur.correctness_detail));
     return row;
   }
   if (cur.status == BenchmarkStatus::skipped) {
@@ -480,17 +470,15 @@ void require_same_timer(const BenchmarkRecord& base, const BenchmarkRecord& cur,
   const TimingRecord* b = mode_record(base, cur.headline_mode);
   const TimingRecord* c = mode_record(cur, cur.headline_mode);
   if (!b || !c || b->timer == c->timer) return;
-  throw TimerMismatch(cur.name + ": its " + cur.headline_mode + " timing is " + b->timer + "-timed in " + base_source + " and " +
-                      c->timer + "-timed in " + cur_source +
+  throw TimerMismatch(cur.name + ": its " + cur.headline_mode + " timing is " + b->timer + "-timed in " + base_source + " and " + c->timer +
+                      "-timed in " + cur_source +
                       "; an event-timed median holds microseconds of launch overhead that a CUPTI span does not. Record both "
                       "with the same --kgate_timer, or pass --allow-timer-mismatch to compare them as event-timed");
 }
 
 }  // namespace
 
-bool is_percent_metric(std::string_view metric) {
-  return metric.ends_with(".pct") || metric.find("pct_of_peak") != std::string_view::npos;
-}
+bool is_percent_metric(std::string_view metric) { return metric.ends_with(".pct") || metric.find("pct_of_peak") != std::string_view::npos; }
 
 std::string_view metric_label(std::string_view metric) {
   for (const KnownMetric& known : kKnownPercentMetrics)
@@ -534,8 +522,8 @@ Thresholds parse_thresholds(const json& doc, const std::string& source) {
 Thresholds read_thresholds_file(const std::string& path) { return parse_thresholds(read_json_file(path), path); }
 
 std::size_t ComparisonReport::count(Verdict verdict) const {
-  return static_cast<std::size_t>(std::count_if(benchmarks.begin(), benchmarks.end(),
-                                                [&](const BenchmarkComparison& row) { return row.verdict == verdict; }));
+  return static_cast<std::size_t>(
+      std::count_if(benchmarks.begin(), benchmarks.end(), [&](const BenchmarkComparison& row) { return row.verdict == verdict; }));
 }
 
 std::size_t ComparisonReport::gate_failures() const {
@@ -562,8 +550,8 @@ std::string ComparisonReport::summary_line() const {
   }));
   std::string line = std::to_string(count(Verdict::slower)) + " slower" +
                      (ungated ? " (" + std::to_string(ungated) + " vendor, not gated)" : "") + ", " +
-                     std::to_string(count(Verdict::faster)) + " faster, " + std::to_string(count(Verdict::same)) +
-                     " same, " + std::to_string(count(Verdict::noisy)) + " noisy";
+                     std::to_string(count(Verdict::faster)) + " faster, " + std::to_string(count(Verdict::same)) + " same, " +
+                     std::to_string(count(Verdict::noisy)) + " noisy";
   for (const Verdict extra : {Verdict::at_threshold, Verdict::added, Verdict::missing, Verdict::failed})
     if (const std::size_t n = count(extra)) line += ", " + std::to_string(n) + " " + std::string(to_string(extra));
   const double geomean = geomean_speedup();
@@ -593,12 +581,10 @@ ComparisonReport compare_runs(const RunResults& baseline, const RunResults& curr
     if (shift >= kMinNotedLaunchShift)
       report.notices.push_back("minimum change " + format_time(judged.thresholds.min_change_s) + ": the thresholds' " +
                                format_time(options.thresholds.min_change_s) + " plus the runs' launch-floor difference (" +
-                               format_time(floor_before) + " → " + format_time(floor_after) +
-                               "), which every event-timed median carries");
+                               format_time(floor_before) + " → " + format_time(floor_after) + "), which every event-timed median carries");
   }
   for (const auto& [results, source] : {std::pair{&baseline, &baseline_source}, std::pair{&current, &new_source}})
-    if (!results->source_note.empty())
-      report.notices.push_back(*source + ": " + results->source_note);
+    if (!results->source_note.empty()) report.notices.push_back(*source + ": " + results->source_note);
     else if (!results->has_kgate_block)
       report.notices.push_back("time-only comparison: " + *source +
                                " has no kgate block (plain Google Benchmark JSON: repetitions are the samples; no clocks, "
@@ -626,8 +612,7 @@ ComparisonReport compare_runs(const RunResults& baseline, const RunResults& curr
       continue;
     }
     if (base && !options.allow_timer_mismatch) require_same_timer(*base, cur, baseline_source, new_source);
-    report.benchmarks.push_back(
-        compare_one(base, cur, baseline.context.calibration, current.context.calibration, judged));
+    report.benchmarks.push_back(compare_one(base, cur, baseline.context.calibration, current.context.calibration, judged));
     seen.insert(cur.name);
   }
   for (const BenchmarkRecord& base : baseline.benchmarks) {

@@ -12,11 +12,11 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::size_t kHeadlineNames = 3;           // rows named in the headline
-constexpr std::size_t kHeadlineNameBytes = 64;      // a longer name is shortened there
-constexpr std::size_t kMarkdownNoteBytes = 1'000;   // a row's notes, and each quoted warning or note
-constexpr std::size_t kMarkdownSourceBytes = 200;   // an input's name
-constexpr std::size_t kMarkdownQuotedLines = 20;    // warnings and notes quoted above the table
+constexpr std::size_t kHeadlineNames = 3;            // rows named in the headline
+constexpr std::size_t kHeadlineNameBytes = 64;       // a longer name is shortened there
+constexpr std::size_t kMarkdownNoteBytes = 1'000;    // a row's notes, and each quoted warning or note
+constexpr std::size_t kMarkdownSourceBytes = 200;    // an input's name
+constexpr std::size_t kMarkdownQuotedLines = 20;     // warnings and notes quoted above the table
 constexpr std::size_t kMarkdownTailReserve = 1'000;  // the "… and N more" lines and the fold's end
 
 // `text` cut to at most `max_bytes` bytes at a character's start, with "…" when cut.
@@ -101,8 +101,8 @@ std::string markdown_row(const BenchmarkComparison& row, const MarkdownOptions& 
   if (!options.link_base.empty()) name = "[" + name + "](" + report_link(options, benchmark_anchor(row.name)) + ")";
   const std::string verdict = row.fails_gate() ? "**" + verdict_text(row) + "**" : verdict_text(row);
   return "| " + name + " | " + verdict + " | " + change_text(row, g) + " | " + time_change_text(row, g) + " | " +
-         format_time(row.baseline_median_s, g) + " | " + format_time(row.new_median_s, g) + " | " + format_ratio(row.speedup, g) +
-         " | " + interval_text(row, g) + " | " + format_detectable(row.min_detectable_change, g) + " | " +
+         format_time(row.baseline_median_s, g) + " | " + format_time(row.new_median_s, g) + " | " + format_ratio(row.speedup, g) + " | " +
+         interval_text(row, g) + " | " + format_detectable(row.min_detectable_change, g) + " | " +
          markdown_text(with_glyphs(shortened(joined_notes(row), kMarkdownNoteBytes), g)) + " |\n";
 }
 
@@ -133,11 +133,11 @@ std::string verdict_headline(const ComparisonReport& report, Glyphs glyphs) {
   const bool failed = report.regression();
   std::string line = glyphs == Glyphs::ascii ? "" : failed ? "❌ " : "✅ ";
   line += failed ? "kgate: FAIL, " : "kgate: pass, ";
-  const auto ungated = static_cast<std::size_t>(std::count_if(report.benchmarks.begin(), report.benchmarks.end(), [](const BenchmarkComparison& row) {
-    return row.verdict == Verdict::slower && !row.gated;
-  }));
-  line += std::to_string(report.count(Verdict::slower)) + " slower" +
-          (ungated ? " (" + std::to_string(ungated) + " vendor, not gated)" : "");
+  const auto ungated =
+      static_cast<std::size_t>(std::count_if(report.benchmarks.begin(), report.benchmarks.end(),
+                                             [](const BenchmarkComparison& row) { return row.verdict == Verdict::slower && !row.gated; }));
+  line +=
+      std::to_string(report.count(Verdict::slower)) + " slower" + (ungated ? " (" + std::to_string(ungated) + " vendor, not gated)" : "");
   for (const Verdict v : {Verdict::failed, Verdict::faster, Verdict::at_threshold, Verdict::noisy, Verdict::added, Verdict::missing})
     if (const std::size_t n = report.count(v); n || v == Verdict::faster)
       line += ", " + std::to_string(n) + " " + std::string(to_string(v));
@@ -159,8 +159,8 @@ std::string format_table(const ComparisonReport& report, bool colour, bool with_
   std::string out;
   const std::vector<const BenchmarkComparison*> rows = rows_by_impact(report, with_same);
   const std::size_t hidden = report.benchmarks.size() - rows.size();
-  const std::vector<std::string> header = {"Benchmark", "Baseline", "New",          "Change", with_glyphs("Δ time", glyphs),
-                                           "Speedup",   "Interval", "p",            "Detectable", "Verdict"};
+  const std::vector<std::string> header = {"Benchmark", "Baseline", "New", "Change",     with_glyphs("Δ time", glyphs),
+                                           "Speedup",   "Interval", "p",   "Detectable", "Verdict"};
   std::vector<std::vector<std::string>> cells;
   for (const BenchmarkComparison* row : rows)
     cells.push_back({terminal_text(row->name), format_time(row->baseline_median_s, glyphs), format_time(row->new_median_s, glyphs),
@@ -174,7 +174,7 @@ std::string format_table(const ComparisonReport& report, bool colour, bool with_
   const auto render = [&](const std::vector<std::string>& line, const char* verdict_start) {
     std::string text;
     for (std::size_t i = 0; i < line.size(); ++i) {
-      if (i == 0) text += left_aligned(line[i], width[i]);                             // names left-aligned
+      if (i == 0) text += left_aligned(line[i], width[i]);                            // names left-aligned
       else if (i + 1 < line.size()) text += "  " + right_aligned(line[i], width[i]);  // figures right-aligned
       else if (*verdict_start) text += "  " + std::string(verdict_start) + line[i] + "\033[0m";
       else text += "  " + line[i];
@@ -255,13 +255,12 @@ std::string report_to_junit(const ComparisonReport& report) {
   out += "  <testsuite name=\"" + xml_escape(report.title) + "\" " + counts + ">\n";
   out += "    <properties>\n      <property name=\"baseline\" value=\"" + xml_escape(report.baseline_source) +
          "\"/>\n      <property name=\"new\" value=\"" + xml_escape(report.new_source) + "\"/>\n";
-  for (const std::string& warning : report.warnings)
-    out += "      <property name=\"warning\" value=\"" + xml_escape(warning) + "\"/>\n";
+  for (const std::string& warning : report.warnings) out += "      <property name=\"warning\" value=\"" + xml_escape(warning) + "\"/>\n";
   out += "    </properties>\n";
   for (const BenchmarkComparison& row : report.benchmarks) {
     // JUnit's time attribute is seconds as a plain decimal number, not a figure for a reader.
-    out += "    <testcase classname=\"" + xml_escape(row.family.empty() ? "kgate" : row.family) + "\" name=\"" +
-           xml_escape(row.name) + "\" time=\"" + printf_string("%.9f", row.new_median_s) + "\"";
+    out += "    <testcase classname=\"" + xml_escape(row.family.empty() ? "kgate" : row.family) + "\" name=\"" + xml_escape(row.name) +
+           "\" time=\"" + printf_string("%.9f", row.new_median_s) + "\"";
     const std::string description = xml_escape(describe_for_junit(row));
     if (row.fails_gate()) {
       const char* type = row.verdict == Verdict::slower ? "regression" : "failed";
@@ -288,7 +287,8 @@ std::string report_to_markdown(const ComparisonReport& report, const MarkdownOpt
   std::vector<std::string> quoted;
   for (const std::string& warning : report.warnings)
     quoted.push_back("**warning:** " + markdown_text(with_glyphs(shortened(warning, kMarkdownNoteBytes), g)));
-  for (const std::string& notice : report.notices) quoted.push_back(markdown_text(with_glyphs(shortened(notice, kMarkdownNoteBytes), g), true));
+  for (const std::string& notice : report.notices)
+    quoted.push_back(markdown_text(with_glyphs(shortened(notice, kMarkdownNoteBytes), g), true));
   if (quoted.size() > kMarkdownQuotedLines) {
     const std::size_t more = quoted.size() - kMarkdownQuotedLines;
     quoted.resize(kMarkdownQuotedLines);
@@ -299,7 +299,8 @@ std::string report_to_markdown(const ComparisonReport& report, const MarkdownOpt
 
   // The changes first, largest first; then the unchanged rows, folded; what does not fit in the
   // comment's size is counted, and the full report (or --json, --all) has it.
-  const std::size_t budget = options.max_bytes > out.size() + kMarkdownTailReserve ? options.max_bytes - out.size() - kMarkdownTailReserve : 0;
+  const std::size_t budget = options.max_bytes > out.size() + kMarkdownTailReserve ? options.max_bytes - out.size() - kMarkdownTailReserve
+                                                                                   : 0;
   const std::vector<const BenchmarkComparison*> changed = rows_by_impact(report, false);
   std::size_t used = 0;
   if (!changed.empty()) {
@@ -313,8 +314,7 @@ std::string report_to_markdown(const ComparisonReport& report, const MarkdownOpt
   for (const BenchmarkComparison* row : rows_by_impact(report, true))
     if (row->verdict == Verdict::same) unchanged.push_back(row);
   if (!unchanged.empty()) {
-    out += std::string(changed.empty() ? "" : "\n") + "<details><summary>" + std::to_string(unchanged.size()) +
-           " unchanged</summary>\n\n";
+    out += std::string(changed.empty() ? "" : "\n") + "<details><summary>" + std::to_string(unchanged.size()) + " unchanged</summary>\n\n";
     std::size_t left_out = 0;
     out += markdown_table(unchanged, options, budget > used ? budget - used : 0, left_out);
     if (left_out) out += "\n" + and_more(left_out, "unchanged benchmarks", options);

@@ -37,8 +37,7 @@ BisectResult bisect_commits(const std::vector<std::string>& commits, const Compa
     if (const auto it = done.find({base, head}); it != done.end()) return result.probes[it->second];
     BisectProbe p{base, head, StepChange::same, {}, {}};
     for (const auto& [name, verdict] : compare(base, head)) {
-      const bool watched = result.watched.empty() ||
-                           std::find(result.watched.begin(), result.watched.end(), name) != result.watched.end();
+      const bool watched = result.watched.empty() || std::find(result.watched.begin(), result.watched.end(), name) != result.watched.end();
       if (!watched) continue;
       if (verdict == Verdict::slower) p.slower.push_back(name);
       if (verdict == Verdict::faster) p.faster.push_back(name);
@@ -62,8 +61,8 @@ BisectResult bisect_commits(const std::vector<std::string>& commits, const Compa
     const std::string where = " between " + commits[lo] + ", " + commits[mid] + " and " + commits[hi];
     if (left != StepChange::slower && right != StepChange::slower) {
       result.outcome = BisectResult::Outcome::not_localized;
-      result.notes.push_back("the slowdown from " + commits[lo] + " to " + commits[hi] +
-                             " shows in neither half (" + std::string(to_string(left)) + ", then " + std::string(to_string(right)) +
+      result.notes.push_back("the slowdown from " + commits[lo] + " to " + commits[hi] + " shows in neither half (" +
+                             std::string(to_string(left)) + ", then " + std::string(to_string(right)) +
                              "): it is spread over the range, each part below the threshold");
       break;
     }

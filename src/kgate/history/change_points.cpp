@@ -73,13 +73,13 @@ std::vector<SplitTest> e_divisive(std::span<const double> series, const EDivisiv
   std::vector<SplitTest> found;
   std::vector<Segment> segments = {make_segment(series, 0, series.size(), options.min_segment)};
   while (true) {
-    const auto strongest = std::max_element(segments.begin(), segments.end(),
-                                            [](const Segment& a, const Segment& b) { return a.best.q < b.best.q; });
+    const auto strongest =
+        std::max_element(segments.begin(), segments.end(), [](const Segment& a, const Segment& b) { return a.best.q < b.best.q; });
     if (strongest == segments.end() || strongest->best.q <= 0) break;
     const Segment chosen = *strongest;
     SplitTest split = chosen.best;
-    split.p_value = permutation_p_value(series.subspan(chosen.begin, chosen.end - chosen.begin),
-                                        {split.at - chosen.begin, split.q, 1}, options);
+    split.p_value =
+        permutation_p_value(series.subspan(chosen.begin, chosen.end - chosen.begin), {split.at - chosen.begin, split.q, 1}, options);
     if (split.p_value > options.alpha) break;
     found.push_back(split);
     segments.erase(strongest);

@@ -19,8 +19,7 @@ std::vector<double> medians_of(const HistorySeries& series, std::size_t begin, s
 }
 
 // The change at `at` judged on the runs in [begin, at) and [at, end).
-ChangePoint judge(const HistorySeries& series, const SplitTest& split, std::size_t begin, std::size_t end,
-                  const ChangeOptions& options) {
+ChangePoint judge(const HistorySeries& series, const SplitTest& split, std::size_t begin, std::size_t end, const ChangeOptions& options) {
   ChangePoint c;
   c.gpu = series.gpu;
   c.benchmark = series.benchmark;

@@ -79,9 +79,7 @@ class Statement {
     if (rc != SQLITE_OK) fail("binding a value");
     return *this;
   }
-  [[noreturn]] void fail(const std::string& what) const {
-    throw HistoryError(path_ + ": " + what + ": " + sqlite3_errmsg(db_));
-  }
+  [[noreturn]] void fail(const std::string& what) const { throw HistoryError(path_ + ": " + what + ": " + sqlite3_errmsg(db_)); }
   sqlite3* db_;
   std::string path_;
   sqlite3_stmt* stmt_ = nullptr;
@@ -197,8 +195,7 @@ HistoryDb::HistoryDb(const std::string& path, bool create) : path_(path) {
   if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     const std::string reason = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
-    throw HistoryError(path + ": cannot open the history database: " + reason +
-                       (create ? "" : " (kgate history add creates it)"));
+    throw HistoryError(path + ": cannot open the history database: " + reason + (create ? "" : " (kgate history add creates it)"));
   }
   sqlite3_busy_timeout(db_, kBusyTimeoutMs);
   try {
@@ -242,8 +239,16 @@ HistoryDb::Added HistoryDb::add(const RunResults& run, const std::string& source
   if (c.gpu_name.empty()) throw HistoryError(source + ": the run does not name its GPU");
 
   Added added;
-  added.run = {.commit = c.git_commit, .date = c.date, .gpu = gpu_slug(c.gpu_name), .gpu_name = c.gpu_name, .host = c.host,
-               .suite = c.suite, .timer = {}, .source = source, .dirty = c.git_dirty, .driver_version = c.driver_version};
+  added.run = {.commit = c.git_commit,
+               .date = c.date,
+               .gpu = gpu_slug(c.gpu_name),
+               .gpu_name = c.gpu_name,
+               .host = c.host,
+               .suite = c.suite,
+               .timer = {},
+               .source = source,
+               .dirty = c.git_dirty,
+               .driver_version = c.driver_version};
   std::set<std::string> timers;
   for (const BenchmarkRecord& r : run.benchmarks)
     if (r.status == BenchmarkStatus::ok && r.headline()) timers.insert(r.headline()->timer);
@@ -294,7 +299,9 @@ HistoryDb::Added HistoryDb::add(const RunResults& run, const std::string& source
   });
   if (!added.added) {
     // The run that is already there, for the caller's message.
-    Statement existing(db_, std::string("SELECT id FROM runs WHERE commit_sha = ? AND date = ? AND host = ? AND gpu_uuid = ? AND suite = ?"), path_);
+    Statement existing(db_,
+                       std::string("SELECT id FROM runs WHERE commit_sha = ? AND date = ? AND host = ? AND gpu_uuid = ? AND suite = ?"),
+                       path_);
     existing.bind(1, c.git_commit).bind(2, c.date).bind(3, c.host).bind(4, c.gpu_uuid).bind(5, c.suite);
     if (existing.step()) added.run.id = existing.integer(0);
   }

@@ -19,8 +19,9 @@ void complete_identity(RunResults& run, const std::string& path, const RunIdenti
     throw ResultsError(path + ": records commit " + c.git_commit + ", not the --commit given (" + *given.commit + ")");
   if (!has_commit) c.git_commit = given.commit.value_or("");
   if (c.git_commit.empty())
-    throw ResultsError(path + ": records no commit (nvbench and plain Google Benchmark JSON do not, nor a kgate run built "
-                              "outside git): give --commit SHA");
+    throw ResultsError(path +
+                       ": records no commit (nvbench and plain Google Benchmark JSON do not, nor a kgate run built "
+                       "outside git): give --commit SHA");
 
   if (given.date && !c.date.empty() && iso8601_utc(c.date) != given.date)
     throw ResultsError(path + ": records the date " + c.date + ", not the --date given (" + *given.date + ")");

@@ -18,7 +18,7 @@ constexpr std::size_t kActivityBufferAlignment = 8;  // CUPTI's requirement
 void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
   *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(kActivityBufferAlignment, kActivityBufferBytes));
   *size = *buffer != nullptr ? kActivityBufferBytes : 0;  // no buffer: CUPTI drops records and counts them
-  *max_records = 0;                                        // as many as fit
+  *max_records = 0;                                       // as many as fit
 }
 
 KernelLaunch to_launch(const CUpti_ActivityKernel10& kernel) {

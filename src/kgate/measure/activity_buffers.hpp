@@ -26,11 +26,11 @@ namespace kgate::cupti {
 
 // What CUPTI delivered since a recording started.
 struct ActivityRecords {
-  std::vector<KernelLaunch> launches;  // kernel records
+  std::vector<KernelLaunch> launches;                                 // kernel records
   std::vector<std::pair<std::uint32_t, ActivityInterval>> transfers;  // memcpy and memset records, by correlation id
   std::vector<std::pair<std::uint32_t, std::uint64_t>> external_ids;  // correlation id -> external (call) id
-  std::size_t dropped = 0;  // records CUPTI had no buffer room for
-  std::string error;        // the first failure while reading them, kept for the client: a callback cannot throw
+  std::size_t dropped = 0;                                            // records CUPTI had no buffer room for
+  std::string error;  // the first failure while reading them, kept for the client: a callback cannot throw
 };
 
 class ActivityBuffers {

@@ -65,9 +65,7 @@ TimingOptions calibration_timing(const TimingOptions& base) {
 
 }  // namespace
 
-double datasheet_bytes_per_s(const DeviceInfo& device) {
-  return 2.0 * device.memory_clock_khz * 1e3 * device.memory_bus_bits / 8.0;
-}
+double datasheet_bytes_per_s(const DeviceInfo& device) { return 2.0 * device.memory_clock_khz * 1e3 * device.memory_bus_bits / 8.0; }
 
 Calibration measure_calibration(const DeviceInfo& device, GpuTimer& base_timer, const CalibrationOptions& options) {
   GpuTimer timer(device, calibration_timing(base_timer.options()));
@@ -84,10 +82,7 @@ Calibration measure_calibration(const DeviceInfo& device, GpuTimer& base_timer, 
     const unsigned blocks = static_cast<unsigned>(device.sm_count) * 8;
     const double copy_bytes = 2.0 * static_cast<double>(options.stream_bytes);
     const TimingRecord runtime_copy = timer.measure_cold(
-        [&](int, cudaStream_t s) {
-          KGATE_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), src.bytes(), cudaMemcpyDeviceToDevice, s));
-        },
-        1);
+        [&](int, cudaStream_t s) { KGATE_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), src.bytes(), cudaMemcpyDeviceToDevice, s)); }, 1);
     const TimingRecord kernel_copy = timer.measure_hot([&](int, cudaStream_t s) {
       copy_stream_kernel<<<blocks, 256, 0, s>>>(static_cast<const uint4*>(src.get()), static_cast<uint4*>(dst.get()),
                                                 src.bytes() / sizeof(uint4));
@@ -123,8 +118,8 @@ Calibration measure_calibration(const DeviceInfo& device, GpuTimer& base_timer, 
     const TimingRecord gemm = timer.measure_hot([&](int, cudaStream_t s) {
       check_cublas(*cublas, cublas->set_stream(handle, s), "cublasSetStream");
       check_cublas(*cublas,
-                   cublas->gemm_ex(handle, CUBLAS_OP_N, CUBLAS_OP_N, dim, dim, dim, &alpha, a.get(), CUDA_R_16BF, dim, b.get(),
-                                   CUDA_R_16BF, dim, &beta, out.get(), CUDA_R_16BF, dim, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                   cublas->gemm_ex(handle, CUBLAS_OP_N, CUBLAS_OP_N, dim, dim, dim, &alpha, a.get(), CUDA_R_16BF, dim, b.get(), CUDA_R_16BF,
+                                   dim, &beta, out.get(), CUDA_R_16BF, dim, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                    "cublasGemmEx");
     });
     c.gemm_flops_per_s = 2.0 * static_cast<double>(n) * n * n / gemm.summary.median;

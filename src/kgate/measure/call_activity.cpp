@@ -16,9 +16,8 @@ namespace {
 
 // External correlation needs the API records on: CUPTI writes a call's correlation record just
 // before the driver or runtime API record it belongs to.
-constexpr CUpti_ActivityKind kCallActivityKinds[] = {CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-                                                     CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
-                                                     CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+constexpr CUpti_ActivityKind kCallActivityKinds[] = {CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME,
+                                                     CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
 constexpr CUpti_ExternalCorrelationKind kCallCorrelation = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
 
 CUpti_ActivityKind kernel_kind(KernelActivity kind) {
@@ -70,7 +69,7 @@ void CallActivity::start() {
   std::string failure;
   if (const CUptiResult r = cuptiActivityEnable(kernel_kind(kernels_)); r != CUPTI_SUCCESS)
     failure = cupti::describe(r, kernels_ == KernelActivity::serial ? "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_KERNEL)"
-                                                                     : "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)");
+                                                                    : "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)");
   for (const CUpti_ActivityKind kind : kCallActivityKinds)
     if (const CUptiResult r = cuptiActivityEnable(kind); r != CUPTI_SUCCESS && failure.empty())
       failure = cupti::describe(r, ("cuptiActivityEnable(kind " + std::to_string(static_cast<int>(kind)) + ")").c_str());
@@ -81,9 +80,7 @@ void CallActivity::start() {
   active_ = true;
 }
 
-void CallActivity::begin_call(std::uint64_t id) {
-  KGATE_CUPTI_CHECK(cuptiActivityPushExternalCorrelationId(kCallCorrelation, id));
-}
+void CallActivity::begin_call(std::uint64_t id) { KGATE_CUPTI_CHECK(cuptiActivityPushExternalCorrelationId(kCallCorrelation, id)); }
 
 void CallActivity::end_call() { KGATE_CUPTI_CHECK(cuptiActivityPopExternalCorrelationId(kCallCorrelation, nullptr)); }
 

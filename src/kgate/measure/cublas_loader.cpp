@@ -37,8 +37,8 @@ std::unique_ptr<CublasLibrary> CublasLibrary::load(std::string* why_not) {
   std::unique_ptr<CublasLibrary> library(new CublasLibrary(handle));
   if (bind(handle, "cublasCreate_v2", library->create, why_not) && bind(handle, "cublasDestroy_v2", library->destroy, why_not) &&
       bind(handle, "cublasSetStream_v2", library->set_stream, why_not) &&
-      bind(handle, "cublasSetWorkspace_v2", library->set_workspace, why_not) &&
-      bind(handle, "cublasGemmEx", library->gemm_ex, why_not) && bind(handle, "cublasGetStatusString", library->status_string, why_not))
+      bind(handle, "cublasSetWorkspace_v2", library->set_workspace, why_not) && bind(handle, "cublasGemmEx", library->gemm_ex, why_not) &&
+      bind(handle, "cublasGetStatusString", library->status_string, why_not))
     return library;
   return nullptr;
 }

@@ -25,8 +25,7 @@ const char* remedy(CUptiResult result) {
              "NVIDIA driver with NVreg_RestrictProfilingToAdminUsers=0";
     case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
       return "; another CUPTI client already holds this process (Nsight Compute, Nsight Systems or cuda-gdb)";
-    default:
-      return "";
+    default: return "";
   }
 }
 

@@ -13,8 +13,7 @@ CuptiClients& CuptiClients::process() {
 
 void CuptiClients::claim_activity(const char* who) {
   if (range_profiler_enabled_) throw ProfilerError(std::string(who) + " while a RangeProfiler is enabled");
-  if (activity_recording_.exchange(true))
-    throw ProfilerError(std::string(who) + " while another CUPTI activity recording is running");
+  if (activity_recording_.exchange(true)) throw ProfilerError(std::string(who) + " while another CUPTI activity recording is running");
 }
 
 }  // namespace kgate::cupti

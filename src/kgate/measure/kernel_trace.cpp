@@ -29,14 +29,13 @@ CUptiResult end_trace(cupti::ActivityBuffers& buffers) {
 
 std::string demangle(const std::string& name) {
   int status = 0;
-  const std::unique_ptr<char, decltype(&std::free)> demangled(
-      abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), &std::free);
+  const std::unique_ptr<char, decltype(&std::free)> demangled(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), &std::free);
   return status == 0 && demangled ? std::string(demangled.get()) : name;  // extern "C" kernels stay as they are
 }
 
 auto fold_key(const KernelRecord& r) {
-  return std::make_tuple(r.name, r.grid[0], r.grid[1], r.grid[2], r.block[0], r.block[1], r.block[2],
-                         r.registers_per_thread, r.static_shared_bytes, r.dynamic_shared_bytes);
+  return std::make_tuple(r.name, r.grid[0], r.grid[1], r.grid[2], r.block[0], r.block[1], r.block[2], r.registers_per_thread,
+                         r.static_shared_bytes, r.dynamic_shared_bytes);
 }
 
 }  // namespace
@@ -63,8 +62,7 @@ std::vector<KernelRecord> fold_launches(std::vector<KernelLaunch> launches) {
     ++records[slot->second].launches;
     if (launch.record.duration_s > 0) durations[slot->second].push_back(launch.record.duration_s);
   }
-  for (std::size_t i = 0; i < records.size(); ++i)
-    records[i].duration_s = durations[i].empty() ? 0 : median(durations[i]);
+  for (std::size_t i = 0; i < records.size(); ++i) records[i].duration_s = durations[i].empty() ? 0 : median(durations[i]);
   return records;
 }
 

@@ -21,8 +21,7 @@ constexpr const char* kDurationMetric = "gpu__time_duration.sum";
 
 // Counts add up over kernels; everything else is a rate or a ratio of one kernel's run, which
 // counts for the whole call in proportion to how long that kernel ran.
-std::map<std::string, double> combine(const std::vector<KernelMetrics>& kernels,
-                                      const std::vector<std::string>& metrics) {
+std::map<std::string, double> combine(const std::vector<KernelMetrics>& kernels, const std::vector<std::string>& metrics) {
   double total_time = 0;
   for (const KernelMetrics& kernel : kernels) total_time += kernel.values.at(kDurationMetric);
   std::map<std::string, double> combined;
@@ -30,8 +29,7 @@ std::map<std::string, double> combine(const std::vector<KernelMetrics>& kernels,
     const bool additive = metric.ends_with(".sum");
     double value = 0;
     for (const KernelMetrics& kernel : kernels) {
-      const double weight = total_time > 0 ? kernel.values.at(kDurationMetric) / total_time
-                                           : 1.0 / static_cast<double>(kernels.size());
+      const double weight = total_time > 0 ? kernel.values.at(kDurationMetric) / total_time : 1.0 / static_cast<double>(kernels.size());
       value += kernel.values.at(metric) * (additive ? 1.0 : weight);
     }
     if (!kernels.empty()) combined[metric] = value;
@@ -98,8 +96,7 @@ struct RangeProfiler::State {
   }
 };
 
-RangeProfiler::RangeProfiler(std::vector<std::string> metrics, PassSetup before_each_pass)
-    : state_(std::make_unique<State>()) {
+RangeProfiler::RangeProfiler(std::vector<std::string> metrics, PassSetup before_each_pass) : state_(std::make_unique<State>()) {
   State& s = *state_;
   s.metrics = std::move(metrics);
   s.before_each_pass = std::move(before_each_pass);
@@ -128,8 +125,8 @@ RangeProfiler::~RangeProfiler() {
   if (state_ && state_->enabled) state_->disable();
 }
 
-std::vector<KernelMetrics> RangeProfiler::session(const std::vector<std::function<void()>>& calls,
-                                                 const PassSetup& outside, const std::function<void()>& profiled) {
+std::vector<KernelMetrics> RangeProfiler::session(const std::vector<std::function<void()>>& calls, const PassSetup& outside,
+                                                  const std::function<void()>& profiled) {
   State& s = *state_;
   if (s.clients.activity_recording()) throw ProfilerError("RangeProfiler::profile() while a KernelTrace is recording");
   if (!s.enabled) s.enable();
@@ -172,8 +169,7 @@ RangeProfile RangeProfiler::profile(const std::function<void()>& launch_once) {
   return result_of(session({launch_once}, state_->before_each_pass, launch_once));
 }
 
-std::vector<RangeProfile> RangeProfiler::profile_batch(const std::vector<BatchedCall>& calls,
-                                                       std::size_t setup_kernels) {
+std::vector<RangeProfile> RangeProfiler::profile_batch(const std::vector<BatchedCall>& calls, std::size_t setup_kernels) {
   std::size_t expected = 0;
   for (const BatchedCall& call : calls) expected += setup_kernels + call.kernels;
   if (expected > kMaxRangesPerProfile)

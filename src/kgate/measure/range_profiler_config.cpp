@@ -55,13 +55,13 @@ void require_supported_device(CUdevice device) {
   params.cuDevice = device;
   params.api = CUPTI_PROFILER_RANGE_PROFILING;
   KGATE_CUPTI_CHECK(cuptiProfilerDeviceSupported(&params));
-  if (params.isSupported != CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED &&
-      params.isSupported != CUPTI_PROFILER_CONFIGURATION_DISABLED)
-    return;
-  const std::pair<const char*, CUpti_Profiler_Support_Level> aspects[] = {
-      {"GPU architecture", params.architecture}, {"SLI", params.sli},
-      {"vGPU", params.vGpu},                     {"confidential computing", params.confidentialCompute},
-      {"CMP", params.cmp},                       {"WSL", params.wsl}};
+  if (params.isSupported != CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED && params.isSupported != CUPTI_PROFILER_CONFIGURATION_DISABLED) return;
+  const std::pair<const char*, CUpti_Profiler_Support_Level> aspects[] = {{"GPU architecture", params.architecture},
+                                                                          {"SLI", params.sli},
+                                                                          {"vGPU", params.vGpu},
+                                                                          {"confidential computing", params.confidentialCompute},
+                                                                          {"CMP", params.cmp},
+                                                                          {"WSL", params.wsl}};
   std::vector<std::string> reasons;
   for (const auto& [aspect, level] : aspects) {
     if (level == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED) reasons.push_back(std::string(aspect) + " not supported");
@@ -117,10 +117,8 @@ void reject_unknown_metrics(const std::vector<std::string>& metrics, const std::
   for (const std::string& metric : metrics) {
     const HostObject scratch(chip, availability);
     const CUptiResult result = add_metrics(scratch, {metric.c_str()});
-    if (result == CUPTI_ERROR_INVALID_PARAMETER || result == CUPTI_ERROR_INVALID_METRIC_NAME)
-      unknown.push_back(metric);
-    else
-      check_cupti(result, "cuptiProfilerHostConfigAddMetrics");
+    if (result == CUPTI_ERROR_INVALID_PARAMETER || result == CUPTI_ERROR_INVALID_METRIC_NAME) unknown.push_back(metric);
+    else check_cupti(result, "cuptiProfilerHostConfigAddMetrics");
   }
   if (!unknown.empty())
     throw ProfilerError("metrics unknown on " + chip + " or not collectable here: " + join(unknown, ", ") +

@@ -54,9 +54,7 @@ EnabledRangeProfiler::~EnabledRangeProfiler() {
   if (object_ != nullptr) disable_range_profiler(object_);  // unwinding: the first error is the one to report
 }
 
-void EnabledRangeProfiler::disable() {
-  check_cupti(disable_range_profiler(std::exchange(object_, nullptr)), "cuptiRangeProfilerDisable");
-}
+void EnabledRangeProfiler::disable() { check_cupti(disable_range_profiler(std::exchange(object_, nullptr)), "cuptiRangeProfilerDisable"); }
 
 std::vector<std::uint8_t> counter_data_image(CUpti_RangeProfiler_Object* profiler, std::vector<const char*> names) {
   auto size = KGATE_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
@@ -78,8 +76,7 @@ std::vector<std::uint8_t> counter_data_image(CUpti_RangeProfiler_Object* profile
 // Auto range with user replay: CUPTI's kernel replay would run every pass on device memory it
 // saved and restored itself, which leaves the L2 unlike any timed launch; under user replay the
 // application runs each pass and prepares the device for it.
-void set_config(CUpti_RangeProfiler_Object* profiler, const std::vector<std::uint8_t>& config,
-                std::vector<std::uint8_t>& counter_data) {
+void set_config(CUpti_RangeProfiler_Object* profiler, const std::vector<std::uint8_t>& config, std::vector<std::uint8_t>& counter_data) {
   auto params = KGATE_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
   params.pRangeProfilerObject = profiler;
   params.configSize = config.size();
@@ -105,8 +102,7 @@ void launch_and_wait(const std::function<void()>& launch_once) {
 void run_passes(CUpti_RangeProfiler_Object* profiler, const PassSetup& outside, const std::function<void()>& profiled) {
   for (std::size_t pass = 0; pass < kMaxPassesPerProfile; ++pass)
     if (run_pass(profiler, outside, profiled)) return;
-  throw ProfilerError("CUPTI did not complete its user replay within " + std::to_string(kMaxPassesPerProfile) +
-                      " passes");
+  throw ProfilerError("CUPTI did not complete its user replay within " + std::to_string(kMaxPassesPerProfile) + " passes");
 }
 
 void decode(CUpti_RangeProfiler_Object* profiler) {

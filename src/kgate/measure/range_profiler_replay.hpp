@@ -34,8 +34,7 @@ class EnabledRangeProfiler {
 
 // A counter data image for `names`, with room for kMaxRangesPerProfile ranges.
 std::vector<std::uint8_t> counter_data_image(CUpti_RangeProfiler_Object* profiler, std::vector<const char*> names);
-void set_config(CUpti_RangeProfiler_Object* profiler, const std::vector<std::uint8_t>& config,
-                std::vector<std::uint8_t>& counter_data);
+void set_config(CUpti_RangeProfiler_Object* profiler, const std::vector<std::uint8_t>& config, std::vector<std::uint8_t>& counter_data);
 
 // Runs the call, then checks its launches and waits for them.
 void launch_and_wait(const std::function<void()>& launch_once);

@@ -10,8 +10,7 @@ namespace kgate {
 namespace {
 
 void validate(const StoppingOptions& o) {
-  if (o.min_samples < 0 || o.max_samples < 1)
-    throw std::invalid_argument("StoppingOptions: min_samples must be >= 0 and max_samples >= 1");
+  if (o.min_samples < 0 || o.max_samples < 1) throw std::invalid_argument("StoppingOptions: min_samples must be >= 0 and max_samples >= 1");
   if (!(o.min_gpu_time_s >= 0) || !(o.max_wall_time_s >= 0) || !(o.target_rel_stddev >= 0))
     throw std::invalid_argument("StoppingOptions: times and the target must be non-negative numbers");
 }
@@ -34,8 +33,7 @@ StoppingCriterion::StoppingCriterion(StoppingOptions options) : options_(options
 
 void StoppingCriterion::add_sample(double gpu_seconds) {
   if (!std::isfinite(gpu_seconds) || gpu_seconds < 0)
-    throw std::invalid_argument("StoppingCriterion: sample time " + std::to_string(gpu_seconds) +
-                                " s is not a non-negative number");
+    throw std::invalid_argument("StoppingCriterion: sample time " + std::to_string(gpu_seconds) + " s is not a non-negative number");
   samples_s_.push_back(gpu_seconds);
   gpu_time_s_ += gpu_seconds;
   const double delta = gpu_seconds - mean_;
@@ -101,11 +99,10 @@ bool is_throttled(double sample_sm_clock_mhz, double default_sm_clock_mhz, const
   return below_fraction_of(sample_sm_clock_mhz, default_sm_clock_mhz, options.threshold);
 }
 
-ClockGovernor::ClockGovernor(double default_sm_clock_mhz, ThrottleOptions options)
-    : default_mhz_(default_sm_clock_mhz), options_(options) {
+ClockGovernor::ClockGovernor(double default_sm_clock_mhz, ThrottleOptions options) : default_mhz_(default_sm_clock_mhz), options_(options) {
   const auto fraction = [](double x) { return x >= 0 && x <= 1; };
-  if (!fraction(options.threshold) || !fraction(options.full_clock) || !(options.backoff_s >= 0) ||
-      !(options.rest_ratio >= 0) || !std::isfinite(options.backoff_s) || !std::isfinite(options.rest_ratio))
+  if (!fraction(options.threshold) || !fraction(options.full_clock) || !(options.backoff_s >= 0) || !(options.rest_ratio >= 0) ||
+      !std::isfinite(options.backoff_s) || !std::isfinite(options.rest_ratio))
     throw std::invalid_argument(
         "ThrottleOptions: threshold and full_clock must be fractions in [0, 1], backoff_s and rest_ratio finite and >= 0");
 }

@@ -16,7 +16,7 @@ using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 constexpr unsigned long long kHoldTimeoutNs = 2'000'000'000ull;  // a host stalled this long gets its launch gaps timed, and a warning
-constexpr long long kProbeCycles = 200'000;  // ~100 us at 2 GHz: %globaltimer's coarsest tick (1 us) stays under 1%
+constexpr long long kProbeCycles = 200'000;                      // ~100 us at 2 GHz: %globaltimer's coarsest tick (1 us) stays under 1%
 
 __device__ __forceinline__ unsigned long long global_timer_ns() {
   unsigned long long t;
@@ -50,8 +50,7 @@ __global__ void clock_probe_kernel(long long cycles, unsigned long long* out) {
 // with this buffer's contents (all bytes equal), so the loads cannot be optimized away.
 __global__ void read_flush_kernel(const uint4* buffer, std::size_t vectors, unsigned* sink) {
   unsigned sum = 0;
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < vectors;
-       i += std::size_t{gridDim.x} * blockDim.x) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < vectors; i += std::size_t{gridDim.x} * blockDim.x) {
     const uint4 v = buffer[i];
     sum += v.x ^ v.y ^ v.z ^ v.w;
   }
@@ -134,7 +133,7 @@ void GpuTimer::flush_l2() {
   }
   const std::size_t vectors = flush_buffer_.bytes() / sizeof(uint4);
   read_flush_kernel<<<4 * std::max(device_.sm_count, 1), 512, 0, stream_>>>(static_cast<const uint4*>(flush_buffer_.get()), vectors,
-                                                              static_cast<unsigned*>(probe_result_.get()));
+                                                                            static_cast<unsigned*>(probe_result_.get()));
   KGATE_CHECK_LAUNCH();
 }
 
@@ -162,8 +161,7 @@ void GpuTimer::timed_call(int sample, const std::function<void()>& call) {
   KGATE_CUDA_CHECK(cudaEventRecord(stops_[sample], stream_));
 }
 
-GpuTimer::BatchTimes GpuTimer::run_batch(int count, const std::function<void(int)>& enqueue_one, bool cupti,
-                                         int calls_per_sample) {
+GpuTimer::BatchTimes GpuTimer::run_batch(int count, const std::function<void(int)>& enqueue_one, bool cupti, int calls_per_sample) {
   count = std::clamp(count, 1, options_.max_batch);
   std::optional<CallActivity> activity;
   if (cupti) {
@@ -203,8 +201,8 @@ GpuTimer::BatchTimes GpuTimer::run_batch(int count, const std::function<void(int
   return times;
 }
 
-TimingRecord GpuTimer::sample_until_done(std::optional<double> expected_sample_s,
-                                         const std::function<void(int)>& enqueue_one, int launches_per_sample) {
+TimingRecord GpuTimer::sample_until_done(std::optional<double> expected_sample_s, const std::function<void(int)>& enqueue_one,
+                                         int launches_per_sample) {
   if (timer_ == Timer::cupti) {
     try {
       return sample_with(true, expected_sample_s, enqueue_one, launches_per_sample);
@@ -218,16 +216,15 @@ TimingRecord GpuTimer::sample_until_done(std::optional<double> expected_sample_s
   return sample_with(false, expected_sample_s, enqueue_one, launches_per_sample);
 }
 
-TimingRecord GpuTimer::sample_with(bool cupti, std::optional<double> expected_sample_s,
-                                   const std::function<void(int)>& enqueue_one, int launches_per_sample) {
+TimingRecord GpuTimer::sample_with(bool cupti, std::optional<double> expected_sample_s, const std::function<void(int)>& enqueue_one,
+                                   int launches_per_sample) {
   StoppingCriterion criterion(options_.stopping);
   std::vector<double> event_samples, busy_samples;  // beside the samples, with CUPTI
   ClockGovernor governor(device_.sm_clock_khz / 1e3, options_.throttle);
   std::vector<double> clocks;
   const auto start = Clock::now();
   const auto batch_for = [&](double sample_s) {
-    return static_cast<int>(std::clamp(options_.batch_target_s / std::max(sample_s, 1e-7), 1.0,
-                                       static_cast<double>(options_.max_batch)));
+    return static_cast<int>(std::clamp(options_.batch_target_s / std::max(sample_s, 1e-7), 1.0, static_cast<double>(options_.max_batch)));
   };
   // Without an estimate the first batch is one sample, which sizes the rest and counts as well
   // (a sample of a 100 ms kernel is worth keeping).
@@ -317,9 +314,8 @@ TimingRecord GpuTimer::measure_hot(const CopyLaunch& launch, std::optional<doubl
     KGATE_CUDA_CHECK(cudaStreamSynchronize(stream_));
     single_s = run_batch(1, single).event_s[0];
   }
-  const int launches = static_cast<int>(
-      std::clamp(std::ceil(options_.hot_replay_target_s / std::max(single_s, 1e-7)), 1.0,
-                 static_cast<double>(options_.max_graph_launches)));
+  const int launches = static_cast<int>(std::clamp(std::ceil(options_.hot_replay_target_s / std::max(single_s, 1e-7)), 1.0,
+                                                   static_cast<double>(options_.max_graph_launches)));
 
   cudaGraph_t graph = nullptr;
   KGATE_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));

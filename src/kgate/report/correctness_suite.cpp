@@ -19,8 +19,12 @@ std::string attribute(const std::string& tag, const std::string& name) {
 }
 
 std::string unescape(std::string text) {
-  for (const auto& [entity, plain] : {std::pair<const char*, const char*>{"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""},
-                                      {"&apos;", "'"}, {"&#10;", "\n"}, {"&amp;", "&"}})
+  for (const auto& [entity, plain] : {std::pair<const char*, const char*>{"&lt;", "<"},
+                                      {"&gt;", ">"},
+                                      {"&quot;", "\""},
+                                      {"&apos;", "'"},
+                                      {"&#10;", "\n"},
+                                      {"&amp;", "&"}})
     for (std::size_t at = text.find(entity); at != std::string::npos; at = text.find(entity, at + 1))
       text.replace(at, std::string_view(entity).size(), plain);
   return text;
@@ -60,9 +64,8 @@ std::vector<SuiteCase> read_ctest_junit(const std::string& path) {
     }
     const std::string status = attribute(tag, "status");
     std::smatch output;
-    const std::string out = std::regex_search(body, output, std::regex(R"(<system-out>([\s\S]*?)</system-out>)"))
-                                ? unescape(output[1].str())
-                                : "";
+    const std::string out =
+        std::regex_search(body, output, std::regex(R"(<system-out>([\s\S]*?)</system-out>)")) ? unescape(output[1].str()) : "";
     const std::string reason = skip_reason(out);
     if (status == "fail" || body.find("<failure") != std::string::npos) {
       c.result = SuiteCase::Result::failed;

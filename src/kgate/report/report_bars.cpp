@@ -98,10 +98,9 @@ Chart draw_bar_chart(const BarChart& chart) {
     const double y = top + kRowHeight * static_cast<double>(i);
     if (b.band_high > 0) svg.rect(x(b.band_low), y, x(b.band_high) - x(b.band_low), kRowHeight, {.fill = "#ececec"});
   }
-  const std::vector<double> ticks =
-      chart.log ? spaced_ticks(ratio_ticks(x.low, x.high, 9), x, 44, chart.origin) : linear_ticks(x.low, x.high, 6);
-  draw_axes(svg, frame, {x, ticks, chart.tick_label, chart.axis_title},
-            {{0, 1, frame.top, frame.bottom}, {}, chart.tick_label, ""});
+  const std::vector<double> ticks = chart.log ? spaced_ticks(ratio_ticks(x.low, x.high, 9), x, 44, chart.origin)
+                                              : linear_ticks(x.low, x.high, 6);
+  draw_axes(svg, frame, {x, ticks, chart.tick_label, chart.axis_title}, {{0, 1, frame.top, frame.bottom}, {}, chart.tick_label, ""});
   for (std::size_t i = 0; i < chart.bars.size(); ++i) {
     const Bar& b = chart.bars[i];
     const double y = top + kRowHeight * static_cast<double>(i);
@@ -112,8 +111,7 @@ Chart draw_bar_chart(const BarChart& chart) {
   }
   svg.line(x(chart.origin), frame.top, x(chart.origin), frame.bottom, {.stroke = "#333", .stroke_width = 1.2});
   if (chart.reference > 0)
-    svg.line(x(chart.reference), frame.top, x(chart.reference), frame.bottom,
-             {.stroke = "#333", .stroke_width = 1.2, .dash = "5 3"});
+    svg.line(x(chart.reference), frame.top, x(chart.reference), frame.bottom, {.stroke = "#333", .stroke_width = 1.2, .dash = "5 3"});
   return {chart.file, chart.title, svg.str(), ascii_bars(chart, x)};
 }
 

@@ -58,7 +58,9 @@ void suite_blocks(const ReportInputs& inputs, Section& section) {
     const char* result = c.result == SuiteCase::Result::passed ? "pass" : c.result == SuiteCase::Result::failed ? "**FAIL**" : "skipped";
     table.rows.push_back({{code(c.variant)},
                           {c.shape.empty() ? "-" : code(c.shape)},
-                          {result, c.result == SuiteCase::Result::failed ? Tone::bad : c.result == SuiteCase::Result::skipped ? Tone::muted : Tone::good},
+                          {result, c.result == SuiteCase::Result::failed    ? Tone::bad
+                                   : c.result == SuiteCase::Result::skipped ? Tone::muted
+                                                                            : Tone::good},
                           {c.reason.empty() ? "-" : literal(c.reason)}});
     if (c.result == SuiteCase::Result::passed) ++passed;
     if (c.result == SuiteCase::Result::failed) {
@@ -70,12 +72,12 @@ void suite_blocks(const ReportInputs& inputs, Section& section) {
   std::size_t skipped_count = 0;
   for (const auto& [reason, n] : skipped) skipped_count += n;
   section.blocks.push_back(Subheading{"Correctness suite"});
-  section.blocks.push_back(Paragraph{
-      "The GPU correctness suite (" + code(inputs.correctness_source) + ", ctest's JUnit): " +
-          std::to_string(inputs.correctness.size()) + " cases (variant × test shape), " + std::to_string(passed) + " passed, " +
-          (failed ? "**" + std::to_string(failed) + " failed**" : std::string("0 failed")) + ", " + std::to_string(skipped_count) +
-          " skipped." + (failures.empty() ? "" : " Failed: " + join_words(failures) + "."),
-      true});
+  section.blocks.push_back(
+      Paragraph{"The GPU correctness suite (" + code(inputs.correctness_source) + ", ctest's JUnit): " +
+                    std::to_string(inputs.correctness.size()) + " cases (variant × test shape), " + std::to_string(passed) + " passed, " +
+                    (failed ? "**" + std::to_string(failed) + " failed**" : std::string("0 failed")) + ", " +
+                    std::to_string(skipped_count) + " skipped." + (failures.empty() ? "" : " Failed: " + join_words(failures) + "."),
+                true});
   if (!skipped.empty()) {
     Bullets reasons{{}, true};
     for (const auto& [reason, n] : skipped) reasons.items.push_back(std::to_string(n) + " skipped: " + literal(reason));
@@ -93,17 +95,15 @@ Section correctness_section(const ReportModel& model) {
   std::map<std::string, std::size_t> unchecked;  // reason -> benchmarks
   for (const BenchmarkView& v : model.views) {
     const BenchmarkRecord& r = *v.record;
-    if (!r.correct)
-      ++unchecked[r.correctness_detail.empty() ? kNoReason : r.correctness_detail];
-    else
-      (*r.correct ? passed : wrong) += 1;
+    if (!r.correct) ++unchecked[r.correctness_detail.empty() ? kNoReason : r.correctness_detail];
+    else (*r.correct ? passed : wrong) += 1;
   }
   std::size_t not_checked = 0;
   for (const auto& [reason, n] : unchecked) not_checked += n;
-  section.blocks.push_back(Paragraph{
-      "`kgate_bench` checks each benchmark's output against the family's fp64 CPU reference before timing it: of " +
-      std::to_string(model.views.size()) + " benchmarks, " + std::to_string(passed) + " passed, " + std::to_string(wrong) +
-      " gave a wrong result, " + std::to_string(not_checked) + " were not checked."});
+  section.blocks.push_back(
+      Paragraph{"`kgate_bench` checks each benchmark's output against the family's fp64 CPU reference before timing it: of " +
+                std::to_string(model.views.size()) + " benchmarks, " + std::to_string(passed) + " passed, " + std::to_string(wrong) +
+                " gave a wrong result, " + std::to_string(not_checked) + " were not checked."});
   if (!unchecked.empty()) {
     Bullets reasons;
     for (const auto& [reason, n] : unchecked)
@@ -125,8 +125,7 @@ Section correctness_section(const ReportModel& model) {
     }
     // A family with nothing wrong is shown folded: its figures are there for whoever wants them.
     if (family_passed + family_unchecked == family.rows.size())
-      table.folded =
-          std::to_string(family_passed) + " passed, " + std::to_string(family_unchecked) + " not checked (show the figures)";
+      table.folded = std::to_string(family_passed) + " passed, " + std::to_string(family_unchecked) + " not checked (show the figures)";
     section.blocks.push_back(std::move(table));
   }
   return section;

@@ -70,7 +70,9 @@ void add_launch_rows(const BenchmarkRecord& baseline, const BenchmarkRecord& cur
 CounterRow metric_row(const std::string& name, double baseline, double current) {
   // A chip says what the gate's notes say: the metric's readable name where kgate knows it.
   const std::string_view label = metric_label(name);
-  CounterRow row{.kind = CounterRow::Kind::metric, .name = name, .chip = label.empty() ? name.substr(0, name.find('.')) : std::string(label)};
+  CounterRow row{.kind = CounterRow::Kind::metric,
+                 .name = name,
+                 .chip = label.empty() ? name.substr(0, name.find('.')) : std::string(label)};
   row.material = material_metric_change(name, baseline, current);
   if (is_percent_metric(name)) {
     row.baseline = kgate::format_percent(baseline);

@@ -60,9 +60,7 @@ std::string sparkline(const ReportModel& model, const std::string& name) {
 
 }  // namespace
 
-bool is_change(Verdict v) {
-  return v == Verdict::slower || v == Verdict::failed || v == Verdict::at_threshold || v == Verdict::faster;
-}
+bool is_change(Verdict v) { return v == Verdict::slower || v == Verdict::failed || v == Verdict::at_threshold || v == Verdict::faster; }
 
 std::vector<const BenchmarkComparison*> changed_benchmarks(const ComparisonReport& comparison) {
   std::vector<const BenchmarkComparison*> changed;

@@ -50,9 +50,7 @@ std::string samples_text(const TimingRecord* timing) {
 }
 
 // "99%": the level of the comparison's intervals.
-std::string confidence_level(double confidence) {
-  return printf_string("%g%%", confidence * 100);
-}
+std::string confidence_level(double confidence) { return printf_string("%g%%", confidence * 100); }
 
 // "p = 0.0123", "p <0.001"
 std::string p_text(double p) {
@@ -75,8 +73,7 @@ std::string compared_verdict(const ReportModel& model, const BenchmarkComparison
                      kgate::format_ratio(c.speedup) + " (time " + kgate::format_time_change_of_speedup(c.speedup) + "; median " +
                      kgate::format_time(c.baseline_median_s) + " → " + kgate::format_time(c.new_median_s) + ", Δ " +
                      kgate::format_time_change(c.new_median_s - c.baseline_median_s) + "), ";
-  if (c.low_confidence)
-    text += "too few samples for an interval or a test";
+  if (c.low_confidence) text += "too few samples for an interval or a test";
   else
     text += confidence_level(model.comparison->confidence) + " interval " + kgate::format_interval(c.ci_low, c.ci_high) + ", " +
             p_text(c.p_value);

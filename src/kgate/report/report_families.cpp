@@ -92,10 +92,8 @@ Table family_table(const ReportModel& model, const FamilyView& family, Footnotes
   Table table;
   table.compact = true;
   table.columns = {{"Shape"}, {"Variant"}};
-  if (compared)
-    table.columns.insert(table.columns.end(), {{"Baseline", true, false}, {"New", true}, {"Speedup", true}, {"Verdict"}});
-  else
-    table.columns.insert(table.columns.end(), {{"Median", true}, {"rsd", true, false}});
+  if (compared) table.columns.insert(table.columns.end(), {{"Baseline", true, false}, {"New", true}, {"Speedup", true}, {"Verdict"}});
+  else table.columns.insert(table.columns.end(), {{"Median", true}, {"rsd", true, false}});
   table.columns.insert(table.columns.end(), {{"Achieved", true, false}, {"% of roof", true}, {"Bound", false, false}});
   for (const std::string& comparator : family.comparators)
     table.columns.push_back({"vs " + literal(comparator) + " (" + literal(family.roles.at(comparator)) + ")", true});
@@ -119,14 +117,11 @@ Table family_table(const ReportModel& model, const FamilyView& family, Footnotes
     row.push_back({v->roof.pct > 0 ? format_pct(v->roof.pct) + " " + v->roof.ceiling : "-"});
     row.push_back({v->ran() && v->roof.pct > 0 ? std::string(to_string(r.roofline)) : "-"});
     for (const Versus& vs : v->versus) {
-      if (vs.self)
-        row.push_back({"—", Tone::muted});
-      else
-        row.push_back({format_ratio(vs.speedup), vs.speedup >= 1 ? Tone::plain : Tone::warn});
+      if (vs.self) row.push_back({"—", Tone::muted});
+      else row.push_back({format_ratio(vs.speedup), vs.speedup >= 1 ? Tone::plain : Tone::warn});
     }
     if (!family.peers.empty())
-      row.push_back(v->vs_best_peer > 0 ? Cell{format_ratio(v->vs_best_peer), v->vs_best_peer >= 1 ? Tone::plain : Tone::warn}
-                                        : Cell{"-"});
+      row.push_back(v->vs_best_peer > 0 ? Cell{format_ratio(v->vs_best_peer), v->vs_best_peer >= 1 ? Tone::plain : Tone::warn} : Cell{"-"});
     table.rows.push_back(std::move(row));
   }
   return table;
@@ -143,8 +138,7 @@ std::string compile_time(const FamilyView& family, const std::string& peer) {
     high = std::max(high, s);
   }
   if (high <= 0) return "";
-  return "compiled in " + (low == high ? sig3(high) : sig3(low) + "–" + sig3(high)) +
-         " s per shape (before timing, not in its time)";
+  return "compiled in " + (low == high ? sig3(high) : sig3(low) + "–" + sig3(high)) + " s per shape (before timing, not in its time)";
 }
 
 // Where a peer beats kgate: the kernel it ran, so the reader knows what to study; one line per
@@ -167,7 +161,8 @@ std::string winning_kernels(const FamilyView& family) {
   }
   if (groups.empty()) return "";
   const auto distinct = [](std::vector<const KernelRecord*> launches, auto dims) {
-    std::sort(launches.begin(), launches.end(), [](const KernelRecord* a, const KernelRecord* b) { return block_count(*a) < block_count(*b); });
+    std::sort(launches.begin(), launches.end(),
+              [](const KernelRecord* a, const KernelRecord* b) { return block_count(*a) < block_count(*b); });
     std::vector<std::string> out;
     for (const KernelRecord* k : launches)
       if (const std::string d = format_dims(dims(*k)); std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
@@ -177,7 +172,7 @@ std::string winning_kernels(const FamilyView& family) {
   for (const Group& g : groups) {
     const std::vector<std::string> grids = distinct(g.launches, [](const KernelRecord& k) -> const int(&)[3] { return k.grid; });
     const std::vector<std::string> blocks = distinct(g.launches, [](const KernelRecord& k) -> const int(&)[3] { return k.block; });
-    const std::string grid_text = grids.size() == 1 ? "grid " + grids.front()
+    const std::string grid_text = grids.size() == 1   ? "grid " + grids.front()
                                   : grids.size() <= 3 ? "grids " + join_words(grids)
                                                       : "grids " + grids.front() + " to " + grids.back();
     const std::size_t n = g.launches.size();
@@ -206,8 +201,7 @@ Bullets peer_notes(const FamilyView& family) {
     if (const std::string compiled = compile_time(family, peer); !compiled.empty()) text += "; " + compiled;
     if (std::find(family.wrong_peers.begin(), family.wrong_peers.end(), peer) != family.wrong_peers.end())
       text += ". **Left out of the comparison: its output failed the check** (" + literal(first->correctness_detail) + ")";
-    else if (first->correct)
-      text += ". Output checked against kgate's definition at " + code(first->shape) + ": " + check_figures(*first);
+    else if (first->correct) text += ". Output checked against kgate's definition at " + code(first->shape) + ": " + check_figures(*first);
     notes.items.push_back(text + ".");
   }
   if (const std::string wins = winning_kernels(family); !wins.empty()) notes.items.push_back(wins);
@@ -217,8 +211,8 @@ Bullets peer_notes(const FamilyView& family) {
 // A shape's axes as the matrix shows them: the ones that vary over the family's shapes get a column
 // each (b, hq, hkv, d, l), the ones every shape shares are said once above the matrix.
 struct ShapeAxes {
-  std::vector<std::string> varying{};                    // in the order the shapes name them
-  std::vector<std::pair<std::string, std::string>> shared{};  // axis -> its one value
+  std::vector<std::string> varying{};                                  // in the order the shapes name them
+  std::vector<std::pair<std::string, std::string>> shared{};           // axis -> its one value
   std::map<std::string, std::map<std::string, std::string>> values{};  // shape -> axis -> value
 };
 
@@ -227,10 +221,8 @@ std::vector<std::pair<std::string, std::string>> shape_fields(const std::string&
   std::vector<std::pair<std::string, std::string>> fields;
   for (const std::string& part : split(shape, '/')) {
     const std::size_t colon = part.find(':');
-    if (colon == std::string::npos)
-      fields.emplace_back("dtype", part);
-    else
-      fields.emplace_back(part.substr(0, colon), part.substr(colon + 1));
+    if (colon == std::string::npos) fields.emplace_back("dtype", part);
+    else fields.emplace_back(part.substr(0, colon), part.substr(colon + 1));
   }
   return fields;
 }
@@ -258,10 +250,8 @@ ShapeAxes shape_axes(const std::vector<std::string>& shapes) {
       if (first.empty()) first = it->second;
       same = same && it->second == first;
     }
-    if (same && shapes.size() > 1)
-      axes.shared.emplace_back(axis, first);
-    else
-      axes.varying.push_back(axis);
+    if (same && shapes.size() > 1) axes.shared.emplace_back(axis, first);
+    else axes.varying.push_back(axis);
   }
   return axes;
 }
@@ -301,8 +291,7 @@ const BenchmarkView* fastest_own(const FamilyView& family, const std::string& sh
   return best;
 }
 
-Cell variant_matrix_cell(const BenchmarkView* v, const BenchmarkView* fastest, const std::set<std::string>& panels,
-                         Footnotes& footnotes) {
+Cell variant_matrix_cell(const BenchmarkView* v, const BenchmarkView* fastest, const std::set<std::string>& panels, Footnotes& footnotes) {
   if (!v) return {"—", Tone::muted, "not in this run"};
   const BenchmarkRecord& r = *v->record;
   if (!v->ran()) {
@@ -350,8 +339,8 @@ Table family_matrix(const FamilyView& family, const ShapeAxes& axes, const std::
     const BenchmarkView* fastest = fastest_own(family, shape);
     for (const std::string& variant : own) row.push_back(variant_matrix_cell(family.find(variant, shape), fastest, panels, footnotes));
     if (peers) {
-      const auto match = std::find_if(family.peer_matches.begin(), family.peer_matches.end(),
-                                      [&](const PeerMatch& m) { return m.shape == shape; });
+      const auto match =
+          std::find_if(family.peer_matches.begin(), family.peer_matches.end(), [&](const PeerMatch& m) { return m.shape == shape; });
       const PeerMatch* m = match == family.peer_matches.end() ? nullptr : &*match;
       if (m && m->peer) {
         Cell peer{format_time(m->peer->median_s), Tone::plain, cell_tip(*m->peer), benchmark_anchor(m->peer->record->name)};
@@ -361,10 +350,12 @@ Table family_matrix(const FamilyView& family, const ShapeAxes& axes, const std::
         row.push_back({"-", Tone::muted, "no peer ran at this shape"});
       }
       if (m && m->speedup > 0)
-        row.push_back({format_ratio(m->speedup) + (m->tie ? " tie" : ""), m->tie ? Tone::plain : m->speedup < 1 ? Tone::bad : Tone::good,
+        row.push_back({format_ratio(m->speedup) + (m->tie ? " tie" : ""),
+                       m->tie           ? Tone::plain
+                       : m->speedup < 1 ? Tone::bad
+                                        : Tone::good,
                        m->tie ? "within " + format_pct(kPeerTieFraction * 100) + " or the interval holds 1: a tie" : ""});
-      else
-        row.push_back({"-", Tone::muted});
+      else row.push_back({"-", Tone::muted});
     }
     row.push_back({fastest ? roof_text(fastest->roof) : "-"});
     table.rows.push_back(std::move(row));
@@ -424,8 +415,10 @@ Section family_fold(const ReportModel& model, const FamilyView& family, std::vec
     if (!footnotes.empty()) fold.blocks.emplace_back(footnotes.list());
   }
   if (!family.journey.empty())
-    fold.blocks.emplace_back(Paragraph{"**Journey**, each step's speedup over the variant before it (geomean over the shapes both "
-                                       "ran): " + journey_text(family) + "."});
+    fold.blocks.emplace_back(
+        Paragraph{"**Journey**, each step's speedup over the variant before it (geomean over the shapes both "
+                  "ran): " +
+                  journey_text(family) + "."});
   Section family_charts{"Roofline and share of the roof", {}};
   family_charts.fold = Fold::closed;
   for (const std::string prefix : {"roofline-", "roof-share-"})
@@ -468,12 +461,12 @@ Section family_fold(const ReportModel& model, const FamilyView& family, std::vec
 
 Section families_section(const ReportModel& model, std::vector<Chart>& charts) {
   Section section{"Kernel families", {}};
-  section.blocks.emplace_back(Paragraph{
-      "One fold per family, open where a benchmark changed. Its matrix has a row per shape (the axes that vary as columns, "
-      "the ones every shape shares above it) and a column per kgate variant: the median time per call, the fastest in bold, "
-      "a change against the baseline as a tag; hover a cell for its figures. **Best peer** is the fastest other library at "
-      "that shape and **kgate vs peer** its time over kgate's fastest (above 1: kgate is faster). Each changed benchmark has "
-      "a panel below its family's matrix."});
+  section.blocks.emplace_back(
+      Paragraph{"One fold per family, open where a benchmark changed. Its matrix has a row per shape (the axes that vary as columns, "
+                "the ones every shape shares above it) and a column per kgate variant: the median time per call, the fastest in bold, "
+                "a change against the baseline as a tag; hover a cell for its figures. **Best peer** is the fastest other library at "
+                "that shape and **kgate vs peer** its time over kgate's fastest (above 1: kgate is faster). Each changed benchmark has "
+                "a panel below its family's matrix."});
   for (const FamilyView& family : model.families) section.subsections.push_back(family_fold(model, family, charts));
   return section;
 }

@@ -28,10 +28,8 @@ std::size_t find_top_level(std::string_view text, std::string_view wanted, bool 
       found = i;
       if (!last) return found;
     }
-    if (c == '<')
-      ++angle;
-    else if (c == '>' && angle > 0)
-      --angle;
+    if (c == '<') ++angle;
+    else if (c == '>' && angle > 0) --angle;
   }
   return found;
 }

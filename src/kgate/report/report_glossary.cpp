@@ -27,11 +27,13 @@ constexpr Term kGlossary[] = {
     {"Cycles",
      "The speedup in SM cycles (time × the clock it ran at): a change in time that the cycles do not show is the GPU's clock, "
      "not the code."},
-    {"Verdict", "What the gate concluded for the benchmark: slower, faster, same, at threshold, noisy, new, missing or failed "
-                "(each below)."},
+    {"Verdict",
+     "What the gate concluded for the benchmark: slower, faster, same, at threshold, noisy, new, missing or failed "
+     "(each below)."},
     {"p", "The Mann–Whitney U test's p-value: how likely samples this far apart are when nothing changed."},
-    {"slower", "Slower by more than the threshold (and the detectable change), significant, in cycles too, in every repetition: "
-               "fails the gate (a vendor library's does not)."},
+    {"slower",
+     "Slower by more than the threshold (and the detectable change), significant, in cycles too, in every repetition: "
+     "fails the gate (a vendor library's does not)."},
     {"faster", "Faster by more than the threshold, by the same rules as slower."},
     {"same", "The whole interval lies inside the threshold's band."},
     {"at threshold",
@@ -57,13 +59,15 @@ constexpr Term kGlossary[] = {
      "The best peer's median / kgate's fastest variant's: above 1 kgate is faster. A tie when they are within 1% or the "
      "interval of their ratio holds 1."},
     {"Journey", "Each variant's speedup over the variant it follows (the step before it), geomean over the shapes both ran."},
-    {"Median", "The headline mode's median time per call: cold (L2 flushed and inputs rotated before each sample) or hot "
-               "(launches replayed from a CUDA graph)."},
+    {"Median",
+     "The headline mode's median time per call: cold (L2 flushed and inputs rotated before each sample) or hot "
+     "(launches replayed from a CUDA graph)."},
     {"not checked",
      "kgate_bench checks a benchmark's output before timing it when its instance is at most 16 MiB; the correctness suite "
      "checks every variant on small and odd shapes, so a larger instance is covered there."},
-    {"axis", "A dimension of the shape: b batch, h/hq query heads, hkv/hk key-value heads, d head size, l/s context or sequence "
-             "length, m rows, n and k matrix sides, t tokens, i intermediate size."},
+    {"axis",
+     "A dimension of the shape: b batch, h/hq query heads, hkv/hk key-value heads, d head size, l/s context or sequence "
+     "length, m rows, n and k matrix sides, t tokens, i intermediate size."},
 };
 
 }  // namespace

@@ -76,8 +76,8 @@ std::string metric_legend(const Table& table) {
         legend += std::string(first ? "" : "; ") + known.title + " = " + code(known.metric);
         first = false;
       }
-  return legend + ". Sums are over the variant's kernels in one call; other metrics are duration-weighted averages. " +
-         kCounterReplayNote + ".";
+  return legend + ". Sums are over the variant's kernels in one call; other metrics are duration-weighted averages. " + kCounterReplayNote +
+         ".";
 }
 
 // Per roofline class: how many benchmarks, their mean share of the roof and the mean of the
@@ -181,12 +181,12 @@ Section hardware_section(const ReportModel& model) {
   const Table classes = classification_table(model);
   if (!classes.rows.empty()) {
     section.blocks.push_back(Subheading{"Bound classification"});
-    section.blocks.push_back(
-        Paragraph{"From the roofline (roofline.hpp): **latency-bound** when the time the roofline allows for the work is below "
-                  "the launch floor; "
-                  "else **memory-bound** or **compute-bound** when the benchmark reaches at least half of that roof, and more of "
-                  "it than of the "
-                  "other; else **below-roofs** (under the threshold of both roofs: neither memory nor compute limits it, the kernel's own code does). Means are unweighted over the benchmarks of a class."});
+    section.blocks.push_back(Paragraph{
+        "From the roofline (roofline.hpp): **latency-bound** when the time the roofline allows for the work is below "
+        "the launch floor; "
+        "else **memory-bound** or **compute-bound** when the benchmark reaches at least half of that roof, and more of "
+        "it than of the "
+        "other; else **below-roofs** (under the threshold of both roofs: neither memory nor compute limits it, the kernel's own code does). Means are unweighted over the benchmarks of a class."});
     section.blocks.push_back(classes);
   }
   const Table metrics = metrics_table(model);
@@ -225,13 +225,10 @@ Section kernel_names_appendix(const ReportModel& model) {
   table.columns = {{"Id"}, {"Short name"}, {"Demangled name"}, {"Mangled name"}};
   for (std::size_t i = 0; i < names.size(); ++i) {
     const KernelRecord& k = *record_of.at(names[i]);
-    table.rows.push_back(
-        {{kernel_id(i)}, {code(short_kernel_name(k))}, {code(k.demangled.empty() ? "-" : k.demangled)}, {code(k.name)}});
+    table.rows.push_back({{kernel_id(i)}, {code(short_kernel_name(k))}, {code(k.demangled.empty() ? "-" : k.demangled)}, {code(k.name)}});
   }
-  if (table.rows.empty())
-    section.blocks.push_back(Paragraph{"No kernel records in this run."});
-  else
-    section.blocks.push_back(table);
+  if (table.rows.empty()) section.blocks.push_back(Paragraph{"No kernel records in this run."});
+  else section.blocks.push_back(table);
   return section;
 }
 

@@ -28,8 +28,7 @@ Chart draw(const Histogram& h) {
   const Scale x{0, top_edge, kFrame.left, kFrame.right, false};
   const Scale y{0, most * 1.15, kFrame.bottom, kFrame.top, false};
   Svg svg(kWidth, kHeight);
-  draw_title(svg, kWidth, h.title,
-             std::to_string(h.values.size()) + " benchmarks, bins of " + tick_number(kBinWidth) + " points");
+  draw_title(svg, kWidth, h.title, std::to_string(h.values.size()) + " benchmarks, bins of " + tick_number(kBinWidth) + " points");
   std::vector<double> y_ticks;
   for (const double t : linear_ticks(0, most * 1.15, 5))
     if (t == std::floor(t)) y_ticks.push_back(t);
@@ -61,14 +60,13 @@ std::vector<Chart> histogram_charts(const ReportModel& model) {
   // Only benchmarks whose binding roof is memory: a compute-bound kernel (prefill attention)
   // uses a sliver of the bandwidth by design, and would read as a memory-bound kernel doing badly.
   for (const BenchmarkView& v : model.views)
-    if (v.ran() && model.inputs->current.run.has_kgate_block && v.record->pct_of_memory_ceiling > 0 &&
-        v.roof.ceiling != "compute")
+    if (v.ran() && model.inputs->current.run.has_kgate_block && v.record->pct_of_memory_ceiling > 0 && v.roof.ceiling != "compute")
       roof.values.push_back(v.record->pct_of_memory_ceiling);
   histograms.push_back(std::move(roof));
-  histograms.push_back({"hist-occupancy.svg", "Achieved occupancy", "active warps, % of the SM's maximum (CUPTI)",
-                        metric_values(model, kOccupancyMetric)});
-  histograms.push_back({"hist-dram-throughput.svg", "DRAM throughput", "% of peak DRAM throughput (CUPTI)",
-                        metric_values(model, kDramThroughputMetric)});
+  histograms.push_back(
+      {"hist-occupancy.svg", "Achieved occupancy", "active warps, % of the SM's maximum (CUPTI)", metric_values(model, kOccupancyMetric)});
+  histograms.push_back(
+      {"hist-dram-throughput.svg", "DRAM throughput", "% of peak DRAM throughput (CUPTI)", metric_values(model, kDramThroughputMetric)});
   std::vector<Chart> charts;
   for (const Histogram& h : histograms)
     if (!h.values.empty()) charts.push_back(draw(h));

@@ -125,14 +125,10 @@ std::string inline_html(std::string_view text) {
   std::string out;
   for (const Span& span : parse_inline(text)) {
     const std::string escaped = xml_escape(span.text);
-    if (span.kind == Span::Kind::link)
-      out += "<a href=\"" + xml_escape(span.target) + "\">" + inline_html(span.text) + "</a>";
-    else if (span.kind == Span::Kind::code)
-      out += code_html(escaped);
-    else if (span.kind == Span::Kind::bold)
-      out += "<strong>" + escaped + "</strong>";
-    else
-      out += escaped;
+    if (span.kind == Span::Kind::link) out += "<a href=\"" + xml_escape(span.target) + "\">" + inline_html(span.text) + "</a>";
+    else if (span.kind == Span::Kind::code) out += code_html(escaped);
+    else if (span.kind == Span::Kind::bold) out += "<strong>" + escaped + "</strong>";
+    else out += escaped;
   }
   return out;
 }
@@ -165,10 +161,9 @@ std::string attribute(const char* name, const std::string& value) {
 }
 
 std::string cell_html(const Cell& cell) {
-  std::string content = plain_text(cell.text).size() > kCollapsedCell
-                            ? "<details><summary>" + xml_escape(cell_summary(cell.text)) + "</summary>" + inline_html(cell.text) +
-                                  "</details>"
-                            : inline_html(cell.text);
+  std::string content = plain_text(cell.text).size() > kCollapsedCell ? "<details><summary>" + xml_escape(cell_summary(cell.text)) +
+                                                                            "</summary>" + inline_html(cell.text) + "</details>"
+                                                                      : inline_html(cell.text);
   for (const std::string& chip : cell.chips) content += " <span class=\"chip\">" + inline_html(chip) + "</span>";
   return content + cell.svg;
 }
@@ -191,8 +186,8 @@ void table(std::string& out, const Table& t) {
       if (i < t.columns.size() && t.columns[i].figure) add_class("num");
       if (plain_text(cell.text).size() > kLongCell) add_class("long");
       if (cell.heat == cell.heat) add_class("heat");
-      out += "<td" + attribute("class", classes) + attribute("id", cell.id) + attribute("title", cell.tip) + heat_style(cell.heat) +
-             ">" + cell_html(cell) + "</td>";
+      out += "<td" + attribute("class", classes) + attribute("id", cell.id) + attribute("title", cell.tip) + heat_style(cell.heat) + ">" +
+             cell_html(cell) + "</td>";
     }
     out += "</tr>\n";
   }
@@ -219,8 +214,8 @@ void blocks(std::string& out, const Document& document, const std::vector<Block>
     } else if (const auto* c = std::get_if<Code>(&block)) {
       out += "<pre><code>" + xml_escape(c->text) + "</code></pre>\n";
     } else if (const auto* badge = std::get_if<Badge>(&block)) {
-      out += std::string("<div class=\"badge-line\"><span class=\"badge ") + tone_class(badge->tone) + "\">" +
-             xml_escape(badge->word) + "</span><span>" + inline_html(badge->text) + "</span></div>\n";
+      out += std::string("<div class=\"badge-line\"><span class=\"badge ") + tone_class(badge->tone) + "\">" + xml_escape(badge->word) +
+             "</span><span>" + inline_html(badge->text) + "</span></div>\n";
     }
   }
 }
@@ -234,8 +229,8 @@ void section_html(std::string& out, const Document& document, const Section& sec
   if (section.fold == Fold::none) {
     out += "<section" + attribute("id", section.anchor_id()) + ">\n" + heading + "\n";
   } else {
-    out += "<details class=\"fold\"" + attribute("id", section.anchor_id()) + (section.fold == Fold::open ? " open" : "") +
-           "><summary>" + heading;
+    out += "<details class=\"fold\"" + attribute("id", section.anchor_id()) + (section.fold == Fold::open ? " open" : "") + "><summary>" +
+           heading;
     if (!section.summary.empty()) out += "<span class=\"fold-summary\">" + inline_html(section.summary) + "</span>";
     out += "</summary>\n";
   }

@@ -43,8 +43,8 @@ std::string clocks_seen(const RunResults& run) {
       clocks.push_back(t->sm_clock_mhz);
   if (clocks.empty()) return "-";
   const auto [low, high] = std::minmax_element(clocks.begin(), clocks.end());
-  return "median " + format_mhz(median(clocks)) + " (" + sig3(*low) + "–" + format_mhz(*high) + ") over " +
-         std::to_string(clocks.size()) + " benchmarks";
+  return "median " + format_mhz(median(clocks)) + " (" + sig3(*low) + "–" + format_mhz(*high) + ") over " + std::to_string(clocks.size()) +
+         " benchmarks";
 }
 
 std::string against_datasheet(double measured, double datasheet) {
@@ -80,8 +80,7 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const NamedRun
   }
   std::string gpu = literal(c.gpu_name) + " (compute capability " + std::to_string(c.compute_capability / 10) + "." +
                     std::to_string(c.compute_capability % 10) + ", " + std::to_string(c.sm_count) + " SMs, " +
-                    format_bytes(static_cast<double>(c.memory_bytes)) + ", L2 " + format_bytes(static_cast<double>(c.l2_bytes)) +
-                    ")";
+                    format_bytes(static_cast<double>(c.memory_bytes)) + ", L2 " + format_bytes(static_cast<double>(c.l2_bytes)) + ")";
   rows.insert(
       rows.end(),
       {
@@ -92,11 +91,9 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const NamedRun
           {"Copy bandwidth", against_datasheet(cal.copy_bytes_per_s, cal.datasheet_bytes_per_s)},
           {"Read bandwidth", against_datasheet(cal.read_bytes_per_s, cal.datasheet_bytes_per_s)},
           {"bf16 GEMM rate", cal.gemm_flops_per_s > 0 ? format_flops(cal.gemm_flops_per_s) + " measured (cuBLAS)"
-                                               : "not measured (cuBLAS could not be loaded where the run was made): no roofline"},
-          {"Launch floor",
-           format_time(cal.launch_floor_s) + " per launch, " + format_time(cal.graph_floor_s) + " from a CUDA graph"},
-          {"Datasheet", "memory " +
-                            (cal.datasheet_bytes_per_s > 0 ? format_bandwidth(cal.datasheet_bytes_per_s) : std::string("-")) +
+                                                      : "not measured (cuBLAS could not be loaded where the run was made): no roofline"},
+          {"Launch floor", format_time(cal.launch_floor_s) + " per launch, " + format_time(cal.graph_floor_s) + " from a CUDA graph"},
+          {"Datasheet", "memory " + (cal.datasheet_bytes_per_s > 0 ? format_bandwidth(cal.datasheet_bytes_per_s) : std::string("-")) +
                             ", SM clock " + format_mhz(cal.datasheet_sm_clock_mhz)},
           {"Calibration", cal.cached_from.empty() ? "measured in this run" : "reused from " + code(cal.cached_from)},
           {"Timer", timer_badge(named.run)},
@@ -123,8 +120,7 @@ const char* chart_caption(const std::string& file) {
   if (file.starts_with("roof-share-"))
     return "The family's benchmarks' share of the roof each comes closest to, coloured by its bound class; the dashed line is "
            "100%.";
-  if (file == "hist-memory-roof.svg")
-    return "How the benchmarks spread over the share of the measured memory ceiling they reach.";
+  if (file == "hist-memory-roof.svg") return "How the benchmarks spread over the share of the measured memory ceiling they reach.";
   if (file == "hist-occupancy.svg") return "How the benchmarks spread over achieved occupancy (CUPTI).";
   if (file == "hist-dram-throughput.svg") return "How the benchmarks spread over DRAM throughput (CUPTI).";
   return "Each variant's geometric-mean speedup over its shapes against the first run of the history.";
@@ -150,8 +146,7 @@ Table history_table(const ReportModel& model) {
       cells.push_back({row.comparison->summary_line()});
     } else {
       const bool is_baseline = model.inputs->baseline && row.run->source == model.inputs->baseline->source;
-      cells.insert(cells.end(),
-                   {{"-"}, {"-"}, {"-"}, {is_baseline ? "the baseline" : "first run: nothing to compare with", Tone::muted}});
+      cells.insert(cells.end(), {{"-"}, {"-"}, {"-"}, {is_baseline ? "the baseline" : "first run: nothing to compare with", Tone::muted}});
     }
     table.rows.push_back(std::move(cells));
   }
@@ -239,12 +234,9 @@ std::string anchor(const std::string& title) {
   std::string out;
   for (const char c : title) {
     const auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u) || c == '-' || c == '_')
-      out += static_cast<char>(std::tolower(u));
-    else if (c == ' ')
-      out += '-';
-    else if (u >= 0x80)
-      out += c;  // GitHub keeps letters outside ASCII
+    if (std::isalnum(u) || c == '-' || c == '_') out += static_cast<char>(std::tolower(u));
+    else if (c == ' ') out += '-';
+    else if (u >= 0x80) out += c;  // GitHub keeps letters outside ASCII
   }
   return out;
 }
@@ -312,8 +304,9 @@ std::optional<Section> run_metadata_appendix(const ReportModel& model) {
   if (model.inputs->baseline) add(*model.inputs->baseline);
   if (table.rows.empty()) return std::nullopt;
   Section section{"Appendix: run metadata", {}};
-  section.blocks.push_back(Paragraph{"The harness's wall time per phase (`wall_s`) and the runs' free-form `extra` entries as recorded "
-                                     "(docs/results-format.md says what each means)."});
+  section.blocks.push_back(
+      Paragraph{"The harness's wall time per phase (`wall_s`) and the runs' free-form `extra` entries as recorded "
+                "(docs/results-format.md says what each means)."});
   table.folded = std::to_string(table.rows.size()) + " entries";
   section.blocks.push_back(std::move(table));
   return section;
@@ -382,14 +375,12 @@ Section reproduction_section(const ReportModel& model) {
                       format_mhz(c.sm_clock_mhz_default) + ".";
   if (c.git_commit.empty() || c.git_commit == "unknown")
     where += " The run recorded no commit: the source tree cannot be pinned from this file.";
-  else if (c.git_dirty)
-    where += " The tree had uncommitted changes: checking out the commit does not reproduce them.";
+  else if (c.git_dirty) where += " The tree had uncommitted changes: checking out the commit does not reproduce them.";
   section.blocks.push_back(Paragraph{where});
   std::string commands;
   if (!c.git_commit.empty() && c.git_commit != "unknown") commands += "git checkout " + c.git_commit + "\n";
-  commands +=
-      "cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=" + (c.build_type.empty() ? std::string("Release") : c.build_type) +
-      " -DCMAKE_CUDA_ARCHITECTURES=" + (c.cuda_architectures.empty() ? std::string("native") : c.cuda_architectures) + "\n";
+  commands += "cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=" + (c.build_type.empty() ? std::string("Release") : c.build_type) +
+              " -DCMAKE_CUDA_ARCHITECTURES=" + (c.cuda_architectures.empty() ? std::string("native") : c.cuda_architectures) + "\n";
   commands += "ninja -C build kgate_bench kgate\n";
   commands += (c.command_line.empty() ? std::string("./build/bench/kgate_bench --kgate_out=run.json") : c.command_line) + "\n";
   if (in.baseline) commands += "kgate compare " + in.baseline->source + " " + in.current.source + "\n";
@@ -416,7 +407,9 @@ Report build_report(const ReportInputs& inputs) {
   doc.subtitle = subtitle(model);
   doc.charts = draw_charts(model);
   // The answer first, then what a reader opens when it matters; reference material folded.
-  doc.sections = {dashboard_section(model), summary_section(model, doc.charts), families_section(model, doc.charts),
+  doc.sections = {dashboard_section(model),
+                  summary_section(model, doc.charts),
+                  families_section(model, doc.charts),
                   folded(correctness_section(model), "checks at bench time, family by family"),
                   folded(environment_section(model), "GPU, CUDA, clocks, measured ceilings, commit"),
                   folded(hardware_section(model), "bound classes, CUPTI metrics, kernels launched")};

@@ -120,7 +120,8 @@ class MarkdownWriter {
   // end the block and let the rest be read as Markdown.
   static std::string one_line(std::string_view text) {
     std::string plain = plain_text(text);
-    std::replace_if(plain.begin(), plain.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+    std::replace_if(
+        plain.begin(), plain.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
     return xml_escape(plain);
   }
 
@@ -148,8 +149,6 @@ class MarkdownWriter {
 
 }  // namespace
 
-std::string render_markdown(const Document& document, const std::string& link_base) {
-  return MarkdownWriter(document, link_base).render();
-}
+std::string render_markdown(const Document& document, const std::string& link_base) { return MarkdownWriter(document, link_base).render(); }
 
 }  // namespace kgate::report

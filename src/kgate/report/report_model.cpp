@@ -109,8 +109,8 @@ void add_families(ReportModel& model) {
             family.rows.push_back(&view);
   if (model.comparison)
     for (const BenchmarkComparison& row : model.comparison->benchmarks)
-      if (row.verdict == Verdict::missing && std::none_of(model.views.begin(), model.views.end(),
-                                                          [&](const BenchmarkView& v) { return v.record->name == row.name; }))
+      if (row.verdict == Verdict::missing &&
+          std::none_of(model.views.begin(), model.views.end(), [&](const BenchmarkView& v) { return v.record->name == row.name; }))
         family_of(model.families, row.family).missing.push_back(&row);
 }
 
@@ -172,10 +172,8 @@ void add_peer_matches(ReportModel& model) {
         measured = measured || role == "peer";
         if (!row->ran() || r.correct == false) continue;
         const BenchmarkView** best = nullptr;
-        if (role == "peer" && !wrong(r.variant))
-          best = &match.peer;
-        else if (is_kgate_own(role))
-          best = &match.kgate;
+        if (role == "peer" && !wrong(r.variant)) best = &match.peer;
+        else if (is_kgate_own(role)) best = &match.kgate;
         if (best && (!*best || row->median_s < (*best)->median_s)) *best = row;
       }
       if (!measured) continue;
@@ -215,8 +213,7 @@ void add_history(ReportModel& model) {
     row.run = runs[i];
     row.against = inputs.baseline ? &*inputs.baseline : i > 0 ? runs[i - 1] : nullptr;
     if (row.against && row.against->source == row.run->source) row.against = nullptr;  // the baseline itself
-    if (row.against && row.run == &inputs.current && inputs.baseline)
-      row.comparison = model.comparison;
+    if (row.against && row.run == &inputs.current && inputs.baseline) row.comparison = model.comparison;
     else if (row.against)
       row.comparison = compare_runs(row.against->run, row.run->run, row.against->source, row.run->source, inputs.compare);
     model.history.push_back(std::move(row));
@@ -297,8 +294,7 @@ std::vector<TensorCheck> parse_correctness_detail(const std::string& detail) {
     const std::string line = detail.substr(start, end - start);
     start = end + 1;
     const std::size_t colon = line.find(": rel_l2=");
-    const auto rel_l2 = number_after(line, "rel_l2="), limit = number_after(line, "(limit "),
-               max_abs = number_after(line, "max_abs=");
+    const auto rel_l2 = number_after(line, "rel_l2="), limit = number_after(line, "(limit "), max_abs = number_after(line, "max_abs=");
     if (colon == std::string::npos || !rel_l2 || !limit || !max_abs) return {};
     TensorCheck check{line.substr(0, colon), *rel_l2, *limit, *max_abs, ""};
     if (const std::size_t v = line.find("violations="); v != std::string::npos)

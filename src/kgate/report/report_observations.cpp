@@ -42,8 +42,8 @@ std::optional<double> numeric(const std::string& text) {
 // The subset of a variant's shapes as a condition on one dimension, per value of the others:
 // "m ≤ 256", "m ≥ 4096 with n:4096/bf16; m ≥ 256 with n:8192/bf16"; nullopt when no single
 // dimension's threshold describes it.
-std::optional<std::string> shape_condition(const std::vector<const BenchmarkView*>& all,
-                                           const std::vector<const BenchmarkView*>& subset, std::size_t key) {
+std::optional<std::string> shape_condition(const std::vector<const BenchmarkView*>& all, const std::vector<const BenchmarkView*>& subset,
+                                           std::size_t key) {
   struct Member {
     std::string value;
     double number;
@@ -76,21 +76,15 @@ std::optional<std::string> shape_condition(const std::vector<const BenchmarkView
       return std::all_of(members.begin(), members.end(), [&](const Member& m) { return condition(m) == m.chosen; });
     };
     std::string condition;
-    if (in.size() == members.size())
-      condition = "any " + name;
-    else if (in.size() == 1)
-      condition = name + " = " + in.front()->value;
-    else if (holds([&](const Member& m) { return m.number <= (*high)->number; }))
-      condition = name + " ≤ " + (*high)->value;
-    else if (holds([&](const Member& m) { return m.number >= (*low)->number; }))
-      condition = name + " ≥ " + (*low)->value;
-    else
-      return std::nullopt;
+    if (in.size() == members.size()) condition = "any " + name;
+    else if (in.size() == 1) condition = name + " = " + in.front()->value;
+    else if (holds([&](const Member& m) { return m.number <= (*high)->number; })) condition = name + " ≤ " + (*high)->value;
+    else if (holds([&](const Member& m) { return m.number >= (*low)->number; })) condition = name + " ≥ " + (*low)->value;
+    else return std::nullopt;
     clauses.emplace_back(condition, rest);
   }
-  const bool uniform = clauses.size() == groups.size() && std::all_of(clauses.begin(), clauses.end(), [&](const auto& c) {
-                         return c.first == clauses.front().first;
-                       });
+  const bool uniform = clauses.size() == groups.size() &&
+                       std::all_of(clauses.begin(), clauses.end(), [&](const auto& c) { return c.first == clauses.front().first; });
   if (uniform) return clauses.front().first;
   std::string text;
   for (const auto& [condition, rest] : clauses) text += (text.empty() ? "" : "; ") + condition + " with " + rest;
@@ -158,14 +152,12 @@ void roof_share(const FamilyView& family, std::vector<std::string>& out) {
     for (const BenchmarkView* row : rows_of(family, variant))
       if (row->ran() && row->roof.pct > 0 && row->record->roofline != RooflineClass::latency_bound) bound.push_back(row);
     if (bound.empty()) continue;
-    const BenchmarkView* best =
-        *std::max_element(bound.begin(), bound.end(), [](auto* a, auto* b) { return a->roof.pct < b->roof.pct; });
+    const BenchmarkView* best = *std::max_element(bound.begin(), bound.end(), [](auto* a, auto* b) { return a->roof.pct < b->roof.pct; });
     std::erase_if(bound, [&](const BenchmarkView* v) { return v->roof.ceiling != best->roof.ceiling; });
     const double low =
         (*std::min_element(bound.begin(), bound.end(), [](auto* a, auto* b) { return a->roof.pct < b->roof.pct; }))->roof.pct;
     out.push_back(variant_name(family, variant) + " reaches " + range(low, best->roof.pct, format_pct) + " of the measured " +
-                  best->roof.ceiling + " ceiling at its " + plural(bound.size(), "shape", "shapes") +
-                  " that are not latency-bound (" +
+                  best->roof.ceiling + " ceiling at its " + plural(bound.size(), "shape", "shapes") + " that are not latency-bound (" +
                   describe_shapes(rows_of(family, variant), bound) + "); best " + achieved_rate(*best) + " at " +
                   code(best->record->shape) + ".");
   }
@@ -186,10 +178,8 @@ void latency_bound(const ReportModel& model, const FamilyView& family, std::vect
       high = std::max(high, row->median_s);
     }
     std::string s = variant_name(family, variant) + " is latency-bound at " + std::to_string(latency.size()) + " of " +
-                    std::to_string(all.size()) + " shapes (" + describe_shapes(all, latency) +
-                    "): " + range(low, high, format_time);
-    if (floor_s > 0)
-      s += ", " + range(low / floor_s, high / floor_s, format_ratio) + " the launch floor (" + format_time(floor_s) + ")";
+                    std::to_string(all.size()) + " shapes (" + describe_shapes(all, latency) + "): " + range(low, high, format_time);
+    if (floor_s > 0) s += ", " + range(low / floor_s, high / floor_s, format_ratio) + " the launch floor (" + format_time(floor_s) + ")";
     out.push_back(s + ".");
   }
 }
@@ -221,8 +211,7 @@ Against against(const FamilyView& family, const std::string& variant, std::size_
 // Every variant against the family's reference and, for candidates, against vendor and peer
 // libraries; slower-than-reference shapes beyond the family's threshold are named, in `findings`:
 // an optimized variant losing to the naive one is what a reader must see first.
-void versus(const ReportModel& model, const FamilyView& family, std::vector<std::string>& out,
-            std::vector<std::string>& findings) {
+void versus(const ReportModel& model, const FamilyView& family, std::vector<std::string>& out, std::vector<std::string>& findings) {
   for (std::size_t c = 0; c < family.comparators.size(); ++c) {
     const std::string& comparator = family.comparators[c];
     const bool is_reference = family.roles.at(comparator) == "reference";
@@ -233,10 +222,9 @@ void versus(const ReportModel& model, const FamilyView& family, std::vector<std:
       if (a.each.empty()) continue;
       const BenchmarkView* ref = family.find(comparator, a.best_at->record->shape);
       if (is_reference && a.best > 1)
-        out.push_back(variant_name(family, variant) + " is up to " + format_ratio(a.best) + " as fast as " + code(comparator) +
-                      " (" + code(a.best_at->record->shape) + ": " + format_time(ref->median_s) + " → " +
-                      format_time(a.best_at->median_s) + "), " + format_ratio(a.geomean) + " geomean over " +
-                      std::to_string(a.each.size()) + " shapes.");
+        out.push_back(variant_name(family, variant) + " is up to " + format_ratio(a.best) + " as fast as " + code(comparator) + " (" +
+                      code(a.best_at->record->shape) + ": " + format_time(ref->median_s) + " → " + format_time(a.best_at->median_s) +
+                      "), " + format_ratio(a.geomean) + " geomean over " + std::to_string(a.each.size()) + " shapes.");
       else if (!is_reference)
         out.push_back(variant_name(family, variant) + " against " + code(comparator) + " (" + literal(family.roles.at(comparator)) +
                       "): " + format_ratio(a.geomean) + " geomean over " + std::to_string(a.each.size()) + " shapes (" +
@@ -248,8 +236,7 @@ void versus(const ReportModel& model, const FamilyView& family, std::vector<std:
           slower.push_back(code(row->record->shape) + " (" + format_ratio(s) + ")");
       if (!slower.empty())
         findings.push_back(variant_name(family, variant) + " is slower than " + code(comparator) + " beyond the threshold at " +
-                      std::to_string(slower.size()) + " of " + std::to_string(a.each.size()) + " shapes: " + join_words(slower) +
-                      ".");
+                           std::to_string(slower.size()) + " of " + std::to_string(a.each.size()) + " shapes: " + join_words(slower) + ".");
     }
   }
 }
@@ -305,8 +292,7 @@ void noise(const ReportModel& model, std::vector<std::string>& out) {
   out.push_back(std::to_string(missed) + " of " + std::to_string(timed) +
                 " benchmarks stopped before their relative standard deviation reached its target (" +
                 range(target_low, target_high, format_pct) + "): " + join_words(why) + "; the largest is " +
-                format_pct(noisiest->record->headline()->summary.rel_stddev() * 100) + " (" + code(noisiest->record->name) +
-                ").");
+                format_pct(noisiest->record->headline()->summary.rel_stddev() * 100) + " (" + code(noisiest->record->name) + ").");
 }
 
 void throttling(const ReportModel& model, std::vector<std::string>& out) {

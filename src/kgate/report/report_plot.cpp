@@ -17,14 +17,11 @@ const std::string kGridColour = "#e3e3e3";
 }  // namespace
 
 double Scale::operator()(double value) const {
-  const double t =
-      log ? (std::log10(value) - std::log10(low)) / (std::log10(high) - std::log10(low)) : (value - low) / (high - low);
+  const double t = log ? (std::log10(value) - std::log10(low)) / (std::log10(high) - std::log10(low)) : (value - low) / (high - low);
   return pixel_low + t * (pixel_high - pixel_low);
 }
 
-std::string tick_number(double value) {
-  return printf_string("%g", value);
-}
+std::string tick_number(double value) { return printf_string("%g", value); }
 
 double decade_floor(double value) { return std::pow(10.0, std::floor(std::log10(value) + 1e-9)); }
 double decade_ceil(double value) { return std::pow(10.0, std::ceil(std::log10(value) - 1e-9)); }
@@ -61,12 +58,9 @@ std::vector<double> ratio_ticks(double low, double high, std::size_t at_most) {
   bool one = false;
   for (const double r : kRatios) {
     if (r < low || r > high) continue;
-    if (r < 1)
-      below.insert(below.begin(), r);
-    else if (r > 1)
-      above.push_back(r);
-    else
-      one = true;
+    if (r < 1) below.insert(below.begin(), r);
+    else if (r > 1) above.push_back(r);
+    else one = true;
   }
   // Thin the fuller side to every other ratio, nearest 1 kept, until they fit.
   while (below.size() + above.size() + (one ? 1 : 0) > at_most) {
@@ -132,12 +126,9 @@ void draw_title(Svg& svg, double width, const std::string& title, const std::str
 
 double draw_legend(Svg& svg, double x, double y, const std::vector<LegendEntry>& entries) {
   for (const LegendEntry& e : entries) {
-    if (e.dash.empty() && e.marker == Marker::square)
-      svg.rect(x, y - 9, 12, 12, {.fill = e.colour, .stroke = "#999", .stroke_width = 0.5});
-    else if (e.dash.empty())
-      svg.marker(e.marker, x + 6, y - 3, 10, {.fill = e.colour, .stroke = "#333", .stroke_width = 0.6});
-    else
-      svg.line(x - 2, y - 3, x + 14, y - 3, {.stroke = e.colour, .stroke_width = 2, .dash = e.dash == "-" ? "" : e.dash});
+    if (e.dash.empty() && e.marker == Marker::square) svg.rect(x, y - 9, 12, 12, {.fill = e.colour, .stroke = "#999", .stroke_width = 0.5});
+    else if (e.dash.empty()) svg.marker(e.marker, x + 6, y - 3, 10, {.fill = e.colour, .stroke = "#333", .stroke_width = 0.6});
+    else svg.line(x - 2, y - 3, x + 14, y - 3, {.stroke = e.colour, .stroke_width = 2, .dash = e.dash == "-" ? "" : e.dash});
     svg.text(x + 20, y + 1, e.label, {.size = 12});
     y += 19;
   }

@@ -37,8 +37,7 @@ struct Roof {
 // The sloped part of a memory roof, from the left edge (or where it enters the plot) to its
 // ridge with the compute roof; its label rides along it, above or below. `labelled` false (a small
 // multiple, where labels on the lines would cover the points): the legend gives the figures.
-void draw_memory_roof(Svg& svg, const Scale& x, const Scale& y, const Roof& roof, double compute, bool label_above,
-                      bool labelled) {
+void draw_memory_roof(Svg& svg, const Scale& x, const Scale& y, const Roof& roof, double compute, bool label_above, bool labelled) {
   const double ridge = compute / roof.bytes_per_s;
   const double start = std::max(x.low, y.low / roof.bytes_per_s);
   const Style style{.stroke = kRoofColour, .stroke_width = 2, .dash = roof.dash};
@@ -86,8 +85,7 @@ std::optional<Chart> draw_roofline(const RooflinePlot& plot) {
 
   // A small multiple names the ceilings' figures in its legend instead of along the lines.
   std::vector<LegendEntry> roof_entries = {
-      {plot.small ? "compute " + format_flops(compute) + " (bf16 GEMM)" : "compute: bf16 GEMM (cuBLAS)", kRoofColour,
-       Marker::square, "-"}};
+      {plot.small ? "compute " + format_flops(compute) + " (bf16 GEMM)" : "compute: bf16 GEMM (cuBLAS)", kRoofColour, Marker::square, "-"}};
   for (const Roof& roof : roofs)
     roof_entries.push_back({plot.small ? roof.name + " " + format_bandwidth(roof.bytes_per_s) : roof.name + " bandwidth", kRoofColour,
                             Marker::square, roof.dash.empty() ? "-" : roof.dash});
@@ -103,8 +101,8 @@ std::optional<Chart> draw_roofline(const RooflinePlot& plot) {
   for (const LegendEntry& e : roof_entries) legend_width = std::max(legend_width, 20 + Svg::text_width(e.label, 12));
   const double legend_x = frame.right + kLegendGap;
   const double legend_bottom = frame.top + 24 + kLegendRow * static_cast<double>(plot.legend.size() + roof_entries.size()) + 20;
-  const double width = std::max({legend_x + legend_width + kMargin, Svg::text_width(plot.subtitle, 12) + 2 * kMargin,
-                                 Svg::text_width(plot.title, 16) + 2 * kMargin});
+  const double width = std::max(
+      {legend_x + legend_width + kMargin, Svg::text_width(plot.subtitle, 12) + 2 * kMargin, Svg::text_width(plot.title, 16) + 2 * kMargin});
   const double height = std::max(frame.bottom + 64, legend_bottom + kMargin);
 
   Svg svg(width, height);
@@ -114,11 +112,9 @@ std::optional<Chart> draw_roofline(const RooflinePlot& plot) {
              plot.small ? "FLOP per byte of minimum traffic" : "arithmetic intensity (FLOP per byte of minimum traffic)"},
             {y, log_ticks(y.low, y.high), si, "achieved FLOP/s"});
 
-  svg.line(x(compute / roofs.front().bytes_per_s), y(compute), x.pixel_high, y(compute),
-           {.stroke = kRoofColour, .stroke_width = 2});
+  svg.line(x(compute / roofs.front().bytes_per_s), y(compute), x.pixel_high, y(compute), {.stroke = kRoofColour, .stroke_width = 2});
   if (!plot.small)
-    svg.text(frame.right - 6, y(compute) - 8, "compute " + format_flops(compute),
-             {.size = 12, .anchor = Anchor::end, .fill = kRoofColour});
+    svg.text(frame.right - 6, y(compute) - 8, "compute " + format_flops(compute), {.size = 12, .anchor = Anchor::end, .fill = kRoofColour});
   for (std::size_t i = 0; i < roofs.size(); ++i) draw_memory_roof(svg, x, y, roofs[i], compute, i > 0, !plot.small);
 
   for (const auto& journey : plot.journeys) {
@@ -131,10 +127,8 @@ std::optional<Chart> draw_roofline(const RooflinePlot& plot) {
                {.fill = mark.colour, .stroke = "#222", .stroke_width = 0.6, .opacity = 0.85}, mark.tooltip);
   // The best point: labelled beside it, or (small) ringed and named in the legend.
   if (plot.small)
-    svg.marker(Marker::circle, x(best->intensity), y(best->flops_per_s), 16, {.stroke = "#222", .stroke_width = 1.2},
-               best->tooltip);
-  else
-    svg.text(x(best->intensity) + 9, y(best->flops_per_s) + 4, best_text, {.size = 11, .fill = "#222"});
+    svg.marker(Marker::circle, x(best->intensity), y(best->flops_per_s), 16, {.stroke = "#222", .stroke_width = 1.2}, best->tooltip);
+  else svg.text(x(best->intensity) + 9, y(best->flops_per_s) + 4, best_text, {.size = 11, .fill = "#222"});
 
   svg.text(legend_x, frame.top + 4, plot.legend_title, {.size = 12, .bold = true});
   const double legend_y = draw_legend(svg, legend_x, frame.top + 24, plot.legend);
@@ -171,15 +165,14 @@ std::vector<Chart> roofline_charts(const ReportModel& model) {
       plot.journeys[slot->second].emplace_back(r.arithmetic_intensity, r.flops_per_s);
       plot.marks.push_back({r.arithmetic_intensity, r.flops_per_s, palette(index_of(r.variant)), marker_for(index_of(r.variant)),
                             r.name + ": " + sig3(r.arithmetic_intensity) + " FLOP/byte, " + format_flops(r.flops_per_s) + ", " +
-                                format_pct(v->roof.pct) + " of the " + v->roof.ceiling + " ceiling, " +
-                                std::string(to_string(r.roofline)),
+                                format_pct(v->roof.pct) + " of the " + v->roof.ceiling + " ceiling, " + std::string(to_string(r.roofline)),
                             v->roof.pct, v->roof.ceiling});
     }
     for (const std::string& variant : family.variants)
-      plot.legend.push_back({variant + (family.roles.contains(variant) && family.roles.at(variant) != "candidate"
-                                            ? " (" + family.roles.at(variant) + ")"
-                                            : ""),
-                             palette(index_of(variant)), marker_for(index_of(variant))});
+      plot.legend.push_back(
+          {variant +
+               (family.roles.contains(variant) && family.roles.at(variant) != "candidate" ? " (" + family.roles.at(variant) + ")" : ""),
+           palette(index_of(variant)), marker_for(index_of(variant))});
     if (auto chart = draw_roofline(plot)) charts.push_back(std::move(*chart));
   }
   return charts;

@@ -62,12 +62,9 @@ std::optional<SampleShift> sample_shift(std::span<const double> baseline_s, std:
   const double proportional = p50.change_s() / p50.baseline_s * (p90.baseline_s - p10.baseline_s);
   const bool constant_fits = std::fabs(spread_change) <= shift.noise_s;
   const bool proportional_fits = std::fabs(spread_change - proportional) <= shift.noise_s;
-  if (std::fabs(p50.change_s()) <= middle_noise)
-    shift.kind = constant_fits ? ShiftKind::none : ShiftKind::uneven;
-  else if (constant_fits)
-    shift.kind = proportional_fits ? ShiftKind::uniform : ShiftKind::constant;
-  else
-    shift.kind = proportional_fits ? ShiftKind::proportional : ShiftKind::uneven;
+  if (std::fabs(p50.change_s()) <= middle_noise) shift.kind = constant_fits ? ShiftKind::none : ShiftKind::uneven;
+  else if (constant_fits) shift.kind = proportional_fits ? ShiftKind::uniform : ShiftKind::constant;
+  else shift.kind = proportional_fits ? ShiftKind::proportional : ShiftKind::uneven;
   return shift;
 }
 

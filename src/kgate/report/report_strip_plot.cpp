@@ -120,9 +120,9 @@ Chart strip_plot(const std::string& name, const TimingRecord& baseline, const Ti
       svg.marker(Marker::circle, x(std::clamp(s.dots_us[i], low, high)), top + kDotInset + height * (kStripHeight - kDotInset - 6),
                  kDotSize, {.fill = s.colour, .opacity = 0.5});
     }
-    svg.rect(
-        x(center * 1e6) - 1, top + 1, 2, kStripHeight - 2, {.fill = "#222"},
-        std::string(s.label) + ": median " + kgate::format_time(center) + " of " + std::to_string(s.timing.samples_s.size()) + " samples");
+    svg.rect(x(center * 1e6) - 1, top + 1, 2, kStripHeight - 2, {.fill = "#222"},
+             std::string(s.label) + ": median " + kgate::format_time(center) + " of " + std::to_string(s.timing.samples_s.size()) +
+                 " samples");
     const std::vector<double>& repetitions = s.timing.repetition_medians_s;
     for (std::size_t j = 0; j < repetitions.size(); ++j)
       svg.marker(Marker::diamond, x(repetitions[j] * 1e6), top + 6, 7, {.fill = "#ffffff", .stroke = "#222", .stroke_width = 1.2},

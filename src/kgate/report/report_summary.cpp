@@ -57,8 +57,8 @@ std::string measured_sentence(const ReportModel& model) {
   for (const BenchmarkView& v : model.views)
     if (v.ran() && v.roof.pct > 0 && (!best || v.roof.pct > best->roof.pct)) best = &v;
   if (best)
-    s += "; the highest share of a measured roof is " + format_pct(best->roof.pct) + " of the " + best->roof.ceiling +
-         " ceiling (" + code(best->record->name) + ")";
+    s += "; the highest share of a measured roof is " + format_pct(best->roof.pct) + " of the " + best->roof.ceiling + " ceiling (" +
+         code(best->record->name) + ")";
   std::size_t latency_bound = 0;
   for (const BenchmarkView& v : model.views)
     latency_bound += v.ran() && v.roof.pct > 0 && v.record->roofline == RooflineClass::latency_bound;
@@ -138,10 +138,10 @@ std::string peer_sentence(const ReportModel& model) {
   if (compared == 0)
     return "The run has " + peers + " for " + plural(families, "family", "families") +
            ", but no shape at which both a peer and a kgate variant ran.";
-  std::string s = "Against the fastest of the " + peers + " at each shape" +
-                  ", kgate's fastest variant is faster at " + std::to_string(compared - slower - ties) + " of " +
-                  std::to_string(compared) + " shapes, " + (ties ? "tied at " + std::to_string(ties) + " (within 1%)" : "tied at none") +
-                  " and " + (slower ? "**slower at " + std::to_string(slower) + "**" : std::string("slower at none")) + " (" +
+  std::string s = "Against the fastest of the " + peers + " at each shape" + ", kgate's fastest variant is faster at " +
+                  std::to_string(compared - slower - ties) + " of " + std::to_string(compared) + " shapes, " +
+                  (ties ? "tied at " + std::to_string(ties) + " (within 1%)" : "tied at none") + " and " +
+                  (slower ? "**slower at " + std::to_string(slower) + "**" : std::string("slower at none")) + " (" +
                   plural(families, "family", "families") + ", table below).";
   return s;
 }
@@ -193,8 +193,7 @@ std::string correctness_sentence(const ReportModel& model) {
     s = "Correctness at bench time: ";
   }
   s += std::to_string(passed) + " of " + std::to_string(model.views.size()) + " benchmarks passed their check";
-  if (worst_share >= 0)
-    s += " (largest relative L2 error " + sig3(worst.rel_l2) + " against a limit of " + sig3(worst.limit) + ")";
+  if (worst_share >= 0) s += " (largest relative L2 error " + sig3(worst.rel_l2) + " against a limit of " + sig3(worst.limit) + ")";
   s += " and " + std::to_string(wrong) + " gave a wrong result";
   if (!unchecked.empty()) {
     std::size_t n = 0;
@@ -206,8 +205,8 @@ std::string correctness_sentence(const ReportModel& model) {
     s += "; " + std::to_string(n) + " ran unchecked (" + join_words(why) + ")";
   }
   if (failed + skipped)
-    s += "; " + std::to_string(failed + skipped) + " did not run: " + std::to_string(failed) + " failed and " +
-         std::to_string(skipped) + " were skipped (their reasons are under their families' tables)";
+    s += "; " + std::to_string(failed + skipped) + " did not run: " + std::to_string(failed) + " failed and " + std::to_string(skipped) +
+         " were skipped (their reasons are under their families' tables)";
   return s + ".";
 }
 
@@ -215,8 +214,7 @@ std::string correctness_sentence(const ReportModel& model) {
 
 std::string gate_line(const ReportModel& model) {
   if (!model.comparison) return "gate: not evaluated (no baseline)";
-  return std::string("gate: ") + (model.comparison->regression() ? "FAIL" : "pass") + " (" + model.comparison->summary_line() +
-         ")";
+  return std::string("gate: ") + (model.comparison->regression() ? "FAIL" : "pass") + " (" + model.comparison->summary_line() + ")";
 }
 
 std::vector<std::string> executive_summary(const ReportModel& model) {
@@ -230,10 +228,8 @@ std::vector<std::string> executive_summary(const ReportModel& model) {
   if (std::any_of(model.families.begin(), model.families.end(), [](const FamilyView& f) { return !f.peers.empty(); }))
     sentences.push_back(peer_sentence(model));
   std::string last = correctness_sentence(model);
-  if (!model.comparison)
-    last += " No baseline was given, so the regression gate was not evaluated.";
-  else
-    last += model.comparison->regression() ? " The regression gate **fails**." : " The regression gate passes.";
+  if (!model.comparison) last += " No baseline was given, so the regression gate was not evaluated.";
+  else last += model.comparison->regression() ? " The regression gate **fails**." : " The regression gate passes.";
   sentences.push_back(std::move(last));
   return sentences;
 }
@@ -241,8 +237,8 @@ std::vector<std::string> executive_summary(const ReportModel& model) {
 Table peer_summary_table(const ReportModel& model) {
   Table table;
   table.compact = true;
-  table.columns = {{"Family"},          {"kgate's fastest"}, {"Fastest peer"}, {"Shapes", true},
-                   {"kgate speedup", true}, {"Range", true},    {"Where kgate is slower"}};
+  table.columns = {{"Family"},      {"kgate's fastest"},      {"Fastest peer"}, {"Shapes", true}, {"kgate speedup", true},
+                   {"Range", true}, {"Where kgate is slower"}};
   for (const FamilyView& family : model.families) {
     if (family.peers.empty()) continue;
     const PeerStanding s = peer_standing(family);

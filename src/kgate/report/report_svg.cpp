@@ -33,15 +33,14 @@ std::string element(const std::string& open, std::string_view tooltip) {
 
 }  // namespace
 
-
 Svg::Svg(double width, double height) : width_(width), height_(height) {
   // An opaque background: on a dark page (GitHub's dark theme) dark text stays readable.
   rect(0, 0, width, height, {.fill = "#ffffff"});
 }
 
 void Svg::rect(double x, double y, double width, double height, const Style& style, std::string_view tooltip) {
-  body_ += element("<rect x=\"" + number(x) + "\" y=\"" + number(y) + "\" width=\"" + number(std::max(width, 0.0)) +
-                       "\" height=\"" + number(std::max(height, 0.0)) + "\"" + attributes(style),
+  body_ += element("<rect x=\"" + number(x) + "\" y=\"" + number(y) + "\" width=\"" + number(std::max(width, 0.0)) + "\" height=\"" +
+                       number(std::max(height, 0.0)) + "\"" + attributes(style),
                    tooltip);
 }
 
@@ -65,20 +64,17 @@ void Svg::marker(Marker shape, double x, double y, double size, const Style& sty
   const double r = size / 2;
   switch (shape) {
     case Marker::circle:
-      body_ += element("<circle cx=\"" + number(x) + "\" cy=\"" + number(y) + "\" r=\"" + number(r) + "\"" + attributes(style),
-                       tooltip);
+      body_ += element("<circle cx=\"" + number(x) + "\" cy=\"" + number(y) + "\" r=\"" + number(r) + "\"" + attributes(style), tooltip);
       return;
     case Marker::square: rect(x - r, y - r, size, size, style, tooltip); return;
     case Marker::triangle:
-      body_ +=
-          element("<polygon points=\"" + number(x) + "," + number(y - r * 1.15) + " " + number(x - r * 1.1) + "," +
-                      number(y + r * 0.85) + " " + number(x + r * 1.1) + "," + number(y + r * 0.85) + "\"" + attributes(style),
-                  tooltip);
+      body_ += element("<polygon points=\"" + number(x) + "," + number(y - r * 1.15) + " " + number(x - r * 1.1) + "," +
+                           number(y + r * 0.85) + " " + number(x + r * 1.1) + "," + number(y + r * 0.85) + "\"" + attributes(style),
+                       tooltip);
       return;
     case Marker::diamond:
-      body_ += element("<polygon points=\"" + number(x) + "," + number(y - r * 1.3) + " " + number(x + r * 1.1) + "," +
-                           number(y) + " " + number(x) + "," + number(y + r * 1.3) + " " + number(x - r * 1.1) + "," + number(y) +
-                           "\"" + attributes(style),
+      body_ += element("<polygon points=\"" + number(x) + "," + number(y - r * 1.3) + " " + number(x + r * 1.1) + "," + number(y) + " " +
+                           number(x) + "," + number(y + r * 1.3) + " " + number(x - r * 1.1) + "," + number(y) + "\"" + attributes(style),
                        tooltip);
       return;
   }
@@ -95,8 +91,8 @@ void Svg::text(double x, double y, std::string_view content, const TextStyle& st
 }
 
 std::string Svg::str() const {
-  return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + number(width_) + "\" height=\"" + number(height_) +
-         "\" viewBox=\"0 0 " + number(width_) + " " + number(height_) + "\">\n" + body_ + "</svg>\n";
+  return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + number(width_) + "\" height=\"" + number(height_) + "\" viewBox=\"0 0 " +
+         number(width_) + " " + number(height_) + "\">\n" + body_ + "</svg>\n";
 }
 
 double Svg::text_width(std::string_view content, double size, bool monospace) {

@@ -30,15 +30,13 @@ Chart draw_trend(const ReportModel& model, const Trend& trend) {
   const double pad = std::max((high - low) * 0.1, 0.05);
   const Scale y{std::max(0.0, low - pad), high + pad, frame.bottom, frame.top, false};
   const auto x = [&](std::size_t i) {
-    return runs == 1
-               ? (frame.left + frame.right) / 2
-               : frame.left + kInset +
-                     (frame.right - frame.left - kInset - kLabelRoom) * static_cast<double>(i) / static_cast<double>(runs - 1);
+    return runs == 1 ? (frame.left + frame.right) / 2
+                     : frame.left + kInset +
+                           (frame.right - frame.left - kInset - kLabelRoom) * static_cast<double>(i) / static_cast<double>(runs - 1);
   };
 
   Svg svg(width, kHeight);
-  draw_title(svg, width, "Trend: " + trend.family,
-             "geometric-mean speedup over the shapes, against the first run (above 1: faster)");
+  draw_title(svg, width, "Trend: " + trend.family, "geometric-mean speedup over the shapes, against the first run (above 1: faster)");
   draw_axes(svg, frame, {{0, 1, frame.left, frame.right}, {}, {}, "run (oldest first)"},
             {y, linear_ticks(y.low, y.high, 6), [](double v) { return tick_number(v) + "×"; }, "speedup vs first run"});
   for (std::size_t i = 0; i < runs; ++i) {
@@ -59,8 +57,7 @@ Chart draw_trend(const ReportModel& model, const Trend& trend) {
       if (series.speedup[i] > 0)
         svg.marker(Marker::circle, x(i), y(series.speedup[i]), 8, {.fill = palette(s), .stroke = "#fff"},
                    series.variant + " in " + run_label(*model.history[i].run) + ": " + format_ratio(series.speedup[i]));
-    svg.text(points.back().first + 8, points.back().second - 5, format_ratio(series.speedup.back()),
-             {.size = 11, .fill = palette(s)});
+    svg.text(points.back().first + 8, points.back().second - 5, format_ratio(series.speedup.back()), {.size = 11, .fill = palette(s)});
     legend.push_back({series.variant, palette(s), Marker::circle, "-"});
   }
   draw_legend(svg, frame.right + 24, frame.top + 12, legend);

@@ -50,22 +50,28 @@ json single_precision_samples(const std::vector<double>& samples) {
 json timing_to_json(const TimingRecord& t) {
   const SampleSummary& s = t.summary;
   json out = {{"samples_s", single_precision_samples(t.samples_s)},
-          {"summary",
-           {{"count", s.count}, {"median", s.median}, {"mean", s.mean}, {"stddev", s.stddev}, {"min", s.min},
-            {"max", s.max}, {"p10", s.p10}, {"p90", s.p90}}},
-          {"target_met", t.target_met},
-          {"target_rel_stddev", t.target_rel_stddev},
-          {"stop_reason", t.stop_reason},
-          {"throttled_samples", t.throttled_samples},
-          {"power_limited_samples", t.power_limited_samples},
-          {"rested", t.rested},
-          {"sm_clock_mhz", t.sm_clock_mhz},
-          {"gpu_time_s", t.gpu_time_s},
-          {"wall_time_s", t.wall_time_s},
-          {"launches_per_sample", t.launches_per_sample},
-          {"input_copies", t.input_copies},
-          {"repetition_medians_s", t.repetition_medians_s},
-          {"timer", t.timer}};
+              {"summary",
+               {{"count", s.count},
+                {"median", s.median},
+                {"mean", s.mean},
+                {"stddev", s.stddev},
+                {"min", s.min},
+                {"max", s.max},
+                {"p10", s.p10},
+                {"p90", s.p90}}},
+              {"target_met", t.target_met},
+              {"target_rel_stddev", t.target_rel_stddev},
+              {"stop_reason", t.stop_reason},
+              {"throttled_samples", t.throttled_samples},
+              {"power_limited_samples", t.power_limited_samples},
+              {"rested", t.rested},
+              {"sm_clock_mhz", t.sm_clock_mhz},
+              {"gpu_time_s", t.gpu_time_s},
+              {"wall_time_s", t.wall_time_s},
+              {"launches_per_sample", t.launches_per_sample},
+              {"input_copies", t.input_copies},
+              {"repetition_medians_s", t.repetition_medians_s},
+              {"timer", t.timer}};
   // Optional figures, written only when known (a CUPTI-timed record; docs/results-format.md).
   for (const auto& [key, value] : {std::pair{"event_median_s", t.event_median_s}, std::pair{"busy_median_s", t.busy_median_s},
                                    std::pair{"min_detectable_change", t.min_detectable_change}})
@@ -115,7 +121,6 @@ void read_dim3(const Node& parent, const char* key, int (&out)[3]) {
   if (node->size() != 3) node->fail("expected 3 dimensions, got " + std::to_string(node->size()));
   for (std::size_t i = 0; i < 3; ++i) out[i] = static_cast<int>((*node)[i].integer(0, INT_MAX));
 }
-
 
 BenchmarkStatus status_from(const Node& node) {
   const std::string text = node.string();

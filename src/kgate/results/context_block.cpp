@@ -54,37 +54,37 @@ void move_extra_phases(const Node& extra, RunContext& c) {
 json context_block(const RunContext& c) {
   const Calibration& cal = c.calibration;
   json block = {{"schema_version", c.schema_version},
-              {"suite", c.suite},
-              {"gpu",
-               {{"name", c.gpu_name},
-                {"uuid", c.gpu_uuid},
-                {"compute_capability", c.compute_capability},
-                {"sm_count", c.sm_count},
-                {"l2_bytes", c.l2_bytes},
-                {"memory_bytes", c.memory_bytes},
-                {"driver_version", c.driver_version},
-                {"runtime_version", c.runtime_version},
-                {"sm_clock_mhz_default", c.sm_clock_mhz_default},
-                {"memory_clock_mhz", c.memory_clock_mhz}}},
-              {"calibration",
-               {{"copy_bytes_per_s", cal.copy_bytes_per_s},
-                {"read_bytes_per_s", cal.read_bytes_per_s},
-                {"gemm_flops_per_s", cal.gemm_flops_per_s},
-                {"launch_floor_s", cal.launch_floor_s},
-                {"graph_floor_s", cal.graph_floor_s},
-                {"timer_resolution_s", cal.timer_resolution_s},
-                {"datasheet_bytes_per_s", cal.datasheet_bytes_per_s},
-                {"datasheet_sm_clock_mhz", cal.datasheet_sm_clock_mhz},
-                {"cached_from", cal.cached_from}}},
-              {"provenance",
-               {{"git_commit", c.git_commit},
-                {"git_dirty", c.git_dirty},
-                {"build_type", c.build_type},
-                {"cuda_architectures", c.cuda_architectures},
-                {"host", c.host},
-                {"date", c.date},
-                {"command_line", c.command_line}}},
-              {"extra", c.extra}};
+                {"suite", c.suite},
+                {"gpu",
+                 {{"name", c.gpu_name},
+                  {"uuid", c.gpu_uuid},
+                  {"compute_capability", c.compute_capability},
+                  {"sm_count", c.sm_count},
+                  {"l2_bytes", c.l2_bytes},
+                  {"memory_bytes", c.memory_bytes},
+                  {"driver_version", c.driver_version},
+                  {"runtime_version", c.runtime_version},
+                  {"sm_clock_mhz_default", c.sm_clock_mhz_default},
+                  {"memory_clock_mhz", c.memory_clock_mhz}}},
+                {"calibration",
+                 {{"copy_bytes_per_s", cal.copy_bytes_per_s},
+                  {"read_bytes_per_s", cal.read_bytes_per_s},
+                  {"gemm_flops_per_s", cal.gemm_flops_per_s},
+                  {"launch_floor_s", cal.launch_floor_s},
+                  {"graph_floor_s", cal.graph_floor_s},
+                  {"timer_resolution_s", cal.timer_resolution_s},
+                  {"datasheet_bytes_per_s", cal.datasheet_bytes_per_s},
+                  {"datasheet_sm_clock_mhz", cal.datasheet_sm_clock_mhz},
+                  {"cached_from", cal.cached_from}}},
+                {"provenance",
+                 {{"git_commit", c.git_commit},
+                  {"git_dirty", c.git_dirty},
+                  {"build_type", c.build_type},
+                  {"cuda_architectures", c.cuda_architectures},
+                  {"host", c.host},
+                  {"date", c.date},
+                  {"command_line", c.command_line}}},
+                {"extra", c.extra}};
   if (!c.wall_s.empty()) block["wall_s"] = c.wall_s;
   return block;
 }
@@ -95,8 +95,8 @@ RunContext context_from_block(const Node& block) {
   const Node version = block.at("schema_version");
   const long long schema = version.integer();
   if (schema > kResultsSchemaVersion)
-    version.fail("schema version " + std::to_string(schema) + " is newer than this kgate reads (" +
-                 std::to_string(kResultsSchemaVersion) + "); update kgate");
+    version.fail("schema version " + std::to_string(schema) + " is newer than this kgate reads (" + std::to_string(kResultsSchemaVersion) +
+                 "); update kgate");
   if (schema < 1) version.fail("schema version must be >= 1, got " + std::to_string(schema));
   c.schema_version = static_cast<int>(schema);
   read_opt(block, "suite", c.suite);

@@ -78,7 +78,8 @@ void flush_directory(const fs::path& directory, const std::string& path) {
   ::close(fd);
   // EINVAL: a file system that has nothing to flush for a directory.
   if (flushed != 0 && error != EINVAL)
-    throw ResultsError(path + ": replaced, but its directory " + directory.string() + " cannot be flushed to disk: " + std::strerror(error));
+    throw ResultsError(path + ": replaced, but its directory " + directory.string() +
+                       " cannot be flushed to disk: " + std::strerror(error));
 }
 
 }  // namespace

@@ -21,7 +21,8 @@ namespace {
 // Whether `path` still names the file open as `fd`: a holder removes the lock file before it
 // releases the lock, so a process that opened the old file may get its lock after it is gone.
 bool names_open_file(const std::string& path, int fd) {
-  struct stat by_name{}, by_fd{};
+  struct stat by_name {
+  }, by_fd{};
   return ::stat(path.c_str(), &by_name) == 0 && ::fstat(fd, &by_fd) == 0 && by_name.st_dev == by_fd.st_dev &&
          by_name.st_ino == by_fd.st_ino;
 }
@@ -33,7 +34,8 @@ std::string holder_in(int fd) {
   const ssize_t n = ::pread(fd, buffer, sizeof buffer, 0);
   std::string text(buffer, n > 0 ? static_cast<std::size_t>(n) : 0);
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  std::replace_if(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }, '?');
+  std::replace_if(
+      text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }, '?');
   return text;
 }
 

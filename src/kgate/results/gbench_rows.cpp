@@ -85,8 +85,7 @@ void Runs::add(const Node& entry) {
     long long repetitions = 1;
     if (auto reps = entry.find("repetitions")) repetitions = reps->integer(0);
     bool repeated = repetitions > 1 && run.rows < repetitions;
-    if (auto index = entry.find("repetition_index"))
-      repeated = repeated && !run.repetition_indices.contains(index->integer(0));
+    if (auto index = entry.find("repetition_index")) repeated = repeated && !run.repetition_indices.contains(index->integer(0));
     if (!repeated) entry.at("name").fail("duplicate benchmark name \"" + name + "\" (not a repetition of the same run)");
   }
   ++run.rows;
@@ -119,7 +118,7 @@ BenchmarkRecord Runs::record(const Run& run) {
   BenchmarkRecord r;
   r.name = run.name;
   r.family = run.name.substr(0, run.name.find('/'));
-  r.headline_mode = "cold";  // plain Google Benchmark times have one mode; kgate files it as the headline
+  r.headline_mode = "cold";                   // plain Google Benchmark times have one mode; kgate files it as the headline
   if (run.failed || run.samples_s.empty()) {  // every row is a sample or an error: no sample means skipped
     r.status = run.failed ? BenchmarkStatus::failed : BenchmarkStatus::skipped;
     r.error = run.error;

@@ -91,8 +91,7 @@ json parse_json_text(const std::string& text, const std::string& source, int max
   // The callback sees how many arrays and objects are open when another one starts: refused there,
   // the document never holds a value too deep for the recursive code that reads and prints it.
   const json::parser_callback_t depth_check = [max_depth](int depth, json::parse_event_t event, json&) {
-    if (depth >= max_depth && (event == json::parse_event_t::object_start || event == json::parse_event_t::array_start))
-      throw TooDeep{};
+    if (depth >= max_depth && (event == json::parse_event_t::object_start || event == json::parse_event_t::array_start)) throw TooDeep{};
     return true;
   };
   try {
@@ -106,7 +105,8 @@ json parse_json_text(const std::string& text, const std::string& source, int max
     if (const auto column = detail.find(", column "); column != std::string::npos) detail = detail.substr(detail.find(": ", column) + 2);
     const std::size_t byte = std::min(original_offset(e.byte, substitutions), text.size() + 1);  // 1-based
     const std::size_t line_start = byte >= 2 ? text.rfind('\n', byte - 2) : std::string::npos;
-    const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(byte - 1), '\n'));
+    const std::size_t line =
+        1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(byte - 1), '\n'));
     const std::size_t column = line_start == std::string::npos ? byte : byte - line_start - 1;
     const char* kind = e.byte > rewritten.size() ? "truncated JSON" : "malformed JSON";
     throw ResultsError(source + ": " + kind + " at line " + std::to_string(line) + ", column " + std::to_string(column) + " (byte " +

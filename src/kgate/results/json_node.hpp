@@ -37,14 +37,11 @@ inline bool is_identifier(std::string_view key) {
 
 class Node {
  public:
-  Node(const json& value, std::string path, const std::string& source)
-      : value_(value), path_(std::move(path)), source_(source) {}
+  Node(const json& value, std::string path, const std::string& source) : value_(value), path_(std::move(path)), source_(source) {}
 
   const json& value() const { return value_; }
 
-  [[noreturn]] void fail(const std::string& problem) const {
-    throw ResultsError(source_ + ": " + path_ + ": " + problem);
-  }
+  [[noreturn]] void fail(const std::string& problem) const { throw ResultsError(source_ + ": " + path_ + ": " + problem); }
 
   void require(bool holds, const char* expected) const {
     if (!holds) fail(std::string("expected ") + expected + ", got " + describe_value(value_));
@@ -75,9 +72,7 @@ class Node {
   }
 
   std::size_t size() const { return value_.size(); }
-  Node operator[](std::size_t index) const {
-    return Node(value_[index], path_ + "[" + std::to_string(index) + "]", source_);
-  }
+  Node operator[](std::size_t index) const { return Node(value_[index], path_ + "[" + std::to_string(index) + "]", source_); }
 
   Node array() const {
     require(value_.is_array(), "an array");

@@ -59,8 +59,8 @@ void check_shards_complete(const std::map<std::string, std::string>& shard_of_in
       throw ResultsError(path + ": $.context.kgate.extra.shard: " + e.what());
     }
     if (count >= 0 && spec.count != count)
-      throw ResultsError(path + ": $.context.kgate.extra.shard: shard " + text + ", but " + shard_of_input.begin()->first +
-                         " is shard " + shard_of_input.begin()->second + " (shards of one run share their count)");
+      throw ResultsError(path + ": $.context.kgate.extra.shard: shard " + text + ", but " + shard_of_input.begin()->first + " is shard " +
+                         shard_of_input.begin()->second + " (shards of one run share their count)");
     count = spec.count;
     seen.insert(spec.index);
   }
@@ -102,7 +102,8 @@ void add_benchmarks(const RunResults& shard, const std::string& path, bool is_sh
     BenchmarkRecord& into = merged.benchmarks[it->second];
     if (!is_repetition(into, r))
       throw ResultsError(path + ": $.benchmarks[" + std::to_string(i) + "]: duplicate benchmark \"" + r.name + "\", also in " +
-                         merged.context.extra[source_key] + ", and not a repetition (both must have succeeded, with the same "
+                         merged.context.extra[source_key] +
+                         ", and not a repetition (both must have succeeded, with the same "
                          "family, variant, shape and headline mode)");
     pool_repetition(into, r, merged.context.calibration);
     if (is_shard) record_origin(into, shard.context);
@@ -117,7 +118,7 @@ MergedRun merge_results_files(const std::vector<std::string>& paths, bool partia
   if (paths.empty()) throw std::invalid_argument("merge_results_files: no input files");
   MergedRun result;
   RunResults& merged = result.run;
-  std::map<std::string, std::size_t> index;  // benchmark name -> position in merged
+  std::map<std::string, std::size_t> index;           // benchmark name -> position in merged
   std::map<std::string, std::string> shard_of_input;  // input -> "i/n", for the inputs that are shards
   std::string shard_commit, shard_commit_source;
   for (std::size_t f = 0; f < paths.size(); ++f) {
@@ -129,11 +130,11 @@ MergedRun merge_results_files(const std::vector<std::string>& paths, bool partia
     if (f == 0) {
       merged.context = shard.context;
     } else if (shard.context.gpu_name != merged.context.gpu_name) {
-      throw ResultsError(path + ": $.context.kgate.gpu.name: ran on " + shard.context.gpu_name + ", but " +
-                         paths.front() + " on " + merged.context.gpu_name + " (shards of one run share a GPU model)");
+      throw ResultsError(path + ": $.context.kgate.gpu.name: ran on " + shard.context.gpu_name + ", but " + paths.front() + " on " +
+                         merged.context.gpu_name + " (shards of one run share a GPU model)");
     } else if (shard.context.suite != merged.context.suite) {
-      throw ResultsError(path + ": $.context.kgate.suite: suite \"" + shard.context.suite + "\", but " + paths.front() +
-                         " is suite \"" + merged.context.suite + "\"");
+      throw ResultsError(path + ": $.context.kgate.suite: suite \"" + shard.context.suite + "\", but " + paths.front() + " is suite \"" +
+                         merged.context.suite + "\"");
     }
     const std::string shard_text = extra_value(shard.context, "shard");
     const bool is_shard = !shard_text.empty();

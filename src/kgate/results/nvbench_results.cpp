@@ -107,7 +107,8 @@ std::vector<double> read_sample_file(const fs::path& dir, const std::string& nam
   std::error_code ec;
   const fs::path real = fs::canonical(dir / name, ec);
   if (ec)
-    place.fail("cannot open the sample file " + shown + " beside the JSON file (nvbench --jsonbin writes it there: keep its -bin folders "
+    place.fail("cannot open the sample file " + shown +
+               " beside the JSON file (nvbench --jsonbin writes it there: keep its -bin folders "
                "with it)");
   const fs::path folder = fs::canonical(dir, ec);
   if (ec || std::mismatch(folder.begin(), folder.end(), real.begin(), real.end()).first != folder.end())
@@ -200,7 +201,7 @@ void read_device(const Node& device, RunContext& context) {
   context.sm_count = static_cast<int>(device.at("number_of_sms").integer(0, INT_MAX));
   context.l2_bytes = device.at("l2_cache_size").integer(0);
   context.memory_bytes = device.at("global_memory_size").integer(0);
-  context.sm_clock_mhz_default = static_cast<double>(device.at("sm_default_clock_rate").integer(0)) / 1e6;           // Hz
+  context.sm_clock_mhz_default = static_cast<double>(device.at("sm_default_clock_rate").integer(0)) / 1e6;          // Hz
   context.memory_clock_mhz = static_cast<double>(device.at("global_memory_bus_peak_clock_rate").integer(0)) / 1e6;  // Hz
 }
 
@@ -293,14 +294,14 @@ RunResults parse_nvbench_results(const json& doc, const std::string& path) {
   }
   if (states_total == 0) benchmarks.fail("no nvbench states (no benchmarks ran)");
 
-  results.source_note =
-      from_summaries == 0
-          ? "nvbench JSON: each benchmark's samples are nvbench's cold GPU times (--jsonbin sample files); no "
-            "counters, calibration or environment check"
-          : "time-only, low-confidence comparison: " + std::to_string(from_summaries) + " of " + std::to_string(states_total) +
-                " nvbench benchmarks have summaries only (no --jsonbin sample files), so each is one figure, its median "
-                "cold GPU time, with no significance test: a change beyond the threshold shows as noisy and cannot "
-                "fail the gate; run nvbench with --jsonbin <file> to record the samples";
+  results.source_note = from_summaries == 0
+                            ? "nvbench JSON: each benchmark's samples are nvbench's cold GPU times (--jsonbin sample files); no "
+                              "counters, calibration or environment check"
+                            : "time-only, low-confidence comparison: " + std::to_string(from_summaries) + " of " +
+                                  std::to_string(states_total) +
+                                  " nvbench benchmarks have summaries only (no --jsonbin sample files), so each is one figure, its median "
+                                  "cold GPU time, with no significance test: a change beyond the threshold shows as noisy and cannot "
+                                  "fail the gate; run nvbench with --jsonbin <file> to record the samples";
   return results;
 }
 

@@ -21,8 +21,7 @@ void pool_mode(std::optional<TimingRecord>& into, const std::optional<TimingReco
   into->busy_median_s = weighted(into->busy_median_s, from->busy_median_s);
   into->samples_s.insert(into->samples_s.end(), from->samples_s.begin(), from->samples_s.end());
   into->summary = summarize(into->samples_s);
-  into->repetition_medians_s.insert(into->repetition_medians_s.end(), from->repetition_medians_s.begin(),
-                                    from->repetition_medians_s.end());
+  into->repetition_medians_s.insert(into->repetition_medians_s.end(), from->repetition_medians_s.begin(), from->repetition_medians_s.end());
   into->target_met = into->target_met && from->target_met;
   if (into->stop_reason != from->stop_reason) into->stop_reason += "+" + from->stop_reason;
   into->throttled_samples += from->throttled_samples;
@@ -57,7 +56,7 @@ void pool_repetition(BenchmarkRecord& into, const BenchmarkRecord& from, const C
     into.correct = from.correct;
     into.correctness_detail = from.correctness_detail;
   }
-  place_record_on_roofline(into, calibration);  // the pooled median moves the derived figures
+  place_record_on_roofline(into, calibration);                   // the pooled median moves the derived figures
   note_detectable_change(into, calibration.timer_resolution_s);  // and more repetitions, what it can detect
 }
 

@@ -31,8 +31,8 @@ ShardSpec parse_shard(std::string_view text) {
   if (spec.count < 1) throw std::invalid_argument("shard '" + std::string(text) + "': the shard count must be at least 1");
   if (spec.index >= spec.count)
     throw std::invalid_argument("shard '" + std::string(text) + "': the index must be below the count (shards count from 0: 0/" +
-                                std::to_string(spec.count) + " to " + std::to_string(spec.count - 1) + "/" +
-                                std::to_string(spec.count) + ")");
+                                std::to_string(spec.count) + " to " + std::to_string(spec.count - 1) + "/" + std::to_string(spec.count) +
+                                ")");
   return spec;
 }
 

@@ -69,8 +69,8 @@ WorkloadRecord workload_from_json(const Node& node) {
   m.name = model.at("name").string();
   read_opt(model, "display_name", m.display_name);
   for (auto [key, field] : {std::pair{"hidden", &m.hidden}, std::pair{"q_heads", &m.q_heads}, std::pair{"kv_heads", &m.kv_heads},
-                            std::pair{"head_dim", &m.head_dim}, std::pair{"intermediate", &m.intermediate},
-                            std::pair{"layers", &m.layers}, std::pair{"max_position", &m.max_position}}) {
+                            std::pair{"head_dim", &m.head_dim}, std::pair{"intermediate", &m.intermediate}, std::pair{"layers", &m.layers},
+                            std::pair{"max_position", &m.max_position}}) {
     long long value = 0;
     read_count(model, key, value);
     *field = value;

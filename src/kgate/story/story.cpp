@@ -102,7 +102,8 @@ std::vector<const ScalingPoint*> line_through(const Story& story, const std::str
       same = through.dims()[i].name == dim || p.point.dims()[i].value == through.dims()[i].value;
     if (same) line.push_back(&p);
   }
-  std::stable_sort(line.begin(), line.end(), [&](const ScalingPoint* a, const ScalingPoint* b) { return a->point.at(dim) < b->point.at(dim); });
+  std::stable_sort(line.begin(), line.end(),
+                   [&](const ScalingPoint* a, const ScalingPoint* b) { return a->point.at(dim) < b->point.at(dim); });
   return line;
 }
 
@@ -130,8 +131,8 @@ std::optional<std::string> crossover(const Story& story, const std::vector<const
                            format_pct(p.family_share(leader)) + ")";
     const ScalingPoint& last = *line.back();
     if (&last != &p && !last.families.empty())
-      sentence += ", and at " + at(last) + " it is " + format_pct(last.family_share(other)) + " against " +
-                  format_pct(last.family_share(leader));
+      sentence +=
+          ", and at " + at(last) + " it is " + format_pct(last.family_share(other)) + " against " + format_pct(last.family_share(leader));
     return sentence + ".";
   }
   return std::nullopt;
@@ -170,9 +171,11 @@ std::vector<std::string> scaling_sentences(const Story& story) {
     if (const auto c = crossover(story, line, d.name)) {
       out.push_back(*c);
     } else if (!a.families.empty() && !b.families.empty()) {
-      out.push_back("Along the " + option_of(story, d.name) + (story.point.dims().size() > 1 ? " (at " + value_words(story, story.point, d.name) + ")" : "") +
-                    ", " + code(a.families.front().family) + " stays the largest family: " + format_pct(a.families.front().share_pct) +
-                    " of the step at " + option_of(story, d.name) + " " + from + ", " + format_pct(b.families.front().share_pct) + " at " + to + ".");
+      out.push_back("Along the " + option_of(story, d.name) +
+                    (story.point.dims().size() > 1 ? " (at " + value_words(story, story.point, d.name) + ")" : "") + ", " +
+                    code(a.families.front().family) + " stays the largest family: " + format_pct(a.families.front().share_pct) +
+                    " of the step at " + option_of(story, d.name) + " " + from + ", " + format_pct(b.families.front().share_pct) + " at " +
+                    to + ".");
     }
   }
   // Crossovers on the other lines of the sweep, where the told point's lines show none.
@@ -208,8 +211,8 @@ std::string agreement_sentence(const Story& story) {
   const double diff = story.agreement_pct();
   return "The kernels (" + format_time(t.kernels_s) + ") and the gaps (" + format_time(t.gaps_s) + ") of the traced run add up to " +
          format_time(t.span_s) + "; the end-to-end time measured " + story.record->headline_mode + " is " + format_time(story.step_s) +
-         " (median of " + std::to_string(headline ? headline->samples_s.size() : 0) + " samples): " +
-         (std::fabs(diff) <= 5 ? "within " + format_pct(std::fabs(diff)) : "they differ by " + format_pct(diff)) + ".";
+         " (median of " + std::to_string(headline ? headline->samples_s.size() : 0) +
+         " samples): " + (std::fabs(diff) <= 5 ? "within " + format_pct(std::fabs(diff)) : "they differ by " + format_pct(diff)) + ".";
 }
 
 std::string overhead_sentence(const Story& story) {
@@ -251,11 +254,11 @@ std::vector<std::string> bound_sentences(const Story& story) {
       weakest = &s;
   if (largest && largest->placed) {
     std::string sentence = "The largest step, " + literal(largest->step->label) + " (" +
-                           literal(largest->step->family + "/" + largest->step->variant) +
-                           "), reaches " + format_pct(largest->roof_pct) + " of the " + largest->ceiling + " ceiling";
+                           literal(largest->step->family + "/" + largest->step->variant) + "), reaches " + format_pct(largest->roof_pct) +
+                           " of the " + largest->ceiling + " ceiling";
     if (weakest && weakest != largest)
-      sentence += "; among the steps of at least 5% of the step, " + literal(weakest->step->label) + " reaches the least: " +
-                  format_pct(weakest->roof_pct) + " of the " + weakest->ceiling + " ceiling";
+      sentence += "; among the steps of at least 5% of the step, " + literal(weakest->step->label) +
+                  " reaches the least: " + format_pct(weakest->roof_pct) + " of the " + weakest->ceiling + " ceiling";
     out.push_back(sentence + ".");
   }
   return out;
@@ -274,7 +277,8 @@ std::vector<std::string> summary_sentences(const Story& story) {
     std::string second = "Of its " + std::to_string(t.kernels.size()) + " kernels, " + code(t.families.front().family) + " takes " +
                          format_pct(t.families.front().share_pct) + "; the largest step is " + literal(largest->step->label) + " (" +
                          format_pct(largest->share_pct);
-    if (largest->placed) second += ", " + bound(*largest) + ", " + format_pct(largest->roof_pct) + " of the " + largest->ceiling + " ceiling";
+    if (largest->placed)
+      second += ", " + bound(*largest) + ", " + format_pct(largest->roof_pct) + " of the " + largest->ceiling + " ceiling";
     out.push_back(second + ").");
   }
   out.push_back(agreement_sentence(story));
@@ -303,8 +307,8 @@ Section configuration_section(const Story& story) {
   section.blocks.push_back(Paragraph{"Workload " + code(w.workload) + (workload ? ": " + workload->description() : std::string()) +
                                      ". Benchmark " + code(story.record->name) + "."});
   Table model;
-  model.columns = {{"Model"}, {"Hidden", true}, {"Query heads", true}, {"KV heads", true}, {"Head dim", true},
-                   {"Intermediate", true}, {"Layers", true}, {"Max position", true}};
+  model.columns = {{"Model"},          {"Hidden", true},       {"Query heads", true}, {"KV heads", true},
+                   {"Head dim", true}, {"Intermediate", true}, {"Layers", true},      {"Max position", true}};
   model.rows.push_back({{m.display_name.empty() ? literal(m.name) : literal(m.display_name) + " (" + code(m.name) + ")"},
                         {std::to_string(m.hidden)},
                         {std::to_string(m.q_heads)},
@@ -329,13 +333,12 @@ Section configuration_section(const Story& story) {
 
   section.blocks.push_back(Subheading{"Steps"});
   const bool chosen = story.record->variant.find('+') != std::string::npos;
-  section.blocks.push_back(Paragraph{
-      "The layer's kernels in launch order, each step with the variant that ran it: " +
-      std::string(chosen ? "the ones named in the benchmark (" + code(story.record->variant) + "), else "
-                         : "") +
-      "the first of the step's preference (workloads/) that is registered, runs on this GPU and accepts the shape. Each step "
-      "runs on inputs of its own shape; data is not chained from one kernel to the next, which only changes what the small "
-      "activations find in the L2 (flushed before the step anyway)."});
+  section.blocks.push_back(
+      Paragraph{"The layer's kernels in launch order, each step with the variant that ran it: " +
+                std::string(chosen ? "the ones named in the benchmark (" + code(story.record->variant) + "), else " : "") +
+                "the first of the step's preference (workloads/) that is registered, runs on this GPU and accepts the shape. Each step "
+                "runs on inputs of its own shape; data is not chained from one kernel to the next, which only changes what the small "
+                "activations find in the L2 (flushed before the step anyway)."});
   Table steps;
   steps.columns = {{"#", true}, {"Step"}, {"Family"}, {"Variant"}, {"Shape"}, {"Min traffic", true}, {"FLOPs", true}};
   for (const StepView& s : story.timeline.steps)
@@ -353,23 +356,25 @@ Section configuration_section(const Story& story) {
 Section timeline_section(const Story& story) {
   const Timeline& t = story.timeline;
   Section section{"Execution timeline", {}};
-  section.blocks.push_back(Paragraph{
-      "What the GPU stream ran during one cold run of the step (L2 flushed before it), from the CUPTI activity records: the "
-      "run whose span is the median of " +
-      std::to_string(story.workload->traced_span_s.size()) +
-      " traced runs, queued behind the timer's hold exactly as the cold samples are, so that no host launch latency lands "
-      "in it. Times are from the first kernel's start."});
+  section.blocks.push_back(
+      Paragraph{"What the GPU stream ran during one cold run of the step (L2 flushed before it), from the CUPTI activity records: the "
+                "run whose span is the median of " +
+                std::to_string(story.workload->traced_span_s.size()) +
+                " traced runs, queued behind the timer's hold exactly as the cold samples are, so that no host launch latency lands "
+                "in it. Times are from the first kernel's start."});
   section.blocks.push_back(Figure{"timeline.svg", "Each kernel on the stream (top row) and on a row of its own; grey: the gaps.", true});
   const std::vector<std::string> names = kernel_names(story);
   Table table;
-  table.columns = {{"#", true}, {"Start", true}, {"End", true}, {"Duration", true}, {"Gap before", true}, {"Share", true},
-                   {"Step"}, {"Kernel"}, {"Grid"}, {"Block"}};
+  table.columns = {{"#", true},     {"Start", true}, {"End", true}, {"Duration", true}, {"Gap before", true},
+                   {"Share", true}, {"Step"},        {"Kernel"},    {"Grid"},           {"Block"}};
   for (const KernelView& k : t.kernels)
     table.rows.push_back({{std::to_string(k.index + 1)},
                           {offset_time(k.kernel->start_s)},
                           {offset_time(k.kernel->end_s)},
                           {format_time(k.kernel->end_s - k.kernel->start_s)},
-                          {k.index == 0 ? "-" : k.gap_before_s < 0 ? "overlap " + format_time(-k.gap_before_s) : format_time(k.gap_before_s),
+                          {k.index == 0         ? "-"
+                           : k.gap_before_s < 0 ? "overlap " + format_time(-k.gap_before_s)
+                                                : format_time(k.gap_before_s),
                            k.gap_before_s < 0 ? Tone::warn : Tone::plain},
                           {format_pct(k.share_pct)},
                           {literal(k.step->label)},
@@ -379,8 +384,16 @@ Section timeline_section(const Story& story) {
   if (t.kernels.size() > 1) {
     double sum = 0;
     for (const KernelView& k : t.kernels) sum += k.share_pct;
-    table.rows.push_back({{""}, {""}, {format_time(t.span_s)}, {format_time(t.kernels_s)}, {format_time(t.gaps_s)},
-                          {format_pct(sum) + " + " + format_pct(t.gaps_pct)}, {"**total**"}, {""}, {""}, {""}});
+    table.rows.push_back({{""},
+                          {""},
+                          {format_time(t.span_s)},
+                          {format_time(t.kernels_s)},
+                          {format_time(t.gaps_s)},
+                          {format_pct(sum) + " + " + format_pct(t.gaps_pct)},
+                          {"**total**"},
+                          {""},
+                          {""},
+                          {""}});
   }
   section.blocks.push_back(std::move(table));
   return section;
@@ -397,8 +410,8 @@ Section narrative_section(const Story& story) {
     const StepView& s = step_of(story, k);
     if (k.index > 0 && k.gap_before_s != 0) text += "│   gap " + format_time(k.gap_before_s) + "\n";
     text += (k.index + 1 == t.kernels.size() ? "└── " : "├── ") + std::string("t = ") + offset_time(k.kernel->start_s) + ": " +
-            s.step->label + " — " + report::short_kernel_name(k.kernel->kernel) + " (" + s.step->family + "/" + s.step->variant +
-            "), " + format_time(k.kernel->end_s - k.kernel->start_s) + ", " + format_pct(k.share_pct) + " of the step\n";
+            s.step->label + " — " + report::short_kernel_name(k.kernel->kernel) + " (" + s.step->family + "/" + s.step->variant + "), " +
+            format_time(k.kernel->end_s - k.kernel->start_s) + ", " + format_pct(k.share_pct) + " of the step\n";
     const std::string indent = k.index + 1 == t.kernels.size() ? "        " : "│       ";
     text += indent + "→ grid " + report::format_dims(k.kernel->kernel.grid) + " × block " + report::format_dims(k.kernel->kernel.block) +
             ", " + std::to_string(k.kernel->kernel.registers_per_thread) + " registers\n";
@@ -427,36 +440,47 @@ Section overhead_section(const Story& story) {
   const Calibration& cal = story.run->context.calibration;
   const TimingRecord* cold = story.record->cold ? &*story.record->cold : nullptr;
   Section section{"Launch overhead", {}};
-  section.blocks.push_back(Paragraph{
-      "The sum of the kernels against the end-to-end time is what launching them one after another costs on the GPU: the "
-      "gaps. The end-to-end times are the timer's (CUDA events around the whole step, from the timing pass); the traced run "
-      "is the timeline's."});
+  section.blocks.push_back(
+      Paragraph{"The sum of the kernels against the end-to-end time is what launching them one after another costs on the GPU: the "
+                "gaps. The end-to-end times are the timer's (CUDA events around the whole step, from the timing pass); the traced run "
+                "is the timeline's."});
   Table table;
   table.compact = true;
   table.columns = {{"Figure"}, {"Time", true}, {"Share of the span", true, false}, {"How it is measured", false, false}};
   const auto pct_of_span = [&](double s) { return t.span_s > 0 ? format_pct(100 * s / t.span_s) : "-"; };
   if (cold)
-    table.rows.push_back({{"end to end, cold"}, {format_time(cold->summary.median)}, {pct_of_span(cold->summary.median)},
+    table.rows.push_back({{"end to end, cold"},
+                          {format_time(cold->summary.median)},
+                          {pct_of_span(cold->summary.median)},
                           {"median of " + std::to_string(cold->samples_s.size()) + " samples, L2 flushed before each"}});
   if (story.traced_event_s > 0)
-    table.rows.push_back({{"end to end, traced runs"}, {format_time(story.traced_event_s)}, {pct_of_span(story.traced_event_s)},
+    table.rows.push_back({{"end to end, traced runs"},
+                          {format_time(story.traced_event_s)},
+                          {pct_of_span(story.traced_event_s)},
                           {"median of the " + std::to_string(story.workload->traced_event_s.size()) + " traced runs' events"}});
   table.rows.push_back({{"span of the traced run"}, {format_time(t.span_s)}, {"100%"}, {"first kernel start to last kernel end"}});
-  table.rows.push_back({{"kernels"}, {format_time(t.kernels_s)}, {pct_of_span(t.kernels_s)},
+  table.rows.push_back({{"kernels"},
+                        {format_time(t.kernels_s)},
+                        {pct_of_span(t.kernels_s)},
                         {std::to_string(t.kernels.size()) + " kernels' durations added up"}});
-  table.rows.push_back({{"gaps"}, {format_time(t.gaps_s)}, {pct_of_span(t.gaps_s)},
-                        {std::to_string(gap_count(story)) + " gaps between consecutive kernels" +
-                         (gap_count(story) ? ", " + format_time(t.gaps_s / static_cast<double>(gap_count(story))) + " each on average" : "")}});
+  table.rows.push_back(
+      {{"gaps"},
+       {format_time(t.gaps_s)},
+       {pct_of_span(t.gaps_s)},
+       {std::to_string(gap_count(story)) + " gaps between consecutive kernels" +
+        (gap_count(story) ? ", " + format_time(t.gaps_s / static_cast<double>(gap_count(story))) + " each on average" : "")}});
   const double diff = story.agreement_pct();
   table.rows.push_back({{"kernels + gaps against end to end"},
                         {(diff >= 0 ? "+" : "") + format_pct(diff), std::fabs(diff) <= 5 ? Tone::good : Tone::warn},
                         {"-"},
                         {"(span − end to end) / end to end"}});
   if (story.hot_s > 0)
-    table.rows.push_back({{"end to end, hot"}, {format_time(story.hot_s)}, {pct_of_span(story.hot_s)},
-                          {"replayed from a CUDA graph, L2 warm, per step"}});
+    table.rows.push_back(
+        {{"end to end, hot"}, {format_time(story.hot_s)}, {pct_of_span(story.hot_s)}, {"replayed from a CUDA graph, L2 warm, per step"}});
   if (cal.launch_floor_s > 0)
-    table.rows.push_back({{"launch floor (calibration)"}, {format_time(cal.launch_floor_s)}, {"-"},
+    table.rows.push_back({{"launch floor (calibration)"},
+                          {format_time(cal.launch_floor_s)},
+                          {"-"},
                           {"an empty kernel launched back to back; " + format_time(cal.graph_floor_s) + " from a CUDA graph"}});
   section.blocks.push_back(std::move(table));
   section.blocks.push_back(Paragraph{overhead_sentence(story) + " " + agreement_sentence(story), true});
@@ -474,10 +498,11 @@ Section breakdown_section(const Story& story) {
       if (s.step->family == f.family) kernels += s.kernels.size();
     std::vector<std::string> steps;
     for (const std::string& s : f.steps) steps.push_back(literal(s));
-    table.rows.push_back({{code(f.family)}, {report::join_words(steps)}, {std::to_string(kernels)}, {format_time(f.time_s)},
-                          {format_pct(f.share_pct)}});
+    table.rows.push_back(
+        {{code(f.family)}, {report::join_words(steps)}, {std::to_string(kernels)}, {format_time(f.time_s)}, {format_pct(f.share_pct)}});
   }
-  table.rows.push_back({{"gaps between kernels"}, {"-"}, {"-"}, {format_time(story.timeline.gaps_s)}, {format_pct(story.timeline.gaps_pct)}});
+  table.rows.push_back(
+      {{"gaps between kernels"}, {"-"}, {"-"}, {format_time(story.timeline.gaps_s)}, {format_pct(story.timeline.gaps_pct)}});
   section.blocks.push_back(std::move(table));
   section.blocks.push_back(Paragraph{family_sentence(story)});
   return section;
@@ -485,20 +510,23 @@ Section breakdown_section(const Story& story) {
 
 Section roofline_section(const Story& story, bool charted) {
   Section section{"Roofline", {}};
-  section.blocks.push_back(Paragraph{
-      "Each step on the roofline: the family's minimum traffic and FLOPs at the step's shape over the time of the step's "
-      "kernels in the timeline, against the ceilings measured in the same run (the bytes and FLOP models are per step, so a "
-      "step with two kernels sits there as one). Classes as in `kgate report` (roofline.hpp)."});
+  section.blocks.push_back(
+      Paragraph{"Each step on the roofline: the family's minimum traffic and FLOPs at the step's shape over the time of the step's "
+                "kernels in the timeline, against the ceilings measured in the same run (the bytes and FLOP models are per step, so a "
+                "step with two kernels sits there as one). Classes as in `kgate report` (roofline.hpp)."});
   if (charted) section.blocks.push_back(Figure{"roofline.svg", "The steps under the measured copy, read and GEMM ceilings."});
   Table table;
-  table.columns = {{"#", true}, {"Step"}, {"Variant"}, {"Time", true}, {"Min traffic", true}, {"Achieved", true}, {"% of roof", true}, {"Bound"}};
+  table.columns = {{"#", true},           {"Step"},           {"Variant"},         {"Time", true},
+                   {"Min traffic", true}, {"Achieved", true}, {"% of roof", true}, {"Bound"}};
   for (const StepView& s : story.timeline.steps)
     table.rows.push_back({{std::to_string(s.index + 1)},
                           {literal(s.step->label)},
                           {code(s.step->family + "/" + s.step->variant)},
                           {format_time(s.time_s)},
                           {report::format_bytes(s.step->min_bytes)},
-                          {!s.placed ? "-" : s.ceiling == "compute" ? report::format_flops(s.roof.flops_per_s) : report::format_bandwidth(s.roof.bytes_per_s)},
+                          {!s.placed                ? "-"
+                           : s.ceiling == "compute" ? report::format_flops(s.roof.flops_per_s)
+                                                    : report::format_bandwidth(s.roof.bytes_per_s)},
                           {roof(s)},
                           {bound(s)}});
   section.blocks.push_back(std::move(table));
@@ -515,12 +543,12 @@ Section top_kernels_section(const Story& story) {
   });
   if (kernels.size() > kTopKernels) kernels.resize(kTopKernels);
   const bool counters = std::any_of(kernels.begin(), kernels.end(), [](const KernelView* k) { return !k->kernel->metrics.empty(); });
-  section.blocks.push_back(Paragraph{
-      "The step's kernels by time, as a profiling report's top-kernel table: bound class and share of the roof are the "
-      "step's (the models are per step); the counters are the range profiler's, each kernel of a step run after the "
-      "L2 was emptied as for a cold run (`kgate_bench`'s counter pass): DRAM % = " + code(kDramThroughputMetric) + ", SM % = " + code(kSmThroughputMetric) +
-      ", Occupancy % = " + code(kOccupancyMetric) + ", L2 hit % = " + code(kL2HitMetric) + ", Tensor % = " + code(kTensorMetric) +
-      ". " + report::kCounterReplayNote + "."});
+  section.blocks.push_back(
+      Paragraph{"The step's kernels by time, as a profiling report's top-kernel table: bound class and share of the roof are the "
+                "step's (the models are per step); the counters are the range profiler's, each kernel of a step run after the "
+                "L2 was emptied as for a cold run (`kgate_bench`'s counter pass): DRAM % = " +
+                code(kDramThroughputMetric) + ", SM % = " + code(kSmThroughputMetric) + ", Occupancy % = " + code(kOccupancyMetric) +
+                ", L2 hit % = " + code(kL2HitMetric) + ", Tensor % = " + code(kTensorMetric) + ". " + report::kCounterReplayNote + "."});
   if (!counters) {
     const std::string why = story.record->metrics_unavailable;
     section.blocks.push_back(Paragraph{"No per-kernel counters were recorded" + (why.empty() ? std::string(".") : ": " + why)});
@@ -528,9 +556,20 @@ Section top_kernels_section(const Story& story) {
   const std::vector<std::string> names = kernel_names(story);
   Table table;
   table.compact = true;
-  table.columns = {{"Rank", true}, {"Time %", true}, {"Duration", true}, {"Step"}, {"Kernel"}, {"Bound"}, {"% of roof", true, false},
-                   {"DRAM %", true, false}, {"SM %", true, false}, {"Occupancy %", true, false}, {"L2 hit %", true, false},
-                   {"Tensor %", true, false}, {"Registers", true, false}, {"Blocks", true, false}};
+  table.columns = {{"Rank", true},
+                   {"Time %", true},
+                   {"Duration", true},
+                   {"Step"},
+                   {"Kernel"},
+                   {"Bound"},
+                   {"% of roof", true, false},
+                   {"DRAM %", true, false},
+                   {"SM %", true, false},
+                   {"Occupancy %", true, false},
+                   {"L2 hit %", true, false},
+                   {"Tensor %", true, false},
+                   {"Registers", true, false},
+                   {"Blocks", true, false}};
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const KernelView& k = *kernels[i];
     const StepView& s = step_of(story, k);
@@ -579,7 +618,8 @@ Section scaling_section(const Story& story, const std::vector<report::Chart>& ch
   for (const std::string& f : families) table.columns.push_back({literal(f) + " %", true, false});
   for (const ScalingPoint& p : story.scaling) {
     std::vector<Cell> row;
-    for (const Dim& d : p.point.dims()) row.push_back({(p.record == story.record ? "**" + std::to_string(d.value) + "**" : std::to_string(d.value))});
+    for (const Dim& d : p.point.dims())
+      row.push_back({(p.record == story.record ? "**" + std::to_string(d.value) + "**" : std::to_string(d.value))});
     row.push_back({format_time(p.step_s)});
     row.push_back({format_time(p.hot_s)});
     row.push_back({format_time(p.per_token_s)});
@@ -601,8 +641,9 @@ Section observations_section(const Story& story) {
   bullets.items.push_back(overhead_sentence(story));
   bullets.items.push_back(agreement_sentence(story));
   if (story.timeline.overlap)
-    bullets.items.push_back("Some kernels start before their predecessor ends (programmatic dependent launch): their gap is "
-                            "negative, and the gaps' total is net of it.");
+    bullets.items.push_back(
+        "Some kernels start before their predecessor ends (programmatic dependent launch): their gap is "
+        "negative, and the gaps' total is net of it.");
   for (const std::string& s : bound_sentences(story)) bullets.items.push_back(s);
   return {"Observations", {bullets}};
 }
@@ -616,8 +657,8 @@ Section appendix_section(const Story& story) {
     for (const KernelView& k : story.timeline.kernels)
       if (report::full_kernel_name(k.kernel->kernel) == names[i]) {
         const KernelRecord& r = k.kernel->kernel;
-        table.rows.push_back({{kernel_id(names, r)}, {code(report::short_kernel_name(r))},
-                              {code(r.demangled.empty() ? "-" : r.demangled)}, {code(r.name)}});
+        table.rows.push_back(
+            {{kernel_id(names, r)}, {code(report::short_kernel_name(r))}, {code(r.demangled.empty() ? "-" : r.demangled)}, {code(r.name)}});
         break;
       }
   section.blocks.push_back(std::move(table));
@@ -648,18 +689,12 @@ report::Document build_story(const StoryInputs& inputs) {
     if (chart) scaling.push_back(*chart);
   doc.charts.insert(doc.charts.end(), scaling.begin(), scaling.end());
 
-  doc.sections = {summary_section(story),
-                  configuration_section(story),
-                  std::move(shared.environment),
-                  timeline_section(story),
-                  narrative_section(story),
-                  overhead_section(story),
-                  breakdown_section(story),
-                  roofline_section(story, roofline.has_value()),
-                  top_kernels_section(story),
-                  scaling_section(story, scaling),
-                  observations_section(story),
-                  std::move(shared.reproduction),
+  doc.sections = {summary_section(story),        configuration_section(story),
+                  std::move(shared.environment), timeline_section(story),
+                  narrative_section(story),      overhead_section(story),
+                  breakdown_section(story),      roofline_section(story, roofline.has_value()),
+                  top_kernels_section(story),    scaling_section(story, scaling),
+                  observations_section(story),   std::move(shared.reproduction),
                   appendix_section(story)};
   return doc;
 }

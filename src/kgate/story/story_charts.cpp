@@ -29,9 +29,7 @@ constexpr double kNoteWidth = 150;
 constexpr std::size_t kMaxLabel = 72;
 const std::string kGapColour = "#d9d9d9";
 
-std::string shortened(std::string text, std::size_t most) {
-  return text.size() > most ? text.substr(0, most - 3) + "..." : text;
-}
+std::string shortened(std::string text, std::size_t most) { return text.size() > most ? text.substr(0, most - 3) + "..." : text; }
 
 std::string kernel_label(const KernelView& k) {
   return shortened(std::to_string(k.index + 1) + " " + k.step->label + " · " + report::short_kernel_name(k.kernel->kernel), kMaxLabel);
@@ -120,8 +118,8 @@ Chart timeline_chart(const Story& story) {
   const auto bar = [&](const KernelView& k, double y, double inset) {
     const double x0 = x(k.kernel->start_s * 1e6), x1 = x(k.kernel->end_s * 1e6);
     svg.rect(x0, y + inset, std::max(x1 - x0, 1.0), kRow - 2 * inset, {.fill = family_colour(story, k.step->family)},
-             k.step->label + " (" + k.step->family + "/" + k.step->variant + "): " + report::full_kernel_name(k.kernel->kernel) +
-                 ", " + report::format_time(k.kernel->end_s - k.kernel->start_s) + " from " + us(k.kernel->start_s) + " µs, " +
+             k.step->label + " (" + k.step->family + "/" + k.step->variant + "): " + report::full_kernel_name(k.kernel->kernel) + ", " +
+                 report::format_time(k.kernel->end_s - k.kernel->start_s) + " from " + us(k.kernel->start_s) + " µs, " +
                  report::format_pct(k.share_pct) + " of the step");
   };
   // The stream as Nsight Systems shows it: every kernel on one row, the gaps between them shaded.
@@ -139,8 +137,7 @@ Chart timeline_chart(const Story& story) {
     const double y = top + kRow * static_cast<double>(k.index + 1);
     bar(k, y, 4);
     svg.text(left - 8, y + 13, kernel_label(k), {.size = kLabelSize, .anchor = Anchor::end, .monospace = true});
-    svg.text(frame.right + 8, y + 13,
-             report::format_time(k.kernel->end_s - k.kernel->start_s) + " · " + report::format_pct(k.share_pct),
+    svg.text(frame.right + 8, y + 13, report::format_time(k.kernel->end_s - k.kernel->start_s) + " · " + report::format_pct(k.share_pct),
              {.size = kLabelSize, .fill = "#333"});
   }
   return {"timeline.svg", "Execution timeline", svg.str(), ascii_timeline(story)};
@@ -159,21 +156,20 @@ std::string ascii_timeline(const Story& story, std::size_t width) {
   const auto column = [&](double seconds) {
     return static_cast<std::size_t>(std::clamp(seconds / t.span_s * static_cast<double>(width), 0.0, static_cast<double>(width)));
   };
-  std::string out = "  " + std::to_string(t.kernels.size()) + " kernels on the stream in " + report::format_time(t.span_s) +
-                    ": kernels " + report::format_time(t.kernels_s) + ", gaps " + report::format_time(t.gaps_s) + " (" +
-                    report::format_pct(t.gaps_pct) + ")\n";
+  std::string out = "  " + std::to_string(t.kernels.size()) + " kernels on the stream in " + report::format_time(t.span_s) + ": kernels " +
+                    report::format_time(t.kernels_s) + ", gaps " + report::format_time(t.gaps_s) + " (" + report::format_pct(t.gaps_pct) +
+                    ")\n";
   const std::string axis_end = report::format_time(t.span_s);
-  out += "  " + pad("#", 3, true) + "  " + pad("step", step_width) + "  " + pad("kernel", kernel_width) + "  " +
-         pad("start", 9, true) + "  " + pad("time", 9, true) + "  " + pad("share", 6, true) + "  |0" +
-         pad(axis_end, width - 1, true) + "|\n";
+  out += "  " + pad("#", 3, true) + "  " + pad("step", step_width) + "  " + pad("kernel", kernel_width) + "  " + pad("start", 9, true) +
+         "  " + pad("time", 9, true) + "  " + pad("share", 6, true) + "  |0" + pad(axis_end, width - 1, true) + "|\n";
   for (std::size_t i = 0; i < t.kernels.size(); ++i) {
     const KernelView& k = t.kernels[i];
     std::string track(width, ' ');
     const std::size_t begin = std::min(column(k.kernel->start_s), width - 1);
     const std::size_t end = std::max(begin + 1, std::min(column(k.kernel->end_s), width));
     for (std::size_t c = begin; c < end; ++c) track[c] = '#';
-    out += "  " + pad(std::to_string(i + 1), 3, true) + "  " + pad(steps[i], step_width) + "  " + pad(kernels[i], kernel_width) +
-           "  " + pad(offset_time(k.kernel->start_s), 9, true) + "  " + pad(report::format_time(k.kernel->end_s - k.kernel->start_s), 9, true) +
+    out += "  " + pad(std::to_string(i + 1), 3, true) + "  " + pad(steps[i], step_width) + "  " + pad(kernels[i], kernel_width) + "  " +
+           pad(offset_time(k.kernel->start_s), 9, true) + "  " + pad(report::format_time(k.kernel->end_s - k.kernel->start_s), 9, true) +
            "  " + pad(report::format_pct(k.share_pct), 6, true) + "  |" + track + "|\n";
   }
   return out;
@@ -216,22 +212,22 @@ std::optional<Chart> step_roofline_chart(const Story& story) {
                             .chart_title = "Roofline of the steps",
                             .title = "Roofline: " + story_title(story),
                             .subtitle = "each step's kernels at the step's bytes and FLOP models over their time in the timeline; " +
-                                        (c.gpu_name.empty() ? std::string("ceilings measured in the run") : c.gpu_name + "'s ceilings measured in the run"),
+                                        (c.gpu_name.empty() ? std::string("ceilings measured in the run")
+                                                            : c.gpu_name + "'s ceilings measured in the run"),
                             .calibration = c.calibration,
                             .legend_title = "step (family / variant)"};
   const std::vector<std::string> families = families_in_order(story);
   for (const StepView& s : story.timeline.steps) {
     if (!s.placed || !(s.roof.arithmetic_intensity > 0 && s.roof.flops_per_s > 0)) continue;
-    const Marker marker = report::marker_for(static_cast<std::size_t>(
-        std::find(families.begin(), families.end(), s.step->family) - families.begin()));
+    const Marker marker =
+        report::marker_for(static_cast<std::size_t>(std::find(families.begin(), families.end(), s.step->family) - families.begin()));
     plot.marks.push_back({s.roof.arithmetic_intensity, s.roof.flops_per_s, report::palette(s.index), marker,
                           s.step->label + " (" + s.step->family + "/" + s.step->variant + "): " +
-                              report::sig3(s.roof.arithmetic_intensity) + " FLOP/byte, " + report::format_flops(s.roof.flops_per_s) +
-                              ", " + report::format_pct(s.roof_pct) + " of the " + s.ceiling + " ceiling, " +
-                              std::string(to_string(s.roof.cls)),
+                              report::sig3(s.roof.arithmetic_intensity) + " FLOP/byte, " + report::format_flops(s.roof.flops_per_s) + ", " +
+                              report::format_pct(s.roof_pct) + " of the " + s.ceiling + " ceiling, " + std::string(to_string(s.roof.cls)),
                           s.roof_pct, s.ceiling});
-    plot.legend.push_back({std::to_string(s.index + 1) + " " + s.step->label + " (" + s.step->family + ")", report::palette(s.index),
-                           marker});
+    plot.legend.push_back(
+        {std::to_string(s.index + 1) + " " + s.step->label + " (" + s.step->family + ")", report::palette(s.index), marker});
   }
   return report::draw_roofline(plot);
 }
@@ -253,7 +249,8 @@ std::optional<Chart> scaling_share_chart(const Story& story) {
   report::draw_title(svg, width, "Where the step's time goes, point by point",
                      "share of each point's step by kernel family (its timeline); bold: the point this story tells");
   draw_legend_row(svg, 16, 72, family_legend(story, true));
-  report::draw_axes(svg, frame, {x, report::linear_ticks(0, 100, 10), [](double v) { return report::tick_number(v) + "%"; }, "% of the step"},
+  report::draw_axes(svg, frame,
+                    {x, report::linear_ticks(0, 100, 10), [](double v) { return report::tick_number(v) + "%"; }, "% of the step"},
                     {{0, 1, frame.top, frame.bottom}, {}, report::tick_number, ""});
   const std::vector<std::string> families = families_in_order(story);
   for (std::size_t i = 0; i < points.size(); ++i) {

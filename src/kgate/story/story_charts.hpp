@@ -19,8 +19,8 @@ std::string offset_time(double seconds);
 // "b:64 l:4096": a point's parameters without the dtype.
 std::string point_label(const Shape& point);
 
-report::Chart timeline_chart(const Story& story);       // timeline.svg: Gantt chart of the stream, ASCII timeline
-report::Chart breakdown_chart(const Story& story);      // breakdown.svg: share of the step per step, and the gaps
+report::Chart timeline_chart(const Story& story);                      // timeline.svg: Gantt chart of the stream, ASCII timeline
+report::Chart breakdown_chart(const Story& story);                     // breakdown.svg: share of the step per step, and the gaps
 std::optional<report::Chart> step_roofline_chart(const Story& story);  // roofline.svg: each step on the roofline
 std::optional<report::Chart> scaling_share_chart(const Story& story);  // scaling-share.svg: family shares per point
 std::optional<report::Chart> scaling_time_chart(const Story& story);   // scaling-time.svg: time per token per point

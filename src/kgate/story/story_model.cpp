@@ -16,8 +16,7 @@ void place_step(StepView& view, const Calibration& c) {
   const Ceilings ceilings{.memory_bytes_per_s = step.memory_ceiling == "read" ? c.read_bytes_per_s : c.copy_bytes_per_s,
                           .compute_flops_per_s = c.gemm_flops_per_s,
                           .launch_floor_s = c.launch_floor_s};
-  if (!(ceilings.memory_bytes_per_s > 0 && ceilings.compute_flops_per_s > 0 && ceilings.launch_floor_s > 0 && view.time_s > 0))
-    return;
+  if (!(ceilings.memory_bytes_per_s > 0 && ceilings.compute_flops_per_s > 0 && ceilings.launch_floor_s > 0 && view.time_s > 0)) return;
   view.roof = place_on_roofline(step.min_bytes, step.flops, view.time_s, ceilings);
   view.placed = true;
   if (view.roof.pct_of_compute > view.roof.pct_of_memory) {
@@ -134,7 +133,8 @@ Story analyze(const NamedRun& named, const std::string& benchmark) {
   if (!record)
     throw fail("no benchmark " + benchmark + " (workload benchmarks in the file: " + (workloads.empty() ? "none" : workloads) + ")");
   if (record->family != kWorkloadFamily || !record->workload) throw fail(benchmark + " is not a workload benchmark");
-  if (record->status != BenchmarkStatus::ok) throw fail(benchmark + " did not run (" + to_string(record->status) + ": " + record->error + ")");
+  if (record->status != BenchmarkStatus::ok)
+    throw fail(benchmark + " did not run (" + to_string(record->status) + ": " + record->error + ")");
   if (record->workload->timeline.empty())
     throw fail(benchmark + " has no timeline" +
                (record->workload->timeline_unavailable.empty() ? "" : ": " + record->workload->timeline_unavailable));

@@ -14,10 +14,8 @@ std::vector<Shape> sweep_points(const Workload& workload, const Shape& told, con
   std::vector<std::pair<std::string, std::vector<std::int64_t>>> axes;
   for (const WorkloadParameter& p : workload.parameters()) {
     std::vector<std::int64_t> values;
-    if (const auto given = request.sweeps.find(p.option); given != request.sweeps.end())
-      values = given->second;
-    else if (const auto it = defaults.find(p.dim); it != defaults.end())
-      values = it->second;
+    if (const auto given = request.sweeps.find(p.option); given != request.sweeps.end()) values = given->second;
+    else if (const auto it = defaults.find(p.dim); it != defaults.end()) values = it->second;
     values.push_back(told.at(p.dim));
     std::sort(values.begin(), values.end());
     values.erase(std::unique(values.begin(), values.end()), values.end());
@@ -46,8 +44,8 @@ void check_options(const Workload& workload, const std::map<std::string, Values>
     if (std::none_of(own.begin(), own.end(), [&](const WorkloadParameter& p) { return p.option == option; })) {
       std::vector<std::string> options;
       for (const WorkloadParameter& p : own) options.push_back("--" + p.option);
-      throw std::invalid_argument(prefix + option + " is not an option of workload " + workload.name() + " (its parameters: " +
-                                  join(options, ", ") + ")");
+      throw std::invalid_argument(prefix + option + " is not an option of workload " + workload.name() +
+                                  " (its parameters: " + join(options, ", ") + ")");
     }
 }
 

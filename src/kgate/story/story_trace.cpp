@@ -30,8 +30,8 @@ json metadata(const char* what, int track, const std::string& name) {
 nlohmann::json trace_events(const Story& story) {
   const RunContext& context = story.run->context;
   json events = json::array();
-  events.push_back(metadata("process_name", 0, (context.gpu_name.empty() ? std::string("GPU") : context.gpu_name) + ": " +
-                                                   story.record->name));
+  events.push_back(
+      metadata("process_name", 0, (context.gpu_name.empty() ? std::string("GPU") : context.gpu_name) + ": " + story.record->name));
   events.push_back(metadata("thread_name", kStepTrack, "steps"));
   events.push_back(metadata("thread_name", kStreamTrack, "stream: kernels"));
   for (const StepView& step : story.timeline.steps) {

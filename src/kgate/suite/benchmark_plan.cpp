@@ -36,11 +36,10 @@ std::vector<BenchmarkPlan> plan_benchmarks(const Registry& registry, const Devic
     for (const Shape& shape : family->bench_shapes()) {
       BenchmarkPlan plan{family, variant, shape, benchmark_name(*variant, shape), 1, {}};
       const std::size_t per_copy = instance_bytes(*family, shape);
-      plan.copies = input_copies(per_copy, device.l2_bytes, timing.input_placements,
-                                 std::min(timing.placement_budget_bytes, usable));
+      plan.copies = input_copies(per_copy, device.l2_bytes, timing.input_placements, std::min(timing.placement_budget_bytes, usable));
       if (device.compute_capability < variant->info.min_compute_capability) {
-        plan.skip_reason = "needs compute capability " + std::to_string(variant->info.min_compute_capability) + ", " +
-                           device.name + " has " + std::to_string(device.compute_capability);
+        plan.skip_reason = "needs compute capability " + std::to_string(variant->info.min_compute_capability) + ", " + device.name +
+                           " has " + std::to_string(device.compute_capability);
       } else if (variant->info.max_bench_flops > 0 && family->flops(shape) > variant->info.max_bench_flops) {
         plan.skip_reason = "not benchmarked: " + std::to_string(static_cast<long long>(family->flops(shape) / 1e9)) +
                            " GFLOP is above this variant's benchmark limit of " +

@@ -12,16 +12,15 @@ CounterPass::CounterPass(std::vector<std::string> metrics, GpuTimer& timer)
       setup_kernels_(timer.flush_kernels()),
       counters_unavailable_(counters_unavailable_reason()),
       activity_unavailable_(activity_unavailable_reason()) {
-  if (!activity_unavailable_.empty())
-    std::cerr << "kgate_bench: warning: kernel records unavailable (" << activity_unavailable_ << ")\n";
+  if (!activity_unavailable_.empty()) std::cerr << "kgate_bench: warning: kernel records unavailable (" << activity_unavailable_ << ")\n";
   if (!counters_unavailable_.empty()) {
     std::cerr << "kgate_bench: warning: hardware counters unavailable (" << counters_unavailable_
               << "); timings are recorded without them\n";
     return;
   }
   try {
-    profiler_ = std::make_unique<RangeProfiler>(metrics.empty() ? default_range_metrics() : std::move(metrics),
-                                                [&timer] { timer.flush_l2(); });
+    profiler_ =
+        std::make_unique<RangeProfiler>(metrics.empty() ? default_range_metrics() : std::move(metrics), [&timer] { timer.flush_l2(); });
   } catch (const ProfilerError& e) {
     throw UnknownMetrics(e.what());
   }
@@ -120,8 +119,7 @@ PhaseSeconds CounterPass::run(RunResults& results, const Registry& registry, con
       const std::size_t bytes = instance_bytes(*family, shape);
       const std::size_t ranges = setup_kernels_ ? *setup_kernels_ + pending.kernels : 0;
       const bool batchable = setup_kernels_ && pending.kernels > 0 && ranges <= kMaxRangesPerProfile;
-      if (!batchable || batch_ranges + ranges > kMaxRangesPerProfile || batch_bytes + bytes > kMaxBatchBytes)
-        profile_batch();
+      if (!batchable || batch_ranges + ranges > kMaxRangesPerProfile || batch_bytes + bytes > kMaxBatchBytes) profile_batch();
       pending.instance = std::make_unique<ProblemInstance>(*family, shape);
       pending.instance->fill_inputs(derive_seed(benchmark_seed(), record.name), false);
       pending.instance->poison_outputs();

@@ -20,9 +20,7 @@ const char* access_name(Access access) {
   return "?";
 }
 
-json tolerance_entry(const Tolerance& t) {
-  return {{"rel_l2", t.rel_l2}, {"max_ulps", t.max_ulps}, {"abs_floor", t.abs_floor}};
-}
+json tolerance_entry(const Tolerance& t) { return {{"rel_l2", t.rel_l2}, {"max_ulps", t.max_ulps}, {"abs_floor", t.abs_floor}}; }
 
 json shape_entry(const Family& family, const Shape& shape) {
   json dims = json::array();
@@ -33,10 +31,13 @@ json shape_entry(const Family& family, const Shape& shape) {
     // fills itself (positions, page tables, the RoPE cache).
     const bool drawn = !t.custom_init && (t.access == Access::input || t.access == Access::inout);
     const json distribution = !drawn ? json(nullptr)
-                                            : json{{"min_magnitude", t.distribution.min_magnitude},
-                                                   {"max_magnitude", t.distribution.max_magnitude},
-                                                   {"symmetric", t.distribution.symmetric}};
-    json entry = {{"name", t.name}, {"dtype", to_string(t.dtype)}, {"count", t.count}, {"access", access_name(t.access)},
+                                     : json{{"min_magnitude", t.distribution.min_magnitude},
+                                            {"max_magnitude", t.distribution.max_magnitude},
+                                            {"symmetric", t.distribution.symmetric}};
+    json entry = {{"name", t.name},
+                  {"dtype", to_string(t.dtype)},
+                  {"count", t.count},
+                  {"access", access_name(t.access)},
                   {"distribution", distribution}};
     if (t.tolerance) entry["tolerance"] = tolerance_entry(*t.tolerance);  // a checked tensor's own, else the shape's
     tensors.push_back(std::move(entry));

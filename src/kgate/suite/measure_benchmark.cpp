@@ -17,8 +17,8 @@ constexpr std::size_t kMaxCheckedBytes = std::size_t(16) << 20;
 
 }  // namespace
 
-MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, const Calibration& calibration,
-                                 const SuiteOptions& options, const CounterPass* cupti) {
+MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, const Calibration& calibration, const SuiteOptions& options,
+                                 const CounterPass* cupti) {
   const auto started = std::chrono::steady_clock::now();
   MeasureOutcome outcome;
   BenchmarkRecord& r = outcome.record;
@@ -53,8 +53,7 @@ MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, con
       r.correct = result.passed();
       r.correctness_detail = result.describe();
     } else {
-      r.correctness_detail = options.check ? "not checked: the instance is larger than the " +
-                                                 std::to_string(kMaxCheckedBytes >> 20) +
+      r.correctness_detail = options.check ? "not checked: the instance is larger than the " + std::to_string(kMaxCheckedBytes >> 20) +
                                                  " MiB checked in benchmarks (the correctness suite covers small shapes)"
                                            : "not checked (--kgate_check=off)";
     }

@@ -24,8 +24,7 @@ void add_phases(RunResults& results, const std::string& pass, const PhaseSeconds
 
 // A fresh run's context: the device, the build and the command, and how this run was asked to
 // time (l2_flush), which part of the suite and which GPU it had, for `kgate merge` (docs/ci.md).
-RunResults fresh_results(const DeviceInfo& device, const SuiteOptions& options, const SuiteBuild& suite,
-                         const std::string& command_line) {
+RunResults fresh_results(const DeviceInfo& device, const SuiteOptions& options, const SuiteBuild& suite, const std::string& command_line) {
   RunResults results;
   results.context = make_run_context(device, suite, command_line);
   results.context.extra["l2_flush"] = std::string(to_string(options.timing.flush));
@@ -58,8 +57,7 @@ std::vector<std::string> all_benchmark_names(const Registry& registry, const std
 
 }  // namespace
 
-std::vector<std::string> suite_benchmark_names(const SuiteOptions& options, const Registry& registry,
-                                               const WorkloadRegistry& workloads) {
+std::vector<std::string> suite_benchmark_names(const SuiteOptions& options, const Registry& registry, const WorkloadRegistry& workloads) {
   registry.validate();
   std::vector<std::string> names = all_benchmark_names(registry, plan_workloads(options.workloads, workloads));
   if (!options.shard) return names;
@@ -68,16 +66,14 @@ std::vector<std::string> suite_benchmark_names(const SuiteOptions& options, cons
   return split_into_shards(names, options.shard->count, durations)[static_cast<std::size_t>(options.shard->index)];
 }
 
-SuiteProcess::SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, const SuiteBuild& suite,
-                           const std::string& command_line, Clock::time_point started)
+SuiteProcess::SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, const SuiteBuild& suite, const std::string& command_line,
+                           Clock::time_point started)
     : SuiteProcess(device, options, fresh_results(device, options, suite, command_line), started, true) {}
 
-SuiteProcess::SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, RunResults handed_over,
-                           Clock::time_point started)
+SuiteProcess::SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, RunResults handed_over, Clock::time_point started)
     : SuiteProcess(device, options, std::move(handed_over), started, false) {}
 
-SuiteProcess::SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, RunResults results,
-                           Clock::time_point started, bool fresh)
+SuiteProcess::SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, RunResults results, Clock::time_point started, bool fresh)
     : device_(device),
       registry_(Registry::instance()),
       results_(std::move(results)),
@@ -109,8 +105,7 @@ const Calibration& SuiteProcess::calibrate() {
                "kgate_bench: copy %.0f GB/s, read %.0f GB/s (datasheet %.0f GB/s), bf16 GEMM %.0f TFLOP/s, "
                "launch floor %.2f us, graph floor %.2f us; timer %s (tick %.0f ns)\n",
                c.copy_bytes_per_s / 1e9, c.read_bytes_per_s / 1e9, c.datasheet_bytes_per_s / 1e9, c.gemm_flops_per_s / 1e12,
-               c.launch_floor_s * 1e6, c.graph_floor_s * 1e6, std::string(to_string(timer_.timer())).c_str(),
-               c.timer_resolution_s * 1e9);
+               c.launch_floor_s * 1e6, c.graph_floor_s * 1e6, std::string(to_string(timer_.timer())).c_str(), c.timer_resolution_s * 1e9);
   say_timer_fallback();
   end_phase("calibration");
   return c;
@@ -130,10 +125,9 @@ SuiteProcess::Measured SuiteProcess::measure(const std::string& name) {
   const std::size_t plan = plan_of_.at(name);
   const Calibration& calibration = results_.context.calibration;
   const CounterPass* tracer = counters_ && process_.index == 0 ? &*counters_ : nullptr;
-  MeasureOutcome outcome =
-      plan < benchmarks_.size()
-          ? measure_benchmark(benchmarks_[plan], timer_, calibration, options_, tracer)
-          : measure_workload(workloads_[plan - benchmarks_.size()], registry_, timer_, calibration, options_, tracer != nullptr);
+  MeasureOutcome outcome = plan < benchmarks_.size() ? measure_benchmark(benchmarks_[plan], timer_, calibration, options_, tracer)
+                                                     : measure_workload(workloads_[plan - benchmarks_.size()], registry_, timer_,
+                                                                        calibration, options_, tracer != nullptr);
   say_timer_fallback();
   add_phases(results_, "timing", outcome.phase_s);
   return {pool_record(results_, std::move(outcome.record)), outcome.context_lost};
@@ -163,8 +157,8 @@ void SuiteProcess::end_phase(const std::string& phase) {
 void SuiteProcess::say_timer_fallback() {
   if (fallback_said_ || timer_.timer_fallback_reason().empty()) return;
   fallback_said_ = true;
-  std::cerr << "kgate_bench: warning: " << to_string(options_.timing.timer) << " timing is unavailable ("
-            << timer_.timer_fallback_reason() << "); samples from here on are CUDA-event-timed (\"timer\": \"events\"), "
+  std::cerr << "kgate_bench: warning: " << to_string(options_.timing.timer) << " timing is unavailable (" << timer_.timer_fallback_reason()
+            << "); samples from here on are CUDA-event-timed (\"timer\": \"events\"), "
             << "which adds 2-4 us of launch overhead per sample and cannot be compared with CUPTI-timed baselines\n";
 }
 

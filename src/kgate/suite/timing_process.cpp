@@ -11,8 +11,8 @@ TimingProcess timing_process(const RunResults& results, int requested) {
   if (it == results.context.extra.end()) return {0, requested};
   TimingProcess p;
   int used = 0;
-  if (std::sscanf(it->second.c_str(), "%d/%d%n", &p.index, &p.count, &used) != 2 ||
-      used != static_cast<int>(it->second.size()) || p.index < 0 || p.index >= p.count)
+  if (std::sscanf(it->second.c_str(), "%d/%d%n", &p.index, &p.count, &used) != 2 || used != static_cast<int>(it->second.size()) ||
+      p.index < 0 || p.index >= p.count)
     throw std::runtime_error(std::string("the results handed over say ") + kTimingProcessesKey + " '" + it->second +
                              "'; expected I/N with I < N timing processes finished");
   return p;

@@ -50,8 +50,8 @@ struct StepRun {
 
 // The first of the step's candidates that is registered, runs on this device and accepts the
 // shape; a variant says it refuses a shape only when launched, so trying one is its first launch.
-StepRun choose_variant(const WorkloadStep& step, const WorkloadSpec& spec, const Registry& registry,
-                       const DeviceInfo& device, const std::string& seed_name, cudaStream_t stream) {
+StepRun choose_variant(const WorkloadStep& step, const WorkloadSpec& spec, const Registry& registry, const DeviceInfo& device,
+                       const std::string& seed_name, cudaStream_t stream) {
   StepRun run;
   run.family = &family_of(registry, step.family);
   run.instance = make_instance(*run.family, step.shape, seed_name, stream);
@@ -98,8 +98,8 @@ double seconds_between(std::uint64_t start_ns, std::uint64_t end_ns) { return st
 
 // Traces kTracedRuns cold runs of the step, queued and timed as cold samples are, and keeps the
 // run whose span (first kernel start to last kernel end) is the median as the timeline.
-void record_timeline(WorkloadRecord& workload, std::vector<KernelRecord>& kernels, const std::vector<StepRun>& steps,
-                     GpuTimer& timer, const CopyLaunch& step_launch) {
+void record_timeline(WorkloadRecord& workload, std::vector<KernelRecord>& kernels, const std::vector<StepRun>& steps, GpuTimer& timer,
+                     const CopyLaunch& step_launch) {
   const std::vector<std::vector<std::string>> names = kernels_per_step(steps, timer.stream());
   std::vector<std::string> expected;
   std::vector<std::size_t> step_of;
@@ -180,8 +180,8 @@ std::vector<WorkloadPlan> plan_workloads(const std::vector<std::string>& names, 
   return plans;
 }
 
-MeasureOutcome measure_workload(const WorkloadPlan& plan, const Registry& registry, GpuTimer& timer,
-                                const Calibration& calibration, const SuiteOptions& options, bool trace_kernels) {
+MeasureOutcome measure_workload(const WorkloadPlan& plan, const Registry& registry, GpuTimer& timer, const Calibration& calibration,
+                                const SuiteOptions& options, bool trace_kernels) {
   const auto started = std::chrono::steady_clock::now();
   MeasureOutcome outcome;
   BenchmarkRecord& r = outcome.record;
