@@ -90,8 +90,7 @@ const StepView& step_of(const Story& story, const KernelView& k) { return story.
 
 std::size_t gap_count(const Story& story) { return story.timeline.kernels.empty() ? 0 : story.timeline.kernels.size() - 1; }
 
-// ---------------------------------------------------------------------------------------------
-// Sentences
+// Sentences ----------------------------------------------------------------------------------
 
 // The points that equal the told one in every dimension but `dim`, in order of `dim`.
 std::vector<const ScalingPoint*> line_through(const Story& story, const std::string& dim, const Shape& through) {
@@ -290,8 +289,7 @@ std::vector<std::string> summary_sentences(const Story& story) {
   return out;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Sections
+// Sections -----------------------------------------------------------------------------------
 
 Section summary_section(const Story& story) {
   std::string text;
