@@ -2,9 +2,12 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
+
+#include "kgate/results/provenance.hpp"
 
 namespace kgate::bench {
 namespace {
@@ -208,6 +211,12 @@ BenchFlags parse_bench_flags(int& argc, char** argv) {
   argc = kept;
   argv[argc] = nullptr;
   return flags;
+}
+
+std::string results_path(const BenchFlags& flags, const RunContext& context) {
+  if (!flags.out.empty() || flags.out_dir.empty()) return flags.out;
+  std::filesystem::create_directories(flags.out_dir);
+  return (std::filesystem::path(flags.out_dir) / run_file_name(context)).string();
 }
 
 }  // namespace kgate::bench

@@ -5,6 +5,7 @@
 // fills in); where the results go and how processes hand over stays here.
 #include <string>
 
+#include "kgate/results/results.hpp"
 #include "kgate/suite/options.hpp"
 
 namespace kgate::bench {
@@ -22,5 +23,9 @@ struct BenchFlags {
 // Throws std::invalid_argument naming the flag on a bad value or an unknown --kgate_ flag.
 BenchFlags parse_bench_flags(int& argc, char** argv);
 std::string bench_usage();
+
+// The file a run's results go to: --kgate_out, else a file named for the run (run_file_name) in
+// --kgate_out_dir, which is created; empty when neither was given.
+std::string results_path(const BenchFlags& flags, const RunContext& context);
 
 }  // namespace kgate::bench

@@ -14,7 +14,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 
 #include "flags.hpp"
@@ -30,8 +29,6 @@ namespace {
 
 using namespace kgate;
 using namespace kgate::bench;
-
-constexpr int kMaxRestarts = 50;
 
 // A Google Benchmark flag's value as given ("true" for a bare flag), or empty.
 std::string gbench_flag(const std::vector<std::string>& args, const std::string& flag) {
@@ -73,15 +70,7 @@ class Progress {
 
 // Replaces this process with a fresh one that goes on from `results` (--kgate_resume).
 [[noreturn]] void continue_in_new_process(const RunResults& results, const std::vector<std::string>& original_args) {
-  char path[] = "/tmp/kgate-resume-XXXXXX.json";
-  const int fd = mkstemps(path, 5);
-  if (fd < 0) std::exit(1);
-  close(fd);
-  write_results_file(path, to_json(results));
-  std::vector<std::string> args;
-  for (const std::string& a : original_args)
-    if (a.rfind("--kgate_resume=", 0) != 0) args.push_back(a);
-  args.push_back(std::string("--kgate_resume=") + path);
+  std::vector<std::string> args = continuation_args(original_args, write_handover(results));
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -92,12 +81,10 @@ class Progress {
 }
 
 [[noreturn]] void restart_on_remaining(const RunResults& results, const std::vector<std::string>& original_args) {
-  const int restarts = std::atoi(std::getenv("KGATE_BENCH_RESTARTS") ? std::getenv("KGATE_BENCH_RESTARTS") : "0");
-  if (restarts >= kMaxRestarts) {
-    std::cerr << "kgate_bench: " << restarts << " restarts after faults; giving up\n";
+  if (!count_restart()) {
+    std::cerr << "kgate_bench: " << kMaxRestarts << " restarts after faults; giving up\n";
     std::exit(1);
   }
-  setenv("KGATE_BENCH_RESTARTS", std::to_string(restarts + 1).c_str(), 1);
   std::cerr << "kgate_bench: the CUDA context was lost; restarting on the remaining benchmarks\n";
   continue_in_new_process(results, original_args);
 }
@@ -142,17 +129,13 @@ void register_suite(SuiteProcess& suite, Progress& progress, const std::vector<s
 
 // The results file(s) the flags ask for: --kgate_out or --kgate_out_dir, and the kgate blocks
 // added to Google Benchmark's own --benchmark_out JSON.
-void write_outputs(const RunResults& results, BenchFlags flags, const std::vector<std::string>& original_args) {
+void write_outputs(const RunResults& results, const BenchFlags& flags, const std::vector<std::string>& original_args) {
   std::cerr << "kgate_bench: wall time (s):";
   for (const auto& [phase, seconds] : results.context.wall_s) std::cerr << " " << phase << " " << printf_string("%.1f", seconds);
   std::cerr << "\n";
-  if (flags.out.empty() && !flags.out_dir.empty()) {
-    std::filesystem::create_directories(flags.out_dir);
-    flags.out = (std::filesystem::path(flags.out_dir) / run_file_name(results.context)).string();
-  }
-  if (!flags.out.empty()) {
-    write_results_file(flags.out, to_json(results));
-    std::cerr << "kgate_bench: wrote " << results.benchmarks.size() << " benchmarks to " << flags.out << "\n";
+  if (const std::string path = results_path(flags, results.context); !path.empty()) {
+    write_results_file(path, to_json(results));
+    std::cerr << "kgate_bench: wrote " << results.benchmarks.size() << " benchmarks to " << path << "\n";
   }
   const std::string gbench_out = gbench_flag(original_args, "--benchmark_out");
   const std::string gbench_format = gbench_flag(original_args, "--benchmark_out_format");

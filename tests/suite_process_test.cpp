@@ -1,6 +1,6 @@
 // Which benchmarks a suite process knows (suite/suite_process.hpp, suite_benchmark_names), before
-// any GPU work: the registry's variants x bench shapes, then the workloads, split into shards that
-// every shard process computes alike. Needs no GPU: the kernels' registrations are linked in.
+// any GPU work: the registry's variants x bench shapes, then the workloads, then a front door's
+// callables (a Python suite's variants), split into shards that every shard process computes alike. Needs no GPU: the kernels' registrations are linked in.
 #include "kgate/suite/suite_process.hpp"
 
 #include <gtest/gtest.h>
@@ -53,6 +53,40 @@ TEST(SuiteBenchmarkNames, ShardsSplitTheSuiteOnceBetweenThem) {
     together.insert(shard.begin(), shard.end());
   }
   EXPECT_EQ(together, std::multiset<std::string>(whole.begin(), whole.end()));
+}
+
+// Synthetic callables, never instantiated: only their names are read before the GPU work.
+std::vector<kgate::CallableBenchmark> synthetic_callables(int count) {
+  std::vector<kgate::CallableBenchmark> callables;
+  for (int i = 0; i < count; ++i) callables.push_back({.name = "synthetic_py/triton/m:" + std::to_string(i + 1) + "/bf16"});
+  return callables;
+}
+
+TEST(SuiteBenchmarkNames, AFrontDoorsCallablesComeLastAndAreShardedWithTheRest) {
+  const std::vector<std::string> registry_only = suite_benchmark_names(SuiteOptions{});
+  const std::vector<kgate::CallableBenchmark> callables = synthetic_callables(40);
+  const std::vector<std::string> names = suite_benchmark_names(SuiteOptions{}, callables);
+  ASSERT_EQ(names.size(), registry_only.size() + callables.size());
+  EXPECT_TRUE(std::equal(registry_only.begin(), registry_only.end(), names.begin()));
+  EXPECT_EQ(names.back(), callables.back().name);
+  std::size_t callables_in_shards = 0;
+  for (int index = 0; index < 2; ++index) {
+    SuiteOptions options;
+    options.shard = kgate::ShardSpec{index, 2};
+    for (const std::string& name : suite_benchmark_names(options, callables)) callables_in_shards += name.starts_with("synthetic_py/");
+  }
+  EXPECT_EQ(callables_in_shards, callables.size());
+}
+
+TEST(SuiteBenchmarkNames, TwoBenchmarksOfOneNameAreRefused) {
+  std::vector<kgate::CallableBenchmark> callables = synthetic_callables(2);
+  callables.push_back(callables.front());
+  try {
+    suite_benchmark_names(SuiteOptions{}, callables);
+    FAIL() << "a name given twice was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(callables.front().name), std::string::npos) << e.what();
+  }
 }
 
 TEST(SuiteBenchmarkNames, AShardDurationsFileThatCannotBeReadIsAResultsError) {

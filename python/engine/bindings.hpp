@@ -1,12 +1,15 @@
 #pragma once
 // The parts of kgate._engine, one binding per harness module it exposes; engine_module.cpp calls
-// each. The suite's binding (timing a Python variant with the measurement engine) is added here
-// the same way: a bind_suite(module) in a file of its own.
+// each.
 #include <nanobind/nanobind.h>
 
 namespace kgate::python {
 
 // kgate._engine.Device (results' DeviceInfo), DeviceProbe and probe_device() (measure/device.hpp).
 void bind_device(nanobind::module_& module);
+// The reference check (core/accuracy.hpp: Tolerance, compare, the poison), seeds and shape ids.
+void bind_check(nanobind::module_& module);
+// The suite (suite/suite_process.hpp) with kgate_bench's flags: Suite, callable_benchmark, parse_flags.
+void bind_suite(nanobind::module_& module);
 
 }  // namespace kgate::python

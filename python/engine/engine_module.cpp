@@ -6,4 +6,6 @@
 NB_MODULE(_engine, module) {
   module.doc() = "kgate's measurement engine (C++), bound for the kgate package";
   kgate::python::bind_device(module);
+  kgate::python::bind_check(module);
+  kgate::python::bind_suite(module);
 }

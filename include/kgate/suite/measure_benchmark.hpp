@@ -1,10 +1,14 @@
 #pragma once
 // One benchmark, start to finish: instance, first launch, correctness check, kernel records, cold
 // and hot timing, and the derived figures. Faults are caught and recorded, never propagated.
+#include <functional>
 #include <optional>
+#include <string>
 
 #include "kgate/base/phase_clock.hpp"
+#include "kgate/core/check.hpp"
 #include "kgate/core/cuda_check.hpp"
+#include "kgate/core/family.hpp"
 #include "kgate/measure/timing.hpp"
 #include "kgate/results/results.hpp"
 #include "kgate/suite/benchmark_plan.hpp"
@@ -46,6 +50,30 @@ void record_faults(MeasureOutcome& outcome, Measure&& measure) {
 inline std::optional<double> cold_median(const BenchmarkRecord& r) {
   return r.cold ? std::optional<double>(r.cold->summary.median) : std::nullopt;
 }
+
+// Why a benchmark whose instance holds `bytes_per_copy` bytes per input copy is not checked for
+// correctness in this run, or empty when it is.
+std::string unchecked_reason(std::size_t bytes_per_copy, const SuiteOptions& options);
+
+// The record's headline mode: the family's when this run measures it, else the one it does.
+std::string headline_mode(TimingMode family_headline, const SuiteOptions& options);
+
+// What the steps after an instance's creation need of it, whoever made it (a registered variant's
+// ProblemInstance, or a front door's callable: callable_benchmark.hpp).
+struct InstanceUnderTest {
+  CopyLaunch launch;
+  int copies = 1;
+  std::function<InstanceCheck()> check;  // copy 0's outputs against the reference; empty: not checked
+  std::string unchecked_reason;          // why not, when `check` is empty
+  bool read_dominated = false;           // placed against the read ceiling rather than the copy ceiling
+};
+
+// The steps every benchmark takes once its inputs are filled and its outputs poisoned: the first
+// launch, the correctness check, the kernel trace (with `cupti`), cold and hot timing, and the
+// roofline and detectable-change figures, each step's wall time lapped on `clock`. Throws what the
+// launch throws (record_faults turns it into the record's status).
+void measure_instance(BenchmarkRecord& r, const InstanceUnderTest& instance, GpuTimer& timer, const Calibration& calibration,
+                      const SuiteOptions& options, const CounterPass* cupti, PhaseClock& clock);
 
 // `cupti` (null when counters are off) traces one launch between the check and the timing.
 MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, const Calibration& calibration, const SuiteOptions& options,

@@ -27,6 +27,7 @@
 #include "kgate/results/provenance.hpp"
 #include "kgate/results/results.hpp"
 #include "kgate/suite/benchmark_plan.hpp"
+#include "kgate/suite/callable_benchmark.hpp"
 #include "kgate/suite/counter_pass.hpp"
 #include "kgate/suite/options.hpp"
 #include "kgate/suite/timing_process.hpp"
@@ -34,12 +35,13 @@
 
 namespace kgate {
 
-// Every benchmark of the suite in its order (each variant x bench shape, then the workloads),
-// limited to this process's shard (SuiteOptions::shard): each shard process computes the same
+// Every benchmark of the suite in its order (each variant x bench shape, the workloads, then the
+// front door's callables), limited to this process's shard (SuiteOptions::shard): each shard process computes the same
 // split on its own. Needs no GPU. Throws std::logic_error when the registry is inconsistent,
 // std::invalid_argument on a workload name that names no workload benchmark, and ResultsError when
 // the shard durations file cannot be read.
-std::vector<std::string> suite_benchmark_names(const SuiteOptions& options, const Registry& registry = Registry::instance(),
+std::vector<std::string> suite_benchmark_names(const SuiteOptions& options, const std::vector<CallableBenchmark>& callables = {},
+                                               const Registry& registry = Registry::instance(),
                                                const WorkloadRegistry& workloads = WorkloadRegistry::instance());
 
 class SuiteProcess {
@@ -47,12 +49,15 @@ class SuiteProcess {
   using Clock = std::chrono::steady_clock;
 
   // The first process of a fresh run, on `device`; the run's context records `suite` and
-  // `command_line`. `started` is when the process started, for the startup phase. Throws
-  // UnknownMetrics naming metrics this chip does not know, before any timing.
+  // `command_line`. `started` is when the process started, for the startup phase. `callables` are
+  // the front door's own benchmarks beside the registry's (a Python suite's variants); every process
+  // of a run must be given the same. Throws UnknownMetrics naming metrics this chip does not know,
+  // before any timing.
   SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, const SuiteBuild& suite, const std::string& command_line,
-               Clock::time_point started = Clock::now());
+               Clock::time_point started = Clock::now(), std::vector<CallableBenchmark> callables = {});
   // A later process of the run, going on from the results the one before handed over.
-  SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, RunResults handed_over, Clock::time_point started = Clock::now());
+  SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, RunResults handed_over, Clock::time_point started = Clock::now(),
+               std::vector<CallableBenchmark> callables = {});
 
   const TimingProcess& process() const { return process_; }
   const RunResults& results() const { return results_; }
@@ -78,7 +83,10 @@ class SuiteProcess {
   void count();
 
  private:
-  SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, RunResults results, Clock::time_point started, bool fresh);
+  SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, RunResults results, Clock::time_point started, bool fresh,
+               std::vector<CallableBenchmark> callables);
+  // Profiles a record the registry cannot launch: a workload, or a callable.
+  void profile_other(BenchmarkRecord& record, RangeProfiler& profiler) const;
   void end_phase(const std::string& phase);
   void say_timer_fallback();
 
@@ -90,7 +98,12 @@ class SuiteProcess {
   std::vector<std::string> names_;
   std::vector<BenchmarkPlan> benchmarks_;
   std::vector<WorkloadPlan> workloads_;
-  std::map<std::string, std::size_t> plan_of_;  // name -> index into benchmarks_, then workloads_
+  std::vector<CallableBenchmark> callables_;
+  struct PlanIndex {
+    enum class Kind { variant, workload, callable } kind;
+    std::size_t index;  // into benchmarks_, workloads_ or callables_
+  };
+  std::map<std::string, PlanIndex> plan_of_;
   GpuTimer timer_;
   std::optional<CounterPass> counters_;
   Clock::time_point phase_start_;

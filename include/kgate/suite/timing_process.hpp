@@ -4,6 +4,7 @@
 // resume file (--kgate_resume), whose context records how many have finished.
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "kgate/results/results.hpp"
 #include "kgate/suite/options.hpp"
@@ -37,5 +38,18 @@ SuiteOptions options_for_process(const SuiteOptions& whole, const TimingProcess&
 // not yet measured, or measured successfully by fewer processes than this one, `repetitions`
 // times each (SuiteOptions::repetitions). A failed or skipped benchmark is not measured again.
 bool due(const BenchmarkRecord* record, const TimingProcess& process, std::size_t repetitions);
+
+// Handing over to a fresh process: the process before writes the results so far into a fresh
+// temporary file (write_handover, returning its path) and starts the next with the arguments it
+// was given and --kgate_resume=<path> (continuation_args), replacing its own image: kgate_bench
+// with execv, a Python suite with os.execv. The next process reads the file and removes it.
+std::string write_handover(const RunResults& results);
+std::vector<std::string> continuation_args(const std::vector<std::string>& args, const std::string& handover_path);
+
+// A process that lost its CUDA context restarts on the remaining benchmarks the same way. Counts
+// the restart in the environment the next process inherits (KGATE_BENCH_RESTARTS); false, with
+// nothing counted, once kMaxRestarts were made: a run whose faults never end gives up.
+inline constexpr int kMaxRestarts = 50;
+bool count_restart();
 
 }  // namespace kgate

@@ -6,6 +6,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "kgate/base/random.hpp"
 #include "kgate/measure/calibration.hpp"
 #include "kgate/results/repetitions.hpp"
 #include "kgate/results/results_io.hpp"
@@ -47,19 +48,25 @@ const BenchmarkRecord& pool_record(RunResults& results, BenchmarkRecord record) 
   return results.benchmarks.emplace_back(std::move(record));
 }
 
-std::vector<std::string> all_benchmark_names(const Registry& registry, const std::vector<WorkloadPlan>& workloads) {
+std::vector<std::string> all_benchmark_names(const Registry& registry, const std::vector<WorkloadPlan>& workloads,
+                                             const std::vector<CallableBenchmark>& callables) {
   std::vector<std::string> names;
   for (const Variant* v : registry.variants())
     for (const Shape& s : registry.find_family(v->info.family)->bench_shapes()) names.push_back(benchmark_name(*v, s));
   for (const WorkloadPlan& w : workloads) names.push_back(w.name);
+  for (const CallableBenchmark& c : callables) names.push_back(c.name);
+  std::set<std::string> seen;
+  for (const std::string& name : names)
+    if (!seen.insert(name).second) throw std::invalid_argument("two benchmarks are named " + name);
   return names;
 }
 
 }  // namespace
 
-std::vector<std::string> suite_benchmark_names(const SuiteOptions& options, const Registry& registry, const WorkloadRegistry& workloads) {
+std::vector<std::string> suite_benchmark_names(const SuiteOptions& options, const std::vector<CallableBenchmark>& callables,
+                                               const Registry& registry, const WorkloadRegistry& workloads) {
   registry.validate();
-  std::vector<std::string> names = all_benchmark_names(registry, plan_workloads(options.workloads, workloads));
+  std::vector<std::string> names = all_benchmark_names(registry, plan_workloads(options.workloads, workloads), callables);
   if (!options.shard) return names;
   std::map<std::string, double> durations;
   if (!options.shard_durations.empty()) durations = benchmark_durations(read_results_file(options.shard_durations));
@@ -67,19 +74,21 @@ std::vector<std::string> suite_benchmark_names(const SuiteOptions& options, cons
 }
 
 SuiteProcess::SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, const SuiteBuild& suite, const std::string& command_line,
-                           Clock::time_point started)
-    : SuiteProcess(device, options, fresh_results(device, options, suite, command_line), started, true) {}
+                           Clock::time_point started, std::vector<CallableBenchmark> callables)
+    : SuiteProcess(device, options, fresh_results(device, options, suite, command_line), started, true, std::move(callables)) {}
 
-SuiteProcess::SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, RunResults handed_over, Clock::time_point started)
-    : SuiteProcess(device, options, std::move(handed_over), started, false) {}
+SuiteProcess::SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, RunResults handed_over, Clock::time_point started,
+                           std::vector<CallableBenchmark> callables)
+    : SuiteProcess(device, options, std::move(handed_over), started, false, std::move(callables)) {}
 
-SuiteProcess::SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, RunResults results, Clock::time_point started, bool fresh)
+SuiteProcess::SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, RunResults results, Clock::time_point started, bool fresh,
+                           std::vector<CallableBenchmark> callables)
     : device_(device),
       registry_(Registry::instance()),
       results_(std::move(results)),
       process_(timing_process(results_, options.processes)),
       options_(options_for_process(options, process_)),
-      names_(suite_benchmark_names(options)),
+      names_(suite_benchmark_names(options, callables)),
       timer_(device, options_.timing),
       phase_start_(started),
       fresh_(fresh) {
@@ -88,8 +97,12 @@ SuiteProcess::SuiteProcess(const DeviceInfo& device, const SuiteOptions& options
     if (in_suite.contains(plan.name)) benchmarks_.push_back(std::move(plan));
   for (WorkloadPlan& plan : plan_workloads(options_.workloads))
     if (in_suite.contains(plan.name)) workloads_.push_back(std::move(plan));
-  for (std::size_t i = 0; i < benchmarks_.size(); ++i) plan_of_[benchmarks_[i].name] = i;
-  for (std::size_t i = 0; i < workloads_.size(); ++i) plan_of_[workloads_[i].name] = benchmarks_.size() + i;
+  for (CallableBenchmark& callable : callables)
+    if (in_suite.contains(callable.name)) callables_.push_back(std::move(callable));
+  using Kind = PlanIndex::Kind;
+  for (std::size_t i = 0; i < benchmarks_.size(); ++i) plan_of_[benchmarks_[i].name] = {Kind::variant, i};
+  for (std::size_t i = 0; i < workloads_.size(); ++i) plan_of_[workloads_[i].name] = {Kind::workload, i};
+  for (std::size_t i = 0; i < callables_.size(); ++i) plan_of_[callables_[i].name] = {Kind::callable, i};
   // The first process traces each benchmark's kernels, the last profiles them all: unknown metric
   // names are refused here, before any timing.
   if (options_.counters && (process_.index == 0 || process_.last())) counters_.emplace(options_.metrics, timer_);
@@ -122,12 +135,19 @@ bool SuiteProcess::due(const std::string& name) const {
 }
 
 SuiteProcess::Measured SuiteProcess::measure(const std::string& name) {
-  const std::size_t plan = plan_of_.at(name);
+  const PlanIndex plan = plan_of_.at(name);
   const Calibration& calibration = results_.context.calibration;
   const CounterPass* tracer = counters_ && process_.index == 0 ? &*counters_ : nullptr;
-  MeasureOutcome outcome = plan < benchmarks_.size() ? measure_benchmark(benchmarks_[plan], timer_, calibration, options_, tracer)
-                                                     : measure_workload(workloads_[plan - benchmarks_.size()], registry_, timer_,
-                                                                        calibration, options_, tracer != nullptr);
+  MeasureOutcome outcome;
+  switch (plan.kind) {
+    case PlanIndex::Kind::variant: outcome = measure_benchmark(benchmarks_[plan.index], timer_, calibration, options_, tracer); break;
+    case PlanIndex::Kind::workload:
+      outcome = measure_workload(workloads_[plan.index], registry_, timer_, calibration, options_, tracer != nullptr);
+      break;
+    case PlanIndex::Kind::callable:
+      outcome = measure_callable(callables_[plan.index], device_, timer_, calibration, options_, tracer);
+      break;
+  }
   say_timer_fallback();
   add_phases(results_, "timing", outcome.phase_s);
   return {pool_record(results_, std::move(outcome.record)), outcome.context_lost};
@@ -141,10 +161,20 @@ void SuiteProcess::finish_timing() {
 void SuiteProcess::count() {
   if (counters_ && process_.last()) {
     add_phases(results_, "counters", counters_->run(results_, registry_, [&](BenchmarkRecord& record, RangeProfiler& profiler) {
-      profile_workload(record, registry_, profiler);
+      profile_other(record, profiler);
     }));
   }
   end_phase("counters");
+}
+
+void SuiteProcess::profile_other(BenchmarkRecord& record, RangeProfiler& profiler) const {
+  if (record.workload) return profile_workload(record, registry_, profiler);
+  for (const CallableBenchmark& callable : callables_) {
+    if (callable.name != record.name) continue;
+    // One copy on the default stream, as the counter pass launches variants.
+    const CallableInstance instance = callable.instantiate(derive_seed(benchmark_seed(), record.name), false);
+    record.metrics = profiler.profile([&] { instance.launch(0, nullptr); }).combined;
+  }
 }
 
 void SuiteProcess::end_phase(const std::string& phase) {

@@ -1,8 +1,15 @@
 #include "kgate/suite/timing_process.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <stdexcept>
+
+#include "kgate/results/results_io.hpp"
 
 namespace kgate {
 
@@ -38,6 +45,31 @@ bool due(const BenchmarkRecord* record, const TimingProcess& process, std::size_
   for (const std::optional<TimingRecord>* mode : {&record->cold, &record->hot})
     if (*mode) measured = std::max(measured, (*mode)->repetition_medians_s.size());
   return record->status == BenchmarkStatus::ok && measured < static_cast<std::size_t>(process.index + 1) * repetitions;
+}
+
+std::string write_handover(const RunResults& results) {
+  char path[] = "/tmp/kgate-resume-XXXXXX.json";
+  const int fd = mkstemps(path, 5);
+  if (fd < 0) throw std::runtime_error(std::string("cannot create a handover file in /tmp: ") + std::strerror(errno));
+  close(fd);
+  write_results_file(path, to_json(results));
+  return path;
+}
+
+std::vector<std::string> continuation_args(const std::vector<std::string>& args, const std::string& handover_path) {
+  std::vector<std::string> next;
+  for (const std::string& a : args)
+    if (!a.starts_with("--kgate_resume=")) next.push_back(a);
+  next.push_back("--kgate_resume=" + handover_path);
+  return next;
+}
+
+bool count_restart() {
+  const char* counted = std::getenv("KGATE_BENCH_RESTARTS");
+  const int restarts = counted ? std::atoi(counted) : 0;
+  if (restarts >= kMaxRestarts) return false;
+  setenv("KGATE_BENCH_RESTARTS", std::to_string(restarts + 1).c_str(), 1);
+  return true;
 }
 
 }  // namespace kgate

@@ -1,0 +1,52 @@
+#include "kgate/suite/callable_benchmark.hpp"
+
+#include <chrono>
+
+#include "kgate/base/random.hpp"
+#include "kgate/suite/benchmark_plan.hpp"
+
+namespace kgate {
+
+MeasureOutcome measure_callable(const CallableBenchmark& benchmark, const DeviceInfo& device, GpuTimer& timer,
+                                const Calibration& calibration, const SuiteOptions& options, const CounterPass* cupti) {
+  const auto started = std::chrono::steady_clock::now();
+  MeasureOutcome outcome;
+  BenchmarkRecord& r = outcome.record;
+  r.name = benchmark.name;
+  r.family = benchmark.family;
+  r.variant = benchmark.variant;
+  r.shape = benchmark.shape;
+  r.role = benchmark.role;
+  r.follows = benchmark.follows;
+  r.min_bytes = benchmark.min_bytes;
+  r.flops = benchmark.flops;
+  r.headline_mode = headline_mode(benchmark.headline, options);
+
+  PhaseClock clock(outcome.phase_s);
+  record_faults(outcome, [&] {
+    // Whether to check is known only once copy 0 exists (its size); its reference is then kept
+    // either way, which costs the front door one fp64 copy of a small instance at most.
+    CallableInstance instance = benchmark.instantiate(derive_seed(benchmark_seed(), benchmark.name), options.check);
+    const int copies = input_copies(instance.bytes_per_copy, device.l2_bytes, options.timing.input_placements,
+                                    std::min(options.timing.placement_budget_bytes, usable_device_bytes(device)));
+    if (copies > 1) instance.make_copies(copies);
+    clock.lap("instance");
+    const std::string unchecked = unchecked_reason(instance.bytes_per_copy, options);
+    const InstanceUnderTest under_test{.launch = instance.launch,
+                                       .copies = copies,
+                                       .check = unchecked.empty() ? instance.check : nullptr,
+                                       .unchecked_reason = unchecked,
+                                       .read_dominated = benchmark.read_dominated};
+    measure_instance(r, under_test, timer, calibration, options, cupti, clock);
+  });
+  if (r.status == BenchmarkStatus::failed && !outcome.context_lost) {
+    // A front door's error is not a CudaError even when a CUDA fault caused it (Triton raises its
+    // own): whether the context survived is asked of the runtime itself.
+    cudaGetLastError();
+    outcome.context_lost = cudaDeviceSynchronize() != cudaSuccess || cudaFree(nullptr) != cudaSuccess;
+  }
+  r.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return outcome;
+}
+
+}  // namespace kgate
