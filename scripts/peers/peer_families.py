@@ -285,12 +285,22 @@ PREFILL_NOTE = "SDPA's forward returns no log-sum-exp; kgate's prefill kernels a
 # ------------------------------------------------------------------------------------------------
 # torch.compile: the same PyTorch formulas through Inductor, as a serving engineer compiles a model.
 
-INDUCTOR_MODE = "max-autotune-no-cudagraphs"  # Inductor's own kernel tuning; no graphs, as the eager call
+# Inductor's default mode, not max-autotune. max-autotune times up to seven launch configurations of
+# each kernel (for these row reductions, 1 to 64 rows a block) and then searches around the fastest,
+# by its own benchmark (after zeroing an L2-sized buffer, the fastest of up to 100 runs); at decode
+# sizes it kept a different configuration in each process, some of them several times slower on a
+# cold L2: rmsnorm m:64 n:4096 ran 64 blocks of 512 threads (2.56 us) in one H100 run and 8 blocks of
+# 128 (18.75 us) in the next; 38 of the 48 torch-compile benchmarks launched differently in those two
+# runs (docs/peers.md, "torch.compile"). For these row reductions the default mode generates at most
+# two configurations, both one row to a block, so no process gets a few-block kernel. No CUDA graphs,
+# as the eager call.
+INDUCTOR_MODE = "default"
 
 
 def inductor(run):
     """`run` for torch.compile: a fresh static-shape compile per shape (dynamo's caches reset, so no
-    recompile limit falls back to eager), its first call compiling and autotuning the kernels."""
+    recompile limit falls back to eager; dynamic=False, so no generic kernel of an earlier shape), its
+    first call compiling the kernels."""
     def compile_for_shape(inputs):
         import torch
         torch._dynamo.reset()
