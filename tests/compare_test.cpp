@@ -637,6 +637,24 @@ TEST(Compare, OutliersFarFromTheMedianDoNotMakeARowNoisy) {
   EXPECT_EQ(copy.benchmarks.at(0).speedup, 1.0);
 }
 
+TEST(Compare, TheRecordedTritonRunIsComparedAsAnyRun) {
+  // The Triton example's run on an H100 (examples/python-triton, Python variants timed by the suite
+  // through kgate._engine): CUPTI-timed candidates, checked, with their journey, and against itself
+  // every row the same.
+  const auto run = kgate::read_results_file(KGATE_TEST_DATA_DIR "/recorded-h100-triton.json.gz");
+  ASSERT_EQ(run.benchmarks.size(), 16u);
+  for (const kgate::BenchmarkRecord& r : run.benchmarks) {
+    EXPECT_EQ(r.role, "candidate") << r.name;
+    EXPECT_EQ(r.follows, r.variant == "tuned" ? "naive" : "") << r.name;
+    ASSERT_TRUE(r.headline()) << r.name;
+    EXPECT_EQ(r.headline()->timer, "cupti") << r.name;
+    EXPECT_TRUE(!r.correct || *r.correct) << r.name;
+  }
+  const auto report = kgate::compare_runs(run, run, "run.json", "copy.json", {});
+  EXPECT_EQ(report.count(Verdict::same), run.benchmarks.size()) << kgate::format_table(report, false);
+  EXPECT_FALSE(report.regression());
+}
+
 TEST(Compare, TheRecordedWholeSuiteRunAgainstItselfHasNoNoisyRow) {
   // The recorded H100 whole-suite run of f697667 with its PyTorch peers, against itself: two of
   // its rope/naive rows (16% relative stddev, interval 0.989–1.011 inside the band) read noisy.
