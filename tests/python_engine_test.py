@@ -2,9 +2,11 @@
 """CPU tests of the kgate Python package's sources (python/kgate/) without building it: the package
 is copied into a temporary folder with a _build.py rendered from python/build.py.in as CMake renders
 it, and a synthetic kgate._engine (a Python stand-in for the nanobind module) where a case needs one.
-They check that kgate.__version__ is the project's version, and that kgate.device() raises
-kgate.EngineUnavailable with the reason that fits: no engine built, an engine that does not load, no
-usable GPU (the probe's reason). tests/python_package.sh builds and installs the real package.
+They check that kgate.__version__ is the project's version, that kgate.device() raises
+kgate.EngineUnavailable with the reason that fits (no engine built, an engine that does not load, no
+usable GPU: the probe's reason), and the Python API's own rules: families' and variants' names,
+roles and headline modes, a journey step that names no variant, and a suite's Google Benchmark
+flags. tests/python_package.sh builds and installs the real package.
 Usage: python_engine_test.py SOURCE_DIR PROJECT_VERSION"""
 
 import importlib
@@ -86,6 +88,79 @@ class PackageCase(unittest.TestCase):
         device = {"name": "synthetic-GPU", "compute_capability": 90}
         kgate = self.load(engine_built=True, engine=SYNTHETIC_ENGINE.format(device=device, reason=""))
         self.assertEqual(kgate.device(), device)
+
+
+# A stand-in for the engine's shape ids (base/shape.hpp's rule, for these tests only).
+SYNTHETIC_SHAPE_ENGINE = '''
+def shape_id(dims, dtype):
+    return "/".join(f"{name}:{value}" for name, value in dims) + "/" + dtype
+'''
+
+
+class FamilyCase(PackageCase):
+    def family(self, kgate, name="synthetic_fam", **overrides):
+        arguments = dict(inputs=None, outputs=None, reference=None, test_shapes=[kgate.Shape(n=8, dtype="fp32")],
+                         bench_shapes=[kgate.Shape(m=1, n=4096), kgate.Shape(m=64, n=4096)], min_bytes=lambda s: 1)
+        arguments.update(overrides)
+        return kgate.Family(name, **arguments)
+
+    def test_a_family_registers_itself_and_its_variants_in_order(self):
+        kgate = self.load(engine_built=True, engine=SYNTHETIC_SHAPE_ENGINE)
+        fam = self.family(kgate)
+
+        @fam.variant(name="naive")
+        def naive(x, out):
+            pass
+
+        @fam.variant(name="tuned", follows="naive", description="synthetic")
+        def tuned(x, out):
+            pass
+
+        self.assertEqual(naive.__name__, "naive", "the decorator returns the callable unchanged")
+        self.assertEqual(kgate.families(), [fam])
+        self.assertEqual([(v.full_name, v.follows, v.role) for v in fam.variants],
+                         [("synthetic_fam/naive", "", "candidate"), ("synthetic_fam/tuned", "naive", "candidate")])
+        self.assertEqual([s.id for s in fam.bench_shapes], ["m:1/n:4096/bf16", "m:64/n:4096/bf16"])
+        fam.validate()
+
+    def test_what_does_not_hold_together_is_refused_by_name(self):
+        kgate = self.load(engine_built=True, engine=SYNTHETIC_SHAPE_ENGINE)
+        with self.assertRaisesRegex(ValueError, "family name 'bad/name'"):
+            self.family(kgate, name="bad/name")
+        with self.assertRaisesRegex(ValueError, "headline 'warm'"):
+            self.family(kgate, headline="warm")
+        with self.assertRaisesRegex(TypeError, "bench_shapes must be kgate.Shape"):
+            self.family(kgate, bench_shapes=[{"m": 1}])
+        fam = self.family(kgate)
+        with self.assertRaisesRegex(ValueError, "two families are named synthetic_fam"):
+            self.family(kgate)
+        fam.variant(name="a")(lambda: None)
+        with self.assertRaisesRegex(ValueError, "two variants named a"):
+            fam.variant(name="a")
+        with self.assertRaisesRegex(ValueError, "role 'winner'"):
+            fam.variant(name="b", role="winner")
+        fam.variant(name="c", follows="eager")(lambda: None)
+        with self.assertRaisesRegex(ValueError, "synthetic_fam/c follows 'eager', which is not a variant of synthetic_fam"):
+            fam.validate()
+
+    def test_a_shape_needs_a_dimension_and_names_the_one_it_lacks(self):
+        kgate = self.load(engine_built=True, engine=SYNTHETIC_SHAPE_ENGINE)
+        with self.assertRaises(ValueError):
+            kgate.Shape(dtype="bf16")
+        with self.assertRaisesRegex(KeyError, "shape m:2/bf16 has no dimension 'n'"):
+            kgate.Shape(m=2)["n"]
+
+    def test_a_suite_takes_three_google_benchmark_flags_and_refuses_others(self):
+        self.load(engine_built=False)
+        from kgate.runner import _gbench_flags, _suite_name
+        self.assertEqual(_gbench_flags(["--benchmark_filter=^a/", "--benchmark_list_tests", "--benchmark_repetitions=3", "--help"],
+                                       "suite.py"), {"filter": "^a/", "list_tests": True, "repetitions": 3})
+        self.assertFalse(_gbench_flags(["--benchmark_list_tests=false"], "suite.py")["list_tests"])
+        for bad in ("--benchmark_repetitions=0", "--benchmark_min_time=1", "extra"):
+            with self.assertRaisesRegex(ValueError, "unknown or malformed argument"):
+                _gbench_flags([bad], "suite.py")
+        self.assertEqual(_suite_name("/x/python-triton/suite.py"), "python-triton")
+        self.assertEqual(_suite_name("/x/y/rmsnorm_bench.py"), "rmsnorm_bench")
 
 
 if __name__ == "__main__":

@@ -87,3 +87,77 @@ if cuda == "yes":
     import kgate._engine  # noqa: F401  (built, and loads: its CUDA libraries are found)
 print(f"python_package: kgate {kgate.__version__} imports; `kgate --version` and the metadata agree")
 EOF
+
+# A Python suite as a user writes one (docs/python.md), synthetic: its command line (listing, filter,
+# shards, --help, a bad flag, a journey step that names no variant) needs no GPU; timing needs one and
+# says so; pytest --kgate makes a test of each variant x test shape and skips them without a GPU.
+suite_dir=$work/synthetic-suite
+mkdir -p "$suite_dir"
+cat >"$suite_dir/suite.py" <<'EOF'
+import kgate
+
+
+def make_inputs(shape, generator):
+    return {"x": kgate.random_tensor((shape["n"],), shape.torch_dtype, generator)}
+
+
+def make_outputs(shape):
+    import torch
+    return {"out": torch.empty(shape["n"], dtype=shape.torch_dtype, device="cuda")}
+
+
+scale = kgate.Family("synthetic_scale", inputs=make_inputs, outputs=make_outputs, reference=lambda x: {"out": 2 * x},
+                     test_shapes=[kgate.Shape(n=1000, dtype="fp32")],
+                     bench_shapes=[kgate.Shape(n=n, dtype="bf16") for n in (1024, 4096)],
+                     min_bytes=lambda s: 4 * s["n"], flops=lambda s: s["n"])
+
+
+@scale.variant(name="torch")
+def torch_scale(x, out):
+    out.copy_(x * 2)
+
+
+@scale.variant(name="inplace", follows="torch", description="a journey step")
+def inplace_scale(x, out):
+    out.copy_(x).mul_(2)
+
+
+if __name__ == "__main__":
+    kgate.main(suite="synthetic")
+EOF
+suite=("$venv/bin/python" "$suite_dir/suite.py")
+expect_exit() {  # expect_exit STATUS WORDS COMMAND...: the command exits STATUS, its output holds WORDS
+  local status=$1 words=$2 out got=0
+  shift 2
+  out=$("$@" 2>&1) || got=$?
+  ((got == status)) || fail "'${*: -1}' exited $got, not $status: $out"
+  [[ $out == *"$words"* ]] || fail "'${*: -1}' did not say '$words': $out"
+}
+if [[ $cuda == yes ]]; then
+  listed=$("${suite[@]}" --benchmark_list_tests)
+  [[ $listed == "synthetic_scale/torch/n:1024/bf16
+synthetic_scale/torch/n:4096/bf16
+synthetic_scale/inplace/n:1024/bf16
+synthetic_scale/inplace/n:4096/bf16" ]] || fail "the synthetic suite lists: $listed"
+  [[ $("${suite[@]}" --benchmark_list_tests --benchmark_filter='inplace/n:4096') == synthetic_scale/inplace/n:4096/bf16 ]] ||
+    fail "--benchmark_filter did not select one benchmark"
+  sharded=$( ("${suite[@]}" --benchmark_list_tests --kgate_shard=0/2; "${suite[@]}" --benchmark_list_tests --kgate_shard=1/2) | sort)
+  [[ $sharded == "$(sort <<<"$listed")" ]] || fail "two shards do not list the suite once: $sharded"
+  expect_exit 0 "--kgate_out" "${suite[@]}" --help
+  expect_exit 2 "unknown or malformed argument '--benchmark_nonsense'" "${suite[@]}" --benchmark_nonsense
+  expect_exit 2 "unknown flag --kgate_bogus" "${suite[@]}" --kgate_bogus=1
+  sed 's/follows="torch"/follows="eager"/' "$suite_dir/suite.py" >"$suite_dir/bad_follows_suite.py"
+  expect_exit 2 "follows 'eager', which is not a variant of synthetic_scale" "$venv/bin/python" "$suite_dir/bad_follows_suite.py" --benchmark_list_tests
+  rm "$suite_dir/bad_follows_suite.py"
+  if ! "$venv/bin/python" -c "import kgate; kgate.device()" 2>/dev/null; then
+    expect_exit 1 "no usable GPU" "${suite[@]}" --kgate_out="$work/never.json"
+    [[ ! -e $work/never.json ]] || fail "a suite without a GPU wrote results"
+    "$venv/bin/pip" install -q "${pip_sources[@]}" pytest >"$work/pytest-install.log" 2>&1 ||
+      fail "pip install pytest failed ($(tail -n 3 "$work/pytest-install.log"))"
+    expect_exit 0 "2 skipped" "$venv/bin/pytest" -p no:cacheprovider --kgate -rs "$suite_dir"
+    expect_exit 1 "no usable GPU" env KGATE_REQUIRE_GPU=1 "$venv/bin/pytest" -p no:cacheprovider --kgate "$suite_dir"
+  fi
+else
+  expect_exit 2 "kgate's measurement engine is not installed" "${suite[@]}" --benchmark_list_tests
+fi
+echo "python_package: a Python suite lists, filters, shards and refuses bad flags; without a GPU it says so"

@@ -37,7 +37,15 @@ class Shape:
             raise ValueError("a shape needs at least one dimension, e.g. Shape(n=4096, dtype='bf16')")
         self.dims = dict(dims)
         self.dtype = dtype
-        self.id = engine().shape_id(list(self.dims.items()), dtype)  # checked as a C++ shape is
+        self._id = None
+
+    @property
+    def id(self):
+        """The engine names and checks it as a C++ shape (base/shape.hpp), on first use: a suite's file
+        imports without the engine, and its command then says why there is none."""
+        if self._id is None:
+            self._id = engine().shape_id(list(self.dims.items()), self.dtype)
+        return self._id
 
     def __getitem__(self, name):
         try:
