@@ -8,6 +8,7 @@
 // GIL held: the engine is only ever entered from Python and never releases it, so a Python launch
 // runs on the thread whose CUPTI correlation and stream capture the timer set up.
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
