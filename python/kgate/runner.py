@@ -73,9 +73,9 @@ def _continue_in_new_process(suite):
     os.execv(sys.executable, args)
 
 
-def _print_records(suite):
+def _print_records(records):
     print(f"{'benchmark':<60} {'time':>12}  check")
-    for name, r in suite.records():
+    for name, r in records:
         if r.status != "ok":
             print(f"{name:<60} {r.status:>12}  {r.error}")
             continue
@@ -131,10 +131,11 @@ def run(argv, suite_name=None):
         _continue_in_new_process(suite)
     suite.count()
     path = suite.write()
-    _print_records(suite)
+    records = suite.records()
+    _print_records(records)
     if path:
-        print(f"{program}: wrote {len(suite.records())} benchmarks to {path}", file=sys.stderr)
-    return 1 if any(r.status == "failed" for _, r in suite.records()) else 0
+        print(f"{program}: wrote {len(records)} benchmarks to {path}", file=sys.stderr)
+    return 1 if any(r.status == "failed" for _, r in records) else 0
 
 
 def main(argv=None, *, suite=None):

@@ -36,6 +36,11 @@ int input_copies(std::size_t bytes_per_copy, std::size_t l2_bytes, int placement
 // buffer, cuBLAS workspaces and the counter pass.
 double usable_device_bytes(const DeviceInfo& device);
 
+// input_copies for an instance of `bytes_per_copy` bytes on `device`, with the timing's placements
+// and budget, the budget held under `usable_bytes` (usable_device_bytes): the copies of a variant's
+// and of a front door's callable alike.
+int planned_input_copies(std::size_t bytes_per_copy, const DeviceInfo& device, const TimingOptions& timing, double usable_bytes);
+
 // Every registered variant x bench shape, with input copies planned (input_copies) and skips
 // decided against the device (compute capability, memory).
 std::vector<BenchmarkPlan> plan_benchmarks(const Registry& registry, const DeviceInfo& device, const TimingOptions& timing);

@@ -23,27 +23,28 @@ struct MeasureOutcome {
   PhaseSeconds phase_s;       // instance, check, trace, cold, hot: summed into wall_s.timing.<phase>
 };
 
-// Runs `measure`, turning what it throws into the record's status, the same way for kernels and
-// workloads: a shape that cannot run here (UnsupportedShape) is skipped, a CUDA error fails the
-// benchmark and says whether it poisoned the context, any other error fails it with its message.
+// Runs `measure`, turning what it throws into the record's status, the same way for kernels,
+// workloads and a front door's callables: a shape that cannot run here (UnsupportedShape) is
+// skipped, any other error fails the benchmark with its message. After a failure the runtime is
+// asked whether the context survived: a sticky fault (illegal address, trap) poisons it, and every
+// later call fails too. It is asked whatever the error's type, since a front door reports a CUDA
+// fault in its own (Triton raises a Python error).
 template <class Measure>
 void record_faults(MeasureOutcome& outcome, Measure&& measure) {
   BenchmarkRecord& r = outcome.record;
   try {
     measure();
+    return;
   } catch (const UnsupportedShape& e) {
     r.status = BenchmarkStatus::skipped;
     r.error = e.what();
-  } catch (const CudaError& e) {
-    r.status = BenchmarkStatus::failed;
-    r.error = e.what();
-    // A sticky fault (illegal address, trap) poisons the context: every later call fails too.
-    cudaGetLastError();
-    outcome.context_lost = cudaDeviceSynchronize() != cudaSuccess || cudaFree(nullptr) != cudaSuccess;
+    return;
   } catch (const std::exception& e) {
     r.status = BenchmarkStatus::failed;
     r.error = e.what();
   }
+  cudaGetLastError();
+  outcome.context_lost = cudaDeviceSynchronize() != cudaSuccess || cudaFree(nullptr) != cudaSuccess;
 }
 
 // The cold median when the cold mode ran: the hot mode's estimate of one launch.

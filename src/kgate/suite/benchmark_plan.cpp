@@ -21,6 +21,10 @@ int input_copies(std::size_t bytes_per_copy, std::size_t l2_bytes, int placement
   return static_cast<int>(std::max({1.0, std::min<double>(l2_cover, kMaxInputCopies), placed}));
 }
 
+int planned_input_copies(std::size_t bytes_per_copy, const DeviceInfo& device, const TimingOptions& timing, double usable_bytes) {
+  return input_copies(bytes_per_copy, device.l2_bytes, timing.input_placements, std::min(timing.placement_budget_bytes, usable_bytes));
+}
+
 double usable_device_bytes(const DeviceInfo& device) {
   std::size_t free_bytes = 0, total_bytes = 0;
   KGATE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -36,7 +40,7 @@ std::vector<BenchmarkPlan> plan_benchmarks(const Registry& registry, const Devic
     for (const Shape& shape : family->bench_shapes()) {
       BenchmarkPlan plan{family, variant, shape, benchmark_name(*variant, shape), 1, {}};
       const std::size_t per_copy = instance_bytes(*family, shape);
-      plan.copies = input_copies(per_copy, device.l2_bytes, timing.input_placements, std::min(timing.placement_budget_bytes, usable));
+      plan.copies = planned_input_copies(per_copy, device, timing, usable);
       if (device.compute_capability < variant->info.min_compute_capability) {
         plan.skip_reason = "needs compute capability " + std::to_string(variant->info.min_compute_capability) + ", " + device.name +
                            " has " + std::to_string(device.compute_capability);

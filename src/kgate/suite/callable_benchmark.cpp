@@ -27,8 +27,7 @@ MeasureOutcome measure_callable(const CallableBenchmark& benchmark, const Device
     // Whether to check is known only once copy 0 exists (its size); its reference is then kept
     // either way, which costs the front door one fp64 copy of a small instance at most.
     CallableInstance instance = benchmark.instantiate(derive_seed(benchmark_seed(), benchmark.name), options.check);
-    const int copies = input_copies(instance.bytes_per_copy, device.l2_bytes, options.timing.input_placements,
-                                    std::min(options.timing.placement_budget_bytes, usable_device_bytes(device)));
+    const int copies = planned_input_copies(instance.bytes_per_copy, device, options.timing, usable_device_bytes(device));
     if (copies > 1) instance.make_copies(copies);
     clock.lap("instance");
     const std::string unchecked = unchecked_reason(instance.bytes_per_copy, options);
@@ -39,12 +38,6 @@ MeasureOutcome measure_callable(const CallableBenchmark& benchmark, const Device
                                        .read_dominated = benchmark.read_dominated};
     measure_instance(r, under_test, timer, calibration, options, cupti, clock);
   });
-  if (r.status == BenchmarkStatus::failed && !outcome.context_lost) {
-    // A front door's error is not a CudaError even when a CUDA fault caused it (Triton raises its
-    // own): whether the context survived is asked of the runtime itself.
-    cudaGetLastError();
-    outcome.context_lost = cudaDeviceSynchronize() != cudaSuccess || cudaFree(nullptr) != cudaSuccess;
-  }
   r.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return outcome;
 }
