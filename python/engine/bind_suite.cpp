@@ -4,9 +4,10 @@
 // drives the process's steps and chains the processes; nothing here times or decides anything
 // that kgate_bench does not.
 //
-// Every call from the engine into Python (instantiate, make_copies, launch, check) runs with the
+// Every call from the engine into Python (instantiate, prepare, make_copies, launch, check) runs with the
 // GIL held: the engine is only ever entered from Python and never releases it, so a Python launch
 // runs on the thread whose CUPTI correlation and stream capture the timer set up.
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -15,6 +16,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -23,6 +25,7 @@
 #include "flags.hpp"
 #include "kgate/base/text.hpp"
 #include "kgate/core/check.hpp"
+#include "kgate/core/family.hpp"
 #include "kgate/measure/device.hpp"
 #include "kgate/results/results_io.hpp"
 #include "kgate/suite/suite_process.hpp"
@@ -32,22 +35,29 @@ namespace nb = nanobind;
 namespace kgate::python {
 namespace {
 
-// Calls into Python. An exception there fails the benchmark with its type and message (the
-// record's error); its traceback, which the user needs to find the line, goes to stderr.
+// Calls into Python. kgate.Unsupported skips the benchmark with its message (UnsupportedShape,
+// as a C++ launch that cannot run a shape); any other exception fails it with its type and
+// message (the record's error), and its traceback, which the user needs to find the line, goes to
+// stderr.
 template <class Call>
 auto from_python(Call&& call) {
   try {
     return call();
   } catch (const nb::python_error& e) {
+    const std::string message = nb::cast<std::string>(nb::str(e.value()));
+    if (e.matches(nb::module_::import_("kgate").attr("Unsupported"))) throw UnsupportedShape(message);
     std::fprintf(stderr, "%s\n", e.what());
-    throw std::runtime_error(nb::cast<std::string>(nb::str(e.type().attr("__name__"))) + ": " + nb::cast<std::string>(nb::str(e.value())));
+    throw std::runtime_error(nb::cast<std::string>(nb::str(e.type().attr("__name__"))) + ": " + message);
   }
 }
 
-// The instance a Python family made (kgate/instance.py, Instance): its bytes and three methods.
+// The instance a Python family made (kgate/instance.py, Instance): its bytes and four methods.
 CallableInstance instance_from_python(const nb::object& instance) {
   CallableInstance made;
   made.bytes_per_copy = nb::cast<std::size_t>(instance.attr("bytes_per_copy"));
+  made.prepare = [prepare = nb::object(instance.attr("prepare"))](bool keep_reference) {
+    return from_python([&] { return nb::cast<Provenance>(prepare(keep_reference)); });
+  };
   made.make_copies = [make_copies = nb::object(instance.attr("make_copies"))](int copies) { from_python([&] { make_copies(copies); }); };
   made.launch = [launch = nb::object(instance.attr("launch"))](int copy, cudaStream_t stream) {
     from_python([&] { launch(copy, reinterpret_cast<std::uintptr_t>(stream)); });
@@ -62,7 +72,7 @@ CallableInstance instance_from_python(const nb::object& instance) {
 
 CallableBenchmark callable_benchmark(std::string name, std::string family, std::string variant, std::string shape, std::string role,
                                      std::string follows, double min_bytes, double flops, bool hot_headline, bool read_dominated,
-                                     nb::object instantiate) {
+                                     bool checked_at_any_size, Provenance provenance, nb::object instantiate) {
   return {.name = std::move(name),
           .family = std::move(family),
           .variant = std::move(variant),
@@ -73,8 +83,10 @@ CallableBenchmark callable_benchmark(std::string name, std::string family, std::
           .flops = flops,
           .headline = hot_headline ? TimingMode::hot : TimingMode::cold,
           .read_dominated = read_dominated,
-          .instantiate = [instantiate = std::move(instantiate)](std::uint64_t seed, bool keep_reference) {
-            return instance_from_python(from_python([&] { return nb::object(instantiate(seed, keep_reference)); }));
+          .checked_at_any_size = checked_at_any_size,
+          .provenance = std::move(provenance),
+          .instantiate = [instantiate = std::move(instantiate)](std::uint64_t seed) {
+            return instance_from_python(from_python([&] { return nb::object(instantiate(seed)); }));
           }};
 }
 
@@ -101,11 +113,12 @@ MeasuredSummary summarize(const BenchmarkRecord& r, bool context_lost) {
 }
 
 // One process of a Python suite's run: a SuiteProcess on the current device, fresh or going on
-// from the results the process before handed over (--kgate_resume).
+// from the results the process before handed over (--kgate_resume), which hold `extra` already.
 class PythonSuite {
  public:
   PythonSuite(const bench::BenchFlags& flags, const std::string& suite_name, const std::string& source_dir,
-              const std::vector<std::string>& command_line, std::vector<CallableBenchmark> benchmarks)
+              const std::vector<std::string>& command_line, std::vector<CallableBenchmark> benchmarks,
+              const std::map<std::string, std::string>& extra)
       : flags_(flags) {
     const DeviceProbe& probe = probe_device();
     if (!probe.device) throw std::runtime_error("no usable GPU: " + probe.reason);
@@ -113,6 +126,7 @@ class PythonSuite {
     if (flags.resume.empty()) {
       const SuiteBuild build{suite_name, source_dir, "python", ""};
       process_ = std::make_unique<SuiteProcess>(*probe.device, flags.suite, build, join(command_line, " "), started, std::move(benchmarks));
+      process_->add_context(extra);
     } else {
       RunResults handed_over = read_results_file(flags.resume);
       std::remove(flags.resume.c_str());
@@ -156,8 +170,9 @@ void bind_suite(nb::module_& module) {
   nb::class_<CallableBenchmark>(module, "Benchmark", "A Python variant at one bench shape, as the suite measures it");
   module.def("callable_benchmark", &callable_benchmark, nb::arg("name"), nb::arg("family"), nb::arg("variant"), nb::arg("shape"),
              nb::arg("role"), nb::arg("follows"), nb::arg("min_bytes"), nb::arg("flops"), nb::arg("hot_headline"),
-             nb::arg("read_dominated"), nb::arg("instantiate"),
-             "instantiate(seed, keep_reference) returns the instance: bytes_per_copy, make_copies(n), launch(copy, stream), check()");
+             nb::arg("read_dominated"), nb::arg("checked_at_any_size"), nb::arg("provenance"), nb::arg("instantiate"),
+             "instantiate(seed) returns the instance: bytes_per_copy, prepare(keep_reference) -> {provenance}, make_copies(n), "
+             "launch(copy, stream), check(); kgate.Unsupported from any of them skips the benchmark");
 
   nb::class_<bench::BenchFlags>(module, "BenchFlags", "kgate_bench's --kgate_* flags (bench/flags.hpp)")
       .def_ro("out", &bench::BenchFlags::out)
@@ -187,8 +202,8 @@ void bind_suite(nb::module_& module) {
 
   nb::class_<PythonSuite>(module, "Suite", "One timing process of a Python suite's run (suite/suite_process.hpp)")
       .def(nb::init<const bench::BenchFlags&, const std::string&, const std::string&, const std::vector<std::string>&,
-                    std::vector<CallableBenchmark>>(),
-           nb::arg("flags"), nb::arg("suite"), nb::arg("source_dir"), nb::arg("command_line"), nb::arg("benchmarks"))
+                    std::vector<CallableBenchmark>, const std::map<std::string, std::string>&>(),
+           nb::arg("flags"), nb::arg("suite"), nb::arg("source_dir"), nb::arg("command_line"), nb::arg("benchmarks"), nb::arg("extra"))
       .def_prop_ro("names", [](PythonSuite& s) { return s.process().names(); })
       .def_prop_ro("process_index", [](PythonSuite& s) { return s.process().process().index; })
       .def_prop_ro("process_count", [](PythonSuite& s) { return s.process().process().count; })

@@ -13,12 +13,12 @@ from kgate._build import __version__
 from kgate.correctness import check
 from kgate.device import device
 from kgate.engine import EngineUnavailable, engine
-from kgate.family import Family, Shape, Variant, families
+from kgate.family import Family, Shape, Unsupported, Variant, families
 from kgate.instance import random_tensor
 from kgate.runner import main
 
-__all__ = ["EngineUnavailable", "Family", "Shape", "Tolerance", "Variant", "__version__", "check", "device", "families", "main",
-           "random_tensor"]
+__all__ = ["EngineUnavailable", "Family", "Shape", "Tolerance", "Unsupported", "Variant", "__version__", "check", "device", "families",
+           "main", "random_tensor"]
 
 
 def __getattr__(name):

@@ -1,6 +1,6 @@
 """The reference check of a Python variant at a shape, as correctness/main.cpp runs a C++ one:
 fresh inputs from a seed derived from the session's (KGATE_SEED reproduces it), outputs poisoned,
-one launch, every output compared by the engine's rule."""
+the variant's prepare, one launch, every output compared by the engine's rule."""
 
 from dataclasses import dataclass
 
@@ -26,7 +26,8 @@ def check_case(variant, shape, base_seed=None):
     import torch
     base = engine().session_seed() if base_seed is None else base_seed
     name = f"{variant.full_name}/{shape.id}"
-    instance = Instance(variant, shape, engine().derive_seed(base, name), keep_reference=True)
+    instance = Instance(variant, shape, engine().derive_seed(base, name))
+    instance.prepare(keep_reference=True)
     instance.launch(0, 0)
     torch.cuda.synchronize()
     reports = instance.check()

@@ -19,6 +19,13 @@ VARIANT_ROLES = ("candidate", "peer", "reference", "vendor")
 _NAME = re.compile(r"[A-Za-z0-9_.+-]+")  # a family or variant name: one part of a benchmark name
 
 
+class Unsupported(Exception):
+    """Raised by a family's inputs or a variant (its call or its prepare) for a shape it cannot run:
+    the benchmark is recorded as skipped with this message, as a C++ launch's UnsupportedShape is."""
+
+    __module__ = "kgate"  # where users raise it: kgate.Unsupported
+
+
 def _check_name(kind, name):
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise ValueError(f"{kind} name {name!r}: use letters, digits and _ . + - (it is one part of "
@@ -64,13 +71,16 @@ class Shape:
 
 @dataclass
 class Variant:
-    """One implementation of a family's operation: `fn(**inputs, **outputs)` launches it."""
+    """One implementation of a family's operation: `fn(**inputs, **outputs)` launches it, writing
+    the outputs, or returning them (see Family.variant)."""
     family: "Family"
     name: str
     fn: Callable
     follows: str = ""
     description: str = ""
     role: str = "candidate"
+    prepare: Optional[Callable] = None  # (arguments of copy 0) -> the callable timed in place of fn
+    provenance: dict = field(default_factory=dict)  # {key: text} in each of its records' provenance
 
     @property
     def full_name(self):
@@ -92,6 +102,11 @@ class Family:
     tolerance: None (each output dtype's default), a kgate.Tolerance, or {output: Tolerance}.
     headline: "cold" (L2 flushed before every call) or "hot" (CUDA-graph replays): the mode gated.
     read_dominated: judged against the read ceiling rather than the copy ceiling.
+    in_place: names of inputs the variants update in place (RoPE's q and k): checked against the
+        reference as outputs are (the reference returns them too), never poisoned.
+
+    A bench shape that is also a test shape is checked in the suite whatever its size (the suite
+    checks the others only up to 16 MiB per instance).
     """
     name: str
     inputs: Callable
@@ -105,6 +120,7 @@ class Family:
     tolerance: object = None
     headline: str = "cold"
     read_dominated: bool = False
+    in_place: tuple = ()
     variants: list = field(default_factory=list)
 
     def __post_init__(self):
@@ -114,20 +130,41 @@ class Family:
         for kind, shapes in (("test_shapes", self.test_shapes), ("bench_shapes", self.bench_shapes)):
             if not all(isinstance(s, Shape) for s in shapes):
                 raise TypeError(f"family {self.name}: {kind} must be kgate.Shape objects")
+        self.in_place = (self.in_place,) if isinstance(self.in_place, str) else tuple(self.in_place)
+        if not all(isinstance(name, str) for name in self.in_place):
+            raise TypeError(f"family {self.name}: in_place names inputs, e.g. in_place=('q', 'k')")
         if any(f.name == self.name for f in _families):
             raise ValueError(f"two families are named {self.name}")
         _families.append(self)
 
-    def variant(self, name: str, *, follows: str = "", description: str = "", role: str = "candidate"):
-        """Registers the decorated callable as a variant of this family; returns it unchanged."""
+    def variant(self, name: str, *, follows: str = "", description: str = "", role: str = "candidate",
+                prepare: Optional[Callable] = None, provenance: Optional[dict] = None):
+        """Registers the decorated callable as a variant of this family; returns it unchanged.
+
+        The callable writes the family's outputs, or returns them, as a library call that allocates
+        its result does (F.rms_norm): a dict by output name, or a tensor for a family with one;
+        what copy 0's call returned is then what is checked.
+        role: "candidate" (gated), "reference", "vendor", or "peer" (what a user would run instead:
+            reported beside the family's variants, never gated; docs/peers.md).
+        prepare(arguments) -> callable: done once per instance before its first launch, untimed,
+            with copy 0's inputs and outputs as keyword arguments; what it returns is launched in
+            place of the decorated callable (torch.compile's compile for the shape). Its wall time
+            is recorded in the records' provenance as compile_s.
+        provenance: {key: text} written into the provenance of each of the variant's records (the
+            library and version it calls, the code it runs: `kgate report` shows "library", "call"
+            and "note" for peers).
+        """
         _check_name("variant", name)
         if role not in VARIANT_ROLES:
             raise ValueError(f"variant {self.name}/{name}: role {role!r} is not one of {VARIANT_ROLES}")
         if any(v.name == name for v in self.variants):
             raise ValueError(f"family {self.name} has two variants named {name}")
+        provenance = dict(provenance or {})
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in provenance.items()):
+            raise TypeError(f"variant {self.name}/{name}: provenance maps text to text")
 
         def register(fn):
-            self.variants.append(Variant(self, name, fn, follows, description, role))
+            self.variants.append(Variant(self, name, fn, follows, description, role, prepare, provenance))
             return fn
         return register
 

@@ -61,7 +61,8 @@ def benchmarks(name_filter=""):
                     name=name, family=family.name, variant=variant.name, shape=shape.id, role=variant.role,
                     follows=variant.follows, min_bytes=float(family.min_bytes(shape)), flops=float(family.flops(shape)),
                     hot_headline=family.headline == "hot", read_dominated=family.read_dominated,
-                    instantiate=lambda seed, keep, v=variant, s=shape: Instance(v, s, seed, keep)))
+                    checked_at_any_size=any(shape.id == t.id for t in family.test_shapes), provenance=variant.provenance,
+                    instantiate=lambda seed, v=variant, s=shape: Instance(v, s, seed)))
     return made
 
 
@@ -83,7 +84,7 @@ def _print_records(records):
         print(f"{name:<60} {r.median_s * 1e6:>9.3f} us  {check}")
 
 
-def run(argv, suite_name=None):
+def run(argv, suite_name=None, context=None):
     """The suite's command; returns its exit status (0, 1 when a benchmark failed, 2 on bad usage)."""
     program = Path(sys.argv[0]).name or "suite"
     try:
@@ -109,7 +110,7 @@ def run(argv, suite_name=None):
 
     try:
         suite = engine().Suite(flags, suite_name or _suite_name(sys.argv[0]), str(Path(sys.argv[0]).resolve().parent),
-                               list(sys.orig_argv), chosen)
+                               list(sys.orig_argv), chosen, {str(k): str(v) for k, v in (context or {}).items()})
     except RuntimeError as error:  # no usable GPU, or results handed over that cannot be read
         print(f"{program}: {error}; nothing to measure", file=sys.stderr)
         return 1
@@ -138,10 +139,12 @@ def run(argv, suite_name=None):
     return 1 if any(r.status == "failed" for _, r in records) else 0
 
 
-def main(argv=None, *, suite=None):
+def main(argv=None, *, suite=None, context=None):
     """Runs the suite of every family registered so far with this process's arguments, and exits.
 
     suite: the suite's name (its baseline file: baselines/<gpu>/<suite>.json); by default the main
     file's name, or its folder's for a suite.py or __main__.py.
+    context: {key: text} recorded in the run's context.kgate.extra (what the suite ran with, e.g.
+    library versions), which `kgate merge` keeps and the report's Environment table lists.
     """
-    sys.exit(run(sys.argv[1:] if argv is None else argv, suite))
+    sys.exit(run(sys.argv[1:] if argv is None else argv, suite, context))

@@ -61,6 +61,9 @@ class SuiteProcess {
 
   const TimingProcess& process() const { return process_; }
   const RunResults& results() const { return results_; }
+  // Adds entries to the run's context.kgate.extra, which kgate merge keeps (a front door's own
+  // facts: the libraries a Python suite ran with); an entry already there is replaced.
+  void add_context(const std::map<std::string, std::string>& extra);
   // The benchmarks this process knows, in the suite's order (suite_benchmark_names).
   const std::vector<std::string>& names() const { return names_; }
 

@@ -21,16 +21,18 @@ MeasureOutcome measure_callable(const CallableBenchmark& benchmark, const Device
   r.min_bytes = benchmark.min_bytes;
   r.flops = benchmark.flops;
   r.headline_mode = headline_mode(benchmark.headline, options);
+  r.provenance = benchmark.provenance;
 
   PhaseClock clock(outcome.phase_s);
   record_faults(outcome, [&] {
-    // Whether to check is known only once copy 0 exists (its size); its reference is then kept
-    // either way, which costs the front door one fp64 copy of a small instance at most.
-    CallableInstance instance = benchmark.instantiate(derive_seed(benchmark_seed(), benchmark.name), options.check);
+    CallableInstance instance = benchmark.instantiate(derive_seed(benchmark_seed(), benchmark.name));
+    // Whether to check is known once copy 0 exists (its size), and the reference is kept only
+    // then: an fp64 reference of a large instance would cost the front door more than its timing.
+    const std::string unchecked = unchecked_reason(benchmark.checked_at_any_size ? 0 : instance.bytes_per_copy, options);
+    for (const auto& [key, value] : instance.prepare(unchecked.empty())) r.provenance[key] = value;
     const int copies = planned_input_copies(instance.bytes_per_copy, device, options.timing, usable_device_bytes(device));
     if (copies > 1) instance.make_copies(copies);
     clock.lap("instance");
-    const std::string unchecked = unchecked_reason(instance.bytes_per_copy, options);
     const InstanceUnderTest under_test{.launch = instance.launch,
                                        .copies = copies,
                                        .check = unchecked.empty() ? instance.check : nullptr,

@@ -110,6 +110,10 @@ SuiteProcess::SuiteProcess(const DeviceInfo& device, const SuiteOptions& options
   end_phase("startup");
 }
 
+void SuiteProcess::add_context(const std::map<std::string, std::string>& extra) {
+  for (const auto& [key, value] : extra) results_.context.extra[key] = value;
+}
+
 const Calibration& SuiteProcess::calibrate() {
   std::cerr << "kgate_bench: measuring the ceilings of " << device_.name << "...\n";
   results_.context.calibration = measure_calibration(device_, timer_);
@@ -172,7 +176,8 @@ void SuiteProcess::profile_other(BenchmarkRecord& record, RangeProfiler& profile
   for (const CallableBenchmark& callable : callables_) {
     if (callable.name != record.name) continue;
     // One copy on the default stream, as the counter pass launches variants.
-    const CallableInstance instance = callable.instantiate(derive_seed(benchmark_seed(), record.name), false);
+    const CallableInstance instance = callable.instantiate(derive_seed(benchmark_seed(), record.name));
+    instance.prepare(false);  // its compile, outside the profiled range
     record.metrics = profiler.profile([&] { instance.launch(0, nullptr); }).combined;
   }
 }
