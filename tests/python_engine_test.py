@@ -10,11 +10,12 @@ flags. tests/python_package.sh builds and installs the real package.
 Usage: python_engine_test.py SOURCE_DIR PROJECT_VERSION"""
 
 import importlib
-import os
 import shutil
 import sys
 import tempfile
 import unittest
+
+from synthetic_kgate_package import install_package
 
 SOURCE_DIR, PROJECT_VERSION = sys.argv[1:3]
 del sys.argv[1:3]
@@ -29,20 +30,6 @@ def probe_device():
 '''
 
 
-def install_package(folder, engine_built, absent_reason="", engine=None):
-    """python/kgate/ into folder, its _build.py from build.py.in, and engine as kgate/_engine.py."""
-    package = os.path.join(folder, "kgate")
-    shutil.copytree(os.path.join(SOURCE_DIR, "python", "kgate"), package)
-    with open(os.path.join(SOURCE_DIR, "python", "build.py.in"), encoding="utf-8") as template:
-        build = (template.read().replace("@PROJECT_VERSION@", PROJECT_VERSION)
-                 .replace("@engine_built@", str(engine_built)).replace("@KGATE_ENGINE_ABSENT_REASON@", absent_reason))
-    with open(os.path.join(package, "_build.py"), "w", encoding="utf-8") as out:
-        out.write(build)
-    if engine is not None:
-        with open(os.path.join(package, "_engine.py"), "w", encoding="utf-8") as out:
-            out.write(engine)
-
-
 class PackageCase(unittest.TestCase):
     def setUp(self):
         self.folder = tempfile.mkdtemp(prefix="synthetic-kgate-package.")
@@ -55,7 +42,7 @@ class PackageCase(unittest.TestCase):
         shutil.rmtree(self.folder)
 
     def load(self, **build):
-        install_package(self.folder, **build)
+        install_package(self.folder, SOURCE_DIR, PROJECT_VERSION, **build)
         importlib.invalidate_caches()
         return importlib.import_module("kgate")
 

@@ -1,22 +1,21 @@
 """What a user would run instead of each kgate family -- PyTorch eager, torch.compile (Inductor),
 Liger-Kernel -- and kgate's definition of the problem in fp64 for checking it (docs/peers.md).
 
-A peer takes its dimensions from the registry listing's shape and its input distributions from the
-listing's tensors (by kgate's tensor names), so it solves the problem kgate's family declares; the
-constants a family keeps in code (eps, RoPE base) are named here with the header they come from.
-Each peer returns its outputs under kgate's tensor names, for the check. Another library is one
-`Peer(...)` entry in all_peers() with `requires` naming its module (docs/peers.md, "Adding a peer")."""
+A family's FamilyCode draws the inputs with the dimensions of the registry listing's shape and the
+input distributions of its tensors (by kgate's tensor names), so that every peer solves the problem
+kgate's family declares; the constants a family keeps in code (eps, RoPE base) are named here with
+the header they come from. Each peer returns its outputs under kgate's tensor names, for the check.
+Another library is one `Peer(...)` entry in all_peers() with `requires` naming its module
+(docs/peers.md, "Adding a peer"); peer_registration.py makes them kgate families' variants."""
 
-import contextlib
-import importlib
-import importlib.metadata
 import math
 import warnings
-from dataclasses import dataclass, field
-from typing import Callable
 
 import torch
 import torch.nn.functional as F
+
+import kgate
+from peer_registration import FamilyCode, Peer
 
 RMSNORM_EPS = 1e-5  # RmsNormFamily::kEps, FusedAddRmsNormFamily::kEps (kernels/rmsnorm/rmsnorm.hpp)
 ROPE_BASE = 500000.0  # RopeFamily::kBase (kernels/rope/rope.hpp): Llama-3's rope_theta
@@ -24,69 +23,11 @@ ROPE_BASE = 500000.0  # RopeFamily::kBase (kernels/rope/rope.hpp): Llama-3's rop
 TORCH_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
 
 
-class Unsupported(Exception):
-    """The peer cannot run this shape (a backend refuses it, the problem is not expressible): skipped."""
-
-
-@dataclass
-class Peer:
-    family: str
-    variant: str  # in the benchmark name's variant position: "torch", "torch-cudnn", "liger", ...
-    call: str  # the code a user writes, for the record
-    make_inputs: Callable  # (shape, generator) -> dict of tensors: one copy of the inputs
-    run: Callable  # (inputs) -> dict of outputs under kgate's tensor names: the timed call
-    reference: Callable  # (inputs) -> dict of fp64 expected outputs, kgate's definition
-    backend: object = None  # torch.nn.attention.SDPBackend the call is restricted to
-    note: str = ""  # what differs from kgate's problem, stated in every record
-    unsupported: Callable = field(default=lambda shape: None)  # shape -> reason it cannot run, or None
-    requires: str = ""  # the Python module the peer needs beyond torch ("liger_kernel"); absent: the peer is left out
-    install: str = ""  # how a user gets that module, said when it is absent ("pip install liger-kernel")
-    distributions: tuple = ()  # packages beside torch whose versions every record names ("liger-kernel", "triton")
-    # (inputs) -> the callable to time, built for the inputs' shape (torch.compile, a JIT library's
-    # first call): timed apart and recorded as compile_s, never sampled. None: `run` is timed as it is.
-    compile: Callable = None
-
-    @property
-    def name(self):
-        return f"{self.family}/{self.variant}"
-
-    def missing(self):
-        """Why the peer cannot run in this Python (its module is not installed), or None."""
-        if not self.requires:
-            return None
-        try:
-            importlib.import_module(self.requires)
-        except ImportError as e:
-            return f"{self.requires} is not importable ({e}); {self.install or 'install it'}"
-        return None
-
-    def library(self, torch_version):
-        """The libraries and versions the records name: "torch 2.11.0, liger-kernel 0.8.5, triton 3.6.0"."""
-        return ", ".join([f"torch {torch_version}"] +
-                         [f"{name} {importlib.metadata.version(name)}" for name in self.distributions])
-
-    def runner(self, inputs):
-        """What to time for inputs of this shape: `run`, or what `compile` built for it."""
-        return self.compile(inputs) if self.compile else self.run
-
-    def context(self):
-        """The scope every call of the peer runs in (timed or not): its SDPA backend, if any."""
-        if self.backend is None:
-            return contextlib.nullcontext()
-        from torch.nn.attention import sdpa_kernel
-        return sdpa_kernel([self.backend])
-
-
 # ------------------------------------------------------------------------------------------------
-# Inputs drawn as kgate draws them: magnitudes uniform in [min, max) with a random sign.
+# Inputs drawn as kgate draws them, with the distribution the listing gives the tensor.
 
 def random_tensor(spec, size, generator, dtype):
-    d = spec.distribution or {"min_magnitude": 1 / 64, "max_magnitude": 1.0, "symmetric": True}
-    unit = torch.rand(size, generator=generator, device="cuda", dtype=torch.float32)
-    values = d["min_magnitude"] + unit * (d["max_magnitude"] - d["min_magnitude"])
-    if d["symmetric"]:
-        values = torch.where(torch.rand(size, generator=generator, device="cuda") < 0.5, -values, values)
-    return values.to(dtype)
+    return kgate.random_tensor(size, dtype, generator, **(spec.distribution or {}))
 
 
 def act_dtype(shape):
@@ -97,8 +38,7 @@ def act_dtype(shape):
 # RMSNorm and fused add + RMSNorm
 
 def rms_reference(x, weight):
-    x = x.double()
-    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + RMSNORM_EPS) * weight.double()
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + RMSNORM_EPS) * weight
 
 
 def rmsnorm_inputs(shape, g):
@@ -112,10 +52,12 @@ def rmsnorm_run(t):
 
 
 def fused_add_inputs(shape, g):
+    """x and residual, updated in place by kgate's kernels; `stored_as`, the dtype the residual is
+    stored in, for the reference (which sees the inputs in fp64)."""
     m, n = shape.dim("m"), shape.dim("n")
     return {"x": random_tensor(shape.tensor("x"), (m, n), g, act_dtype(shape)),
             "residual": random_tensor(shape.tensor("residual"), (m, n), g, act_dtype(shape)),
-            "weight": random_tensor(shape.tensor("weight"), (n,), g, act_dtype(shape))}
+            "weight": random_tensor(shape.tensor("weight"), (n,), g, act_dtype(shape)), "stored_as": act_dtype(shape)}
 
 
 def fused_add_run(t):
@@ -125,7 +67,7 @@ def fused_add_run(t):
 
 def fused_add_reference(t):
     # kgate's definition normalizes the residual as stored: rounded to the activation dtype.
-    residual = (t["x"].double() + t["residual"].double()).to(t["x"].dtype).double()
+    residual = (t["x"] + t["residual"]).to(t["stored_as"]).double()
     return {"x": rms_reference(residual, t["weight"]), "residual": residual}
 
 
@@ -139,12 +81,17 @@ def rope_angles(positions, d):
 
 
 def rope_inputs(shape, g):
+    """kgate's inputs, q and k rotated in place, and each token's cos/sin rows [1, t, d/2] fp32 for
+    Liger's call, gathered from the cache as a model's rotary embedding does once per forward for all
+    its layers (so not in the timed call)."""
     t, hq, hk, d, max_pos = shape.dim("t"), shape.dim("hq"), shape.dim("hk"), shape.dim("d"), shape.dim("max_pos")
     angles = rope_angles(torch.arange(max_pos, device="cuda"), d)
+    cos, sin = angles.cos().float(), angles.sin().float()
+    positions = torch.randint(0, max_pos, (t,), generator=g, device="cuda", dtype=torch.int64)
     return {"q": random_tensor(shape.tensor("q"), (t, hq, d), g, act_dtype(shape)),
             "k": random_tensor(shape.tensor("k"), (t, hk, d), g, act_dtype(shape)),
-            "positions": torch.randint(0, max_pos, (t,), generator=g, device="cuda", dtype=torch.int64),
-            "cos": angles.cos().float(), "sin": angles.sin().float()}
+            "positions": positions, "cos": cos, "sin": sin,
+            "cos_rows": cos.index_select(0, positions).unsqueeze(0), "sin_rows": sin.index_select(0, positions).unsqueeze(0)}
 
 
 def rotate_half(x):
@@ -164,7 +111,7 @@ def rope_run(t):
 def rope_reference(t):
     angles = rope_angles(t["positions"], t["q"].shape[-1])[:, None, :]  # exact angles, not the cache's
     cos, sin = torch.cat((angles.cos(),) * 2, -1), torch.cat((angles.sin(),) * 2, -1)
-    return {name: t[name].double() * cos + rotate_half(t[name].double()) * sin for name in ("q", "k")}
+    return {name: t[name] * cos + rotate_half(t[name]) * sin for name in ("q", "k")}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -181,7 +128,7 @@ def silu_run(t):
 
 
 def silu_reference(t):
-    x = t["x"].double()
+    x = t["x"]
     i = x.shape[-1] // 2
     return {"out": x[:, :i] / (1 + torch.exp(-x[:, :i])) * x[:, i:]}
 
@@ -212,15 +159,17 @@ def attention_reference(q, k, v, causal):
     return out
 
 
-def sdpa(q, k, v, causal):
-    """The call, with the reason a restricted backend gives when it refuses the inputs."""
-    with warnings.catch_warnings(record=True) as caught:
+def sdpa(backend, q, k, v, causal):
+    """The call restricted to `backend`, skipped with the reason the backend gives when it refuses the
+    inputs."""
+    from torch.nn.attention import sdpa_kernel
+    with sdpa_kernel([backend]), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             return F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=q.shape[1] != k.shape[1])
         except RuntimeError as e:
             reasons = "; ".join(dict.fromkeys(str(w.message).strip() for w in caught))
-            raise Unsupported(f"{str(e).splitlines()[0]}{': ' + reasons if reasons else ''}") from None
+            raise kgate.Unsupported(f"{str(e).splitlines()[0]}{': ' + reasons if reasons else ''}") from None
 
 
 def decode_unsupported(shape):
@@ -237,8 +186,8 @@ def decode_inputs(shape, g):
             "v": random_tensor(shape.tensor("v_cache", "v_pages"), (b, hkv, l, d), g, dtype)}
 
 
-def decode_run(t):
-    return {"out": sdpa(t["q"], t["k"], t["v"], causal=False)}
+def decode_run(backend):
+    return lambda t: {"out": sdpa(backend, t["q"], t["k"], t["v"], causal=False)}
 
 
 def decode_reference(t):
@@ -260,8 +209,8 @@ def prefill_inputs(shape, g):
             "v": random_tensor(shape.tensor("v"), (b, hkv, s, d), g, dtype), "causal": causal}
 
 
-def prefill_run(t):
-    return {"o": sdpa(t["q"], t["k"], t["v"], causal=t["causal"])}
+def prefill_run(backend):
+    return lambda t: {"o": sdpa(backend, t["q"], t["k"], t["v"], causal=t["causal"])}
 
 
 def prefill_reference(t):
@@ -302,7 +251,6 @@ def inductor(run):
     recompile limit falls back to eager; dynamic=False, so no generic kernel of an earlier shape), its
     first call compiling the kernels."""
     def compile_for_shape(inputs):
-        import torch
         torch._dynamo.reset()
         compiled = torch.compile(run, mode=INDUCTOR_MODE, dynamic=False, fullgraph=True)
         compiled(inputs)
@@ -331,15 +279,6 @@ def liger_fused_add_run(t):
     return {"x": y, "residual": residual}
 
 
-def liger_rope_inputs(shape, g):
-    """kgate's inputs plus each token's cos/sin rows [1, t, d/2] fp32, gathered from the cache as a
-    model's rotary embedding does once per forward for all its layers (so not in the timed call)."""
-    t = rope_inputs(shape, g)
-    t["cos_rows"] = t["cos"].index_select(0, t["positions"]).unsqueeze(0)
-    t["sin_rows"] = t["sin"].index_select(0, t["positions"]).unsqueeze(0)
-    return t
-
-
 def liger_rope_run(t):
     """Rotates q and k in place, as kgate's kernels do: q [t, hq, d] is Liger's [1, hq, t, d] layout
     transposed; cos/sin are the half-width rows, so the rotary width is passed."""
@@ -360,77 +299,56 @@ LIGER_ROPE_NOTE = ("cos/sin rows gathered per token before the call (a model's r
                    "forward for every layer); kgate's kernels gather them from the cache by position inside the call")
 
 
+# ------------------------------------------------------------------------------------------------
+# The families the peers solve, by kgate's family name, and the peers.
+
+def attention_output(shape):
+    b, h, _, s, d, _ = prefill_dims(shape)
+    return b, h, s, d
+
+
+FAMILY_CODE = {
+    "rmsnorm": FamilyCode(rmsnorm_inputs, {"y": lambda s: (s.dim("m"), s.dim("n"))}, lambda t: {"y": rms_reference(t["x"], t["weight"])}),
+    "fused_add_rmsnorm": FamilyCode(fused_add_inputs, {}, fused_add_reference, in_place=("x", "residual")),
+    "rope": FamilyCode(rope_inputs, {}, rope_reference, in_place=("q", "k")),
+    "silu_and_mul": FamilyCode(silu_inputs, {"out": lambda s: (s.dim("m"), s.dim("i"))}, silu_reference),
+    "gemv": FamilyCode(gemv_inputs, {"y": lambda s: (s.dim("m"), s.dim("n"))}, lambda t: {"y": t["x"] @ t["w"].T}),
+    "decode_attention": FamilyCode(decode_inputs, {"out": lambda s: (s.dim("b"), s.dim("hq"), 1, s.dim("d"))},
+                                   decode_reference, unsupported=decode_unsupported),
+    "prefill_attention": FamilyCode(prefill_inputs, {"o": attention_output}, prefill_reference),
+}
+FAMILY_CODE["decode_attention_paged"] = FAMILY_CODE["decode_attention"]
+
+
 def all_peers():
     peers = [
-        Peer("rmsnorm", "torch", "F.rms_norm(x, (n,), weight, eps=1e-05)", rmsnorm_inputs, rmsnorm_run,
-             lambda t: {"y": rms_reference(t["x"], t["weight"])}),
+        Peer("rmsnorm", "torch", "F.rms_norm(x, (n,), weight, eps=1e-05)", rmsnorm_run),
         Peer("fused_add_rmsnorm", "torch", "residual = x + residual; x = F.rms_norm(residual, (n,), weight, eps=1e-05)",
-             fused_add_inputs, fused_add_run, fused_add_reference),
+             fused_add_run),
         Peer("rope", "torch", "Hugging Face Llama apply_rotary_pos_emb (rotate_half) with cos/sin = cache[positions]",
-             rope_inputs, rope_run, rope_reference),
-        Peer("silu_and_mul", "torch", "F.silu(x[:, :i]) * x[:, i:]", silu_inputs, silu_run, silu_reference),
-        Peer("gemv", "torch", "F.linear(x, w) (cuBLAS)", gemv_inputs, lambda t: {"y": F.linear(t["x"], t["w"])},
-             lambda t: {"y": t["x"].double() @ t["w"].double().T}),
+             rope_run),
+        Peer("silu_and_mul", "torch", "F.silu(x[:, :i]) * x[:, i:]", silu_run),
+        Peer("gemv", "torch", "F.linear(x, w) (cuBLAS)", lambda t: {"y": F.linear(t["x"], t["w"])}),
     ]
     memory_bound = [p for p in peers if p.family != "gemv"]
     peers += [Peer(p.family, "torch-compile", f"torch.compile(lambda: {p.call}, mode='{INDUCTOR_MODE}', dynamic=False)",
-                   p.make_inputs, p.run, p.reference, compile=inductor(p.run), distributions=("triton",))
+                   p.run, compile=inductor(p.run), distributions=("triton",))
               for p in memory_bound]
     peers += [
         Peer("rmsnorm", "liger", f"LigerRMSNormFunction.apply(x, weight, 1e-05, 0.0, '{LIGER_CASTING}')",
-             rmsnorm_inputs, liger_rmsnorm_run, lambda t: {"y": rms_reference(t["x"], t["weight"])}, **LIGER),
+             liger_rmsnorm_run, **LIGER),
         Peer("fused_add_rmsnorm", "liger",
              f"LigerFusedAddRMSNormFunction.apply(x, residual, weight, 1e-05, 0.0, '{LIGER_CASTING}')",
-             fused_add_inputs, liger_fused_add_run, fused_add_reference, **LIGER),
+             liger_fused_add_run, **LIGER),
         Peer("rope", "liger", "LigerRopeFunction.apply(q, k, cos[positions], sin[positions], rotary_dim=d) (in place)",
-             liger_rope_inputs, liger_rope_run, rope_reference, note=LIGER_ROPE_NOTE, **LIGER),
-        Peer("silu_and_mul", "liger", "LigerFusedGateUpSiLUMulFunction.apply(x)", silu_inputs, liger_silu_run,
-             silu_reference, **LIGER),
+             liger_rope_run, note=LIGER_ROPE_NOTE, **LIGER),
+        Peer("silu_and_mul", "liger", "LigerFusedGateUpSiLUMulFunction.apply(x)", liger_silu_run, **LIGER),
     ]
     for suffix, backend, title in sdpa_backends():
         call = f"F.scaled_dot_product_attention(q, k, v, enable_gqa=True) under sdpa_kernel({title})"
-        peers.append(Peer("decode_attention", f"torch-{suffix}", call, decode_inputs, decode_run, decode_reference,
-                          backend=backend, unsupported=decode_unsupported))
-        peers.append(Peer("decode_attention_paged", f"torch-{suffix}", call, decode_inputs, decode_run,
-                          decode_reference, backend=backend, note=PAGED_NOTE, unsupported=decode_unsupported))
+        peers.append(Peer("decode_attention", f"torch-{suffix}", call, decode_run(backend)))
+        peers.append(Peer("decode_attention_paged", f"torch-{suffix}", call, decode_run(backend), note=PAGED_NOTE))
         peers.append(Peer("prefill_attention", f"torch-{suffix}",
                           f"F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=True) under "
-                          f"sdpa_kernel({title})", prefill_inputs, prefill_run, prefill_reference, backend=backend,
-                          note=PREFILL_NOTE))
+                          f"sdpa_kernel({title})", prefill_run(backend), note=PREFILL_NOTE))
     return peers
-
-
-# ------------------------------------------------------------------------------------------------
-# The check: kgate's figures (src/kgate/core/accuracy.cpp) of each output against the fp64 definition.
-
-def ulp(values, dtype):
-    """Unit in the last place at |value| in `dtype`, as kgate's ulp()."""
-    bits, min_exponent = {torch.bfloat16: (8, -125), torch.float16: (11, -13), torch.float32: (24, -125)}[dtype]
-    exponent = torch.frexp(values.abs()).exponent.clamp(min=min_exponent)
-    exponent = torch.where(values == 0, torch.full_like(exponent, min_exponent), exponent)
-    return torch.ldexp(torch.ones_like(values), (exponent - bits).to(values.dtype))
-
-
-def check_outputs(outputs, expected, shape):
-    """(passed, detail) with one line per output tensor in kgate's accuracy format. A peer passes when
-    every output is finite and within the family's relative L2 limit: that catches a different
-    problem (eps, rotation style, mask); its per-element bound violations are reported, not judged,
-    since a library's rounding steps are its own."""
-    lines, passed = [], True
-    for name, ref in expected.items():
-        got = outputs[name]
-        own = shape.tensors.get(name)
-        tolerance = own.tolerance if own and own.tolerance else shape.tolerance
-        got64 = got.double()
-        finite = torch.isfinite(got64)
-        diff = torch.where(finite, (got64 - ref).abs(), torch.zeros_like(ref))
-        ref_norm = ref.pow(2).sum().sqrt().item()
-        rel_l2 = (diff.pow(2).sum().sqrt().item() / ref_norm) if ref_norm > 0 else diff.pow(2).sum().sqrt().item()
-        bound = tolerance["max_ulps"] * ulp(ref, got.dtype) + tolerance["abs_floor"]
-        violations = int((diff > bound).sum().item())
-        non_finite = int((~finite).sum().item())
-        ok = non_finite == 0 and rel_l2 <= tolerance["rel_l2"]
-        passed = passed and ok
-        lines.append(f"{name}: rel_l2={rel_l2:.3g} (limit {tolerance['rel_l2']:.3g}) max_abs={diff.max().item():.3g} "
-                     f"violations={violations}/{ref.numel()} nan/inf={non_finite} {'PASS' if ok else 'FAIL'}")
-    return passed, "\n".join(lines)

@@ -1,6 +1,6 @@
-"""kgate's registry listing (kgate_bench --kgate_list_json, docs/peers.md): the families, their
-benchmark shapes and kgate_bench's timing options, read from a file or straight from the binary.
-The peers measure exactly these shapes this way; nothing here keeps a copy of either."""
+"""kgate's registry listing (kgate_bench --kgate_list_json, docs/peers.md): the families and their
+benchmark shapes, read from a file or straight from the binary. The peers run exactly these shapes;
+nothing here keeps a copy of them."""
 
 import json
 import os
@@ -17,10 +17,7 @@ class ListingError(Exception):
 @dataclass
 class TensorSpec:
     name: str
-    dtype: str
-    count: int
-    access: str
-    distribution: dict | None  # min_magnitude, max_magnitude, symmetric; None: custom initialisation
+    distribution: dict | None  # min_magnitude, max_magnitude, symmetric; None: the family fills it itself
     tolerance: dict | None = None  # a checked tensor's own tolerance (an fp32 lse), else the shape's applies
 
 
@@ -30,20 +27,16 @@ class BenchShape:
     id: str  # "m:4096/n:4096/bf16": the suffix of every benchmark name at this shape
     dims: dict  # name -> value, in the shape's order
     dtype: str
-    origin: str
     min_bytes: float
     flops: float
-    instance_bytes: int  # one copy of kgate's buffers: sizes the input rotation of the cold mode
     tolerance: dict  # rel_l2, max_ulps, abs_floor
     tensors: dict = field(default_factory=dict)  # name -> TensorSpec
 
-    def dim(self, *names, default=None):
+    def dim(self, *names):
         """The first of `names` the shape has: families name their dimensions themselves."""
         for name in names:
             if name in self.dims:
                 return self.dims[name]
-        if default is not None:
-            return default
         raise ListingError(f"{self.family} shape {self.id} has none of the dimensions {', '.join(names)}")
 
     def tensor(self, *names):
@@ -56,17 +49,14 @@ class BenchShape:
 @dataclass
 class Family:
     name: str
-    description: str
     headline_mode: str  # "cold" | "hot"
     read_dominated: bool
-    variants: list  # [{"name", "role"}]
     shapes: list  # [BenchShape]
 
 
 @dataclass
 class Listing:
     suite: str
-    timing: dict  # kgate_bench's TimingOptions (src/kgate/suite/listing.cpp, timing_entry)
     families: list  # [Family]
     source: str
 
@@ -93,15 +83,15 @@ def load_listing(source):
         raise ListingError(f"{source}: not a kgate registry listing (no \"families\")")
     if doc.get("schema_version", 0) > SUPPORTED_SCHEMA:
         raise ListingError(f"{source}: listing schema {doc['schema_version']} is newer than this script reads ({SUPPORTED_SCHEMA})")
-    families = []
-    for f in doc["families"]:
-        shapes = []
-        for s in f["bench_shapes"]:
-            tensors = {t["name"]: TensorSpec(t["name"], t["dtype"], int(t["count"]), t["access"], t["distribution"],
-                                             t.get("tolerance")) for t in s["tensors"]}
-            shapes.append(BenchShape(f["name"], s["id"], {d["name"]: int(d["value"]) for d in s["dims"]}, s["dtype"],
-                                     s.get("origin", ""), float(s["min_bytes"]), float(s["flops"]),
-                                     int(s["instance_bytes"]), s["tolerance"], tensors))
-        families.append(Family(f["name"], f.get("description", ""), f["headline_mode"], bool(f["read_dominated"]),
-                               f.get("variants", []), shapes))
-    return Listing(doc.get("suite", "kgate"), doc["timing"], families, source)
+    try:
+        families = []
+        for f in doc["families"]:
+            shapes = []
+            for s in f["bench_shapes"]:
+                tensors = {t["name"]: TensorSpec(t["name"], t["distribution"], t.get("tolerance")) for t in s["tensors"]}
+                shapes.append(BenchShape(f["name"], s["id"], {d["name"]: int(d["value"]) for d in s["dims"]}, s["dtype"],
+                                         float(s["min_bytes"]), float(s["flops"]), s["tolerance"], tensors))
+            families.append(Family(f["name"], f["headline_mode"], bool(f["read_dominated"]), shapes))
+    except (KeyError, TypeError, ValueError) as e:
+        raise ListingError(f"{source}: a family or shape lacks what the peers read ({type(e).__name__}: {e})") from None
+    return Listing(doc.get("suite", "kgate"), families, source)

@@ -1,8 +1,8 @@
 #pragma once
 // The registry as JSON (kgate_bench --kgate_list_json): every family with its benchmark shapes and
 // what kgate records about each, and the timing options kgate_bench would run with, so that
-// programs outside kgate (scripts/peers/) measure exactly the shapes kgate measures, the way it
-// measures them, without keeping a copy of either. Needs no GPU. Format: docs/peers.md.
+// programs outside kgate (scripts/peers/, which time them with kgate's engine) measure exactly the
+// shapes kgate measures without keeping a copy of them. Needs no GPU. Format: docs/peers.md.
 #include <string>
 
 #include <nlohmann/json.hpp>
