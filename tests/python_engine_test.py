@@ -5,8 +5,9 @@ it, and a synthetic kgate._engine (a Python stand-in for the nanobind module) wh
 They check that kgate.__version__ is the project's version, that kgate.device() raises
 kgate.EngineUnavailable with the reason that fits (no engine built, an engine that does not load, no
 usable GPU: the probe's reason), and the Python API's own rules: families' and variants' names,
-roles and headline modes, a journey step that names no variant, and a suite's Google Benchmark
-flags. tests/python_package.sh builds and installs the real package.
+roles and headline modes, a journey step that names no variant, what a suite hands the engine for
+each benchmark (role, provenance, checked at any size), and a suite's Google Benchmark flags.
+tests/python_package.sh builds and installs the real package.
 Usage: python_engine_test.py SOURCE_DIR PROJECT_VERSION"""
 
 import importlib
@@ -129,6 +130,23 @@ class FamilyCase(PackageCase):
         fam.variant(name="c", follows="eager")(lambda: None)
         with self.assertRaisesRegex(ValueError, "synthetic_fam/c follows 'eager', which is not a variant of synthetic_fam"):
             fam.validate()
+
+    def test_a_suite_hands_the_engine_each_variants_provenance_and_the_shapes_checked_at_any_size(self):
+        kgate = self.load(engine_built=True, engine=SYNTHETIC_SHAPE_ENGINE + "\ndef callable_benchmark(**arguments):\n"
+                                                                              "    return arguments\n")
+        fam = self.family(kgate, test_shapes=[kgate.Shape(n=8, dtype="fp32"), kgate.Shape(m=64, n=4096)], in_place="x")
+        fam.variant(name="torch", role="peer", provenance={"library": "synthetic-lib 1.0"}, prepare=lambda arguments: None)(lambda: None)
+        from kgate.runner import benchmarks
+        made = {b["name"]: b for b in benchmarks()}
+        self.assertEqual(fam.in_place, ("x",))
+        self.assertEqual({name: (b["role"], b["provenance"], b["checked_at_any_size"]) for name, b in made.items()},
+                         {"synthetic_fam/torch/m:1/n:4096/bf16": ("peer", {"library": "synthetic-lib 1.0"}, False),
+                          "synthetic_fam/torch/m:64/n:4096/bf16": ("peer", {"library": "synthetic-lib 1.0"}, True)})
+        with self.assertRaisesRegex(TypeError, "provenance maps text to text"):
+            fam.variant(name="bad", provenance={"compile_s": 1.5})
+        with self.assertRaisesRegex(TypeError, "in_place names inputs"):
+            self.family(kgate, name="synthetic_other", in_place=[1])
+        self.assertEqual(f"{kgate.Unsupported.__module__}.{kgate.Unsupported.__name__}", "kgate.Unsupported")
 
     def test_a_shape_needs_a_dimension_and_names_the_one_it_lacks(self):
         kgate = self.load(engine_built=True, engine=SYNTHETIC_SHAPE_ENGINE)
