@@ -82,11 +82,11 @@ class PeersCase(unittest.TestCase):
             json.dump(doc, out)
         return path
 
-    def register(self, listing_doc=None, peers=None):
+    def register(self, listing_doc=None, peers=None, check_group=lambda shape: None):
         r = self.registration
         code = r.FamilyCode(inputs=lambda shape, g: {"x": shape.tensor("x").distribution}, outputs={"y": lambda s: (s.dim("m"),)},
                             reference=lambda t: {"y": t["x"]},
-                            unsupported=lambda s: "synthetic-ragged" if "l_min" in s.dims else None)
+                            unsupported=lambda s: "synthetic-ragged" if "l_min" in s.dims else None, check_group=check_group)
         peers = peers if peers is not None else [
             r.Peer("synthetic_norm", "torch", "F.synthetic(x)", lambda t: {"y": t["x"]}),
             r.Peer("synthetic_norm", "synthetic-lib", "synthetic_lib.norm(x)", lambda t: {"y": t["x"]}, note="synthetic-note",
@@ -127,6 +127,12 @@ class PeersCase(unittest.TestCase):
         checked = sorted(name for name, b in self.benchmarks().items() if b["checked_at_any_size"])
         # m:1 n:8192 has less work but is ragged, which no peer runs.
         self.assertEqual(checked, ["synthetic_norm/torch-compile/m:1/n:4096/bf16", "synthetic_norm/torch/m:1/n:4096/bf16"])
+
+    def test_each_group_of_shapes_is_checked_at_its_smallest(self):
+        doc = synthetic_listing([synthetic_shape([("m", 64), ("n", 4096)], flops=4e5), synthetic_shape([("m", 1), ("n", 4096)], flops=8e3),
+                                 synthetic_shape([("m", 64), ("n", 8192)], flops=8e5), synthetic_shape([("m", 8), ("n", 8192)], flops=1e5)])
+        family = self.register(doc, check_group=lambda shape: shape.dims["n"]).families[0]
+        self.assertEqual([s.id for s in family.test_shapes], ["m:1/n:4096/bf16", "m:8/n:8192/bf16"])
 
     def test_a_shape_no_peer_can_run_is_unsupported_and_the_others_draw_the_listings_distribution(self):
         family = self.register().families[0]

@@ -172,6 +172,12 @@ def sdpa(backend, q, k, v, causal):
             raise kgate.Unsupported(f"{str(e).splitlines()[0]}{': ' + reasons if reasons else ''}") from None
 
 
+def query_grouping(shape):
+    """Whether query heads share KV heads (GQA): the memory-efficient backend refuses such shapes, so
+    the peers are checked at the smallest shape with and the smallest without."""
+    return shape.dim("hq", "h", "heads") != shape.dim("hkv", "kv_heads", "hk", "h", "hq")
+
+
 def decode_unsupported(shape):
     if shape.dims.get("l_min", shape.dim("l")) != shape.dim("l"):
         return "ragged sequence lengths: SDPA over a padded batch needs a mask and computes the padding; not the same problem"
@@ -314,8 +320,8 @@ FAMILY_CODE = {
     "silu_and_mul": FamilyCode(silu_inputs, {"out": lambda s: (s.dim("m"), s.dim("i"))}, silu_reference),
     "gemv": FamilyCode(gemv_inputs, {"y": lambda s: (s.dim("m"), s.dim("n"))}, lambda t: {"y": t["x"] @ t["w"].T}),
     "decode_attention": FamilyCode(decode_inputs, {"out": lambda s: (s.dim("b"), s.dim("hq"), 1, s.dim("d"))},
-                                   decode_reference, unsupported=decode_unsupported),
-    "prefill_attention": FamilyCode(prefill_inputs, {"o": attention_output}, prefill_reference),
+                                   decode_reference, unsupported=decode_unsupported, check_group=query_grouping),
+    "prefill_attention": FamilyCode(prefill_inputs, {"o": attention_output}, prefill_reference, check_group=query_grouping),
 }
 FAMILY_CODE["decode_attention_paged"] = FAMILY_CODE["decode_attention"]
 

@@ -25,9 +25,20 @@ class FamilyCode:
     reference: Callable  # (dict of the inputs in fp64) -> dict of every checked tensor: kgate's definition
     in_place: tuple = ()  # inputs kgate's variants update in place (its inout tensors): checked as outputs
     unsupported: Callable = field(default=lambda shape: None)  # listing shape -> why no peer can run it, or None
+    # listing shape -> the group of shapes it belongs to, where a peer may run some groups and not
+    # others (an attention backend that refuses grouped queries): the peers are checked at the
+    # smallest shape of each group. One group by default.
+    check_group: Callable = field(default=lambda shape: None)
 
     def checked(self):
         return tuple(self.outputs) + self.in_place
+
+
+def _installed_version(distribution):
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:  # installed under another name (pytorch-triton)
+        return "(version unknown)"
 
 
 @dataclass
@@ -61,7 +72,7 @@ class Peer:
     def provenance(self, versions):
         """What each record says the peer ran: the libraries and versions ("torch 2.11.0, liger-kernel
         0.8.5, triton 3.6.0"), CUDA and cuDNN as torch has them, the call and the note."""
-        libraries = [f"torch {versions['torch']}"] + [f"{name} {importlib.metadata.version(name)}" for name in self.distributions]
+        libraries = [f"torch {versions['torch']}"] + [f"{name} {_installed_version(name)}" for name in self.distributions]
         said = {"library": ", ".join(libraries), "cuda": versions["cuda"], "cudnn": versions["cudnn"], "call": self.call}
         return {**said, "note": self.note} if self.note else said
 
@@ -120,17 +131,19 @@ def make_family(listed, code, peers, versions):
         if shape.id != s.id:
             raise ListingError(f"{listed.name}: the listing's shape {s.id} is {shape.id} as kgate.Shape names it")
         bench_shapes.append(shape)
-    # The peers' reference check at the family's shape with the least work that they can run, as a
-    # test shape: checked whatever its size (the suite checks the others up to its size limit).
-    runnable = [s for s in bench_shapes if not code.unsupported(by_id[s.id])]
-    smallest = min(runnable, key=lambda s: (by_id[s.id].flops, by_id[s.id].min_bytes), default=None)
+    # The peers' reference check at the shape with the least work that they can run, of each group of
+    # shapes, as test shapes: checked whatever their size (the suite checks the others up to its size limit).
+    smallest = {}
+    for s in sorted((s for s in bench_shapes if not code.unsupported(by_id[s.id])),
+                    key=lambda s: (by_id[s.id].flops, by_id[s.id].min_bytes)):
+        smallest.setdefault(code.check_group(by_id[s.id]), s)
     family = kgate.Family(
         name=listed.name,
         description=f"what a user would run instead of kgate's {listed.name} (docs/peers.md)",
         inputs=lambda shape, generator: _draw_inputs(code, by_id[shape.id], generator),
         outputs=lambda shape: _allocate(code.outputs, by_id[shape.id], shape.torch_dtype),
         reference=lambda **inputs: code.reference(inputs),
-        test_shapes=[smallest] if smallest else [],
+        test_shapes=[s for s in bench_shapes if s in smallest.values()],
         bench_shapes=bench_shapes,
         min_bytes=lambda shape: by_id[shape.id].min_bytes,
         flops=lambda shape: by_id[shape.id].flops,
