@@ -68,13 +68,13 @@ run=$(ls -t "$runs"/*.json | head -n 1)
 lap suite
 # Peers (docs/peers.md): PyTorch's implementations of the same problems, variants of Python families
 # timed by the same engine through the kgate package the build made (build/python, where python3 has
-# nanobind), each family's headline mode as kgate ab compares, and merged into the run for the
+# its headers), each family's headline mode as kgate ab compares, and merged into the run for the
 # report. They are never gated.
 if ! python3 -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then
   echo "kgate: peers skipped: python3 cannot import torch with a CUDA device (docs/peers.md)"
 elif [[ ! -d $build/python/kgate ]]; then
-  echo "kgate: peers skipped: the build has no kgate Python package (python3 has no nanobind: python3 -m pip install" \
-    "nanobind, then run this again; docs/peers.md)"
+  echo "kgate: peers skipped: the build has no kgate Python package (no python3 3.10 or newer with its" \
+    "headers when it was configured: apt install python3-dev, then run this again; docs/peers.md)"
 else
   echo "kgate: peers (PyTorch eager and torch.compile, Liger-Kernel when installed, cuBLAS, SDPA)"
   mkdir -p "$runs/peers"
