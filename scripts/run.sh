@@ -6,6 +6,25 @@
 # Without a GPU it builds, says so, and renders the report of the most recent recorded run instead.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
+refresh_peers=0
+for arg in "$@"; do
+  case $arg in
+    --refresh-peers) refresh_peers=1 ;;
+    -h | --help)
+      cat <<'USAGE'
+usage: scripts/run.sh [--refresh-peers]
+
+The main job: build; on a GPU, check every kernel variant, benchmark the suite, add the peers,
+compare the run with baselines/ and write the report (runs/). Exit 1 when the gate finds a
+regression or a failed variant.
+
+  --refresh-peers  measure the peers (PyTorch, torch.compile, Liger-Kernel, cuBLAS, SDPA) even
+                   where baselines/<GPU>/peers.json stands for this machine (docs/peers.md)
+USAGE
+      exit 0 ;;
+    *) echo "run.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
+  esac
+done
 # The job's wall time by phase, said at the end: where a user's minutes went.
 phases=()
 lap() { phases+=("$1 $SECONDS s"); SECONDS=0; }
@@ -66,23 +85,34 @@ else
 fi
 run=$(ls -t "$runs"/*.json | head -n 1)
 lap suite
-# Peers (docs/peers.md): PyTorch's implementations of the same problems, variants of Python families
-# timed by the same engine through the kgate package the build made (build/python, where python3 has
-# its headers), each family's headline mode as kgate ab compares, and merged into the run for the
-# report. They are never gated.
-if ! python3 -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then
+# Peers (docs/peers.md): PyTorch's implementations of the same problems, never gated. Their speed
+# depends on the GPU, its clocks, the driver and the libraries, not on the commit, so the figures
+# stored in baselines/<GPU>/peers.json are reused where they stand for this machine (kgate peers
+# reuse) and the peers measured otherwise, or with --refresh-peers: variants of Python families timed
+# by the same engine through the build's kgate package, each family's headline mode as kgate ab
+# compares it, in one process without counters (they are never gated), merged into the run.
+peers_script="$KGATE_ROOT/scripts/peers/torch_peers.py"
+mkdir -p "$runs/peers"
+versions="$runs/peers/versions.json"
+if ((!refresh_peers)) && python3 "$peers_script" --versions >"$versions" &&
+  "$kgate" peers reuse --baseline-dir "$KGATE_ROOT/baselines" --versions "$versions" "$run"; then
+  :
+elif ! python3 -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then
   echo "kgate: peers skipped: python3 cannot import torch with a CUDA device (docs/peers.md)"
 elif [[ ! -d $build/python/kgate ]]; then
   echo "kgate: peers skipped: the build has no kgate Python package (no python3 3.10 or newer with its" \
     "headers when it was configured: apt install python3-dev, then run this again; docs/peers.md)"
 else
-  echo "kgate: peers (PyTorch eager and torch.compile, Liger-Kernel when installed, cuBLAS, SDPA)"
-  mkdir -p "$runs/peers"
+  echo "kgate: measuring the peers (PyTorch eager and torch.compile, Liger-Kernel when installed, cuBLAS, SDPA)"
   peers="$runs/peers/$(basename "$run")"
-  PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" python3 "$KGATE_ROOT/scripts/peers/torch_peers.py" \
-    --list="$build/bench/kgate_bench" --kgate_modes=headline --kgate_out="$peers" >/dev/null ||
+  PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" python3 "$peers_script" --list="$build/bench/kgate_bench" \
+    --kgate_modes=headline --kgate_processes=1 --kgate_counters=off --kgate_out="$peers" >/dev/null ||
     echo "kgate: some peers did not run (see above)"
-  if [[ -f $peers ]]; then "$kgate" merge "$run" "$peers" -o "$run"; fi
+  if [[ -f $peers ]]; then
+    "$kgate" merge "$run" "$peers" -o "$run"
+    echo "kgate: to reuse these peers while this GPU, its driver and clocks and the libraries stay as they are:" \
+      "$kgate peers record $run (writes baselines/<GPU>/peers.json)"
+  fi
 fi
 lap peers
 echo "kgate: comparing $run with baselines/"

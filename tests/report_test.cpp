@@ -1050,6 +1050,19 @@ TEST(ReportPeers, MergedPeersAppearWithTheirSpeedups) {
   EXPECT_EQ(annotated_markdown.find("ran `synthetic_peer_kernel` at ") != std::string::npos, kgate_slower > 0);
   EXPECT_EQ(annotated_markdown.find("(grid 132×1×1, block 256×1×1)") != std::string::npos, kgate_slower > 0);
   EXPECT_NE(annotated_markdown.find("compiled in 2.50–7.25 s per shape (before timing, not in its time)"), std::string::npos);
+
+  // Each peer's note says where its figures came from: this run, or a stored file (kgate peers reuse).
+  EXPECT_NE(annotated_markdown.find(". Measured in this run"), std::string::npos);
+  EXPECT_EQ(annotated_markdown.find("Figures reused from"), std::string::npos);
+  RunResults reused = run;
+  for (BenchmarkRecord& r : reused.benchmarks)
+    if (r.role == "peer")
+      r.provenance.insert(
+          {{"figures", "reused from baselines/nvidia-h200/peers.json"}, {"date", "2026-11-27T18:00:00Z"}, {"host", "gpu-7"}});
+  const std::string reused_markdown = kgate::report::render_markdown(kgate::report::build_report(inputs_for({merged_file, reused})).full);
+  EXPECT_NE(reused_markdown.find("Figures reused from baselines/nvidia-h200/peers.json, measured 2026-11-27T18:00:00Z on gpu-7."),
+            std::string::npos);
+  EXPECT_EQ(reused_markdown.find(". Measured in this run"), std::string::npos);
 }
 
 // The main command's run on an H100 with torch.compile and Liger-Kernel among the peers (recorded,

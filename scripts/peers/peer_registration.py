@@ -161,7 +161,8 @@ def make_family(listed, code, peers, versions):
 def register_peers(listing, codes, peers, versions):
     """Registers a kgate.Family for each listed family with a peer whose module is importable.
 
-    codes: {family name: FamilyCode}; peers: [Peer]; versions: {"torch", "cuda", "cudnn": text}.
+    codes: {family name: FamilyCode}; peers: [Peer]; versions: {"torch", "cuda", "cudnn", ...: text}
+    (torch_peers.library_versions, without the "peers." of its names).
     """
     left_out, usable = {}, []
     for peer in peers:

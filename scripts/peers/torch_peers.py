@@ -11,6 +11,7 @@ left out and said so. docs/peers.md.
 Needs the kgate package with its engine on the Python path (pip install ., or a build's python/
 folder: scripts/run.sh) and PyTorch with CUDA."""
 
+import json
 import os
 import platform
 import sys
@@ -20,9 +21,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peer_listing import ListingError, load_listing  # noqa: E402
 
 USAGE = """usage: torch_peers.py --list=FILE|KGATE_BENCH [kgate_bench's flags]
+       torch_peers.py --versions
 
   --list=FILE|KGATE_BENCH       the registry listing whose families and bench shapes the peers run: its JSON
                                 (kgate_bench --kgate_list_json=FILE), or the kgate_bench binary, which is asked
+                                for it
+  --versions                    print the versions of the libraries the peers call, as a JSON object of
+                                "peers.<library>": "version" ("not installed" for one that is not), and exit:
+                                what `kgate peers reuse --versions` compares with the stored peers'
 """
 
 
@@ -42,12 +48,56 @@ def take_listing(argv):
     return source, rest
 
 
-def versions():
-    import torch
-    return {"torch": torch.__version__, "cuda": str(torch.version.cuda), "cudnn": str(torch.backends.cudnn.version())}
+def _cublas_version():
+    """cuBLAS as loaded by torch (it links it), read from the library itself: its distribution's
+    name differs by CUDA major version and by how torch was installed."""
+    import ctypes
+    import torch  # noqa: F401  (loads libcublas)
+    with open("/proc/self/maps") as maps:
+        paths = {line.split()[-1] for line in maps if "libcublas.so" in line and "libcublasLt" not in line}
+    for path in sorted(paths):
+        value = ctypes.c_int()
+        library = ctypes.CDLL(path)
+        parts = []
+        for kind in range(3):  # MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL
+            if library.cublasGetProperty(kind, ctypes.byref(value)) != 0:
+                break
+            parts.append(str(value.value))
+        if len(parts) == 3:
+            return ".".join(parts)
+    return "unknown"
+
+
+def _distribution_version(distribution):
+    import importlib.metadata
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def library_versions():
+    """What decides the peers' speed beside the GPU, its clocks and the driver: the libraries they
+    call, as the run's context and the stored peers name them (kgate peers reuse; docs/peers.md).
+    Without PyTorch every one is "not installed": stored peers may still be shown."""
+    try:
+        import torch
+    except ImportError:
+        return {f"peers.{name}": "not installed" for name in ("torch", "cuda", "cudnn", "cublas", "triton", "liger_kernel")}
+    try:
+        import triton
+        triton_version = triton.__version__
+    except ImportError:
+        triton_version = "not installed"
+    return {"peers.torch": torch.__version__, "peers.cuda": str(torch.version.cuda),
+            "peers.cudnn": str(torch.backends.cudnn.version()), "peers.cublas": _cublas_version(),
+            "peers.triton": triton_version, "peers.liger_kernel": _distribution_version("liger-kernel")}
 
 
 def main(argv):
+    if argv == ["--versions"]:
+        print(json.dumps(library_versions(), indent=2))
+        return 0
     try:
         source, rest = take_listing(argv)
     except ValueError as e:
@@ -71,7 +121,9 @@ def main(argv):
         listing = load_listing(source)
         import peer_families
         from peer_registration import register_peers
-        registration = register_peers(listing, peer_families.FAMILY_CODE, peer_families.all_peers(), versions())
+        libraries = library_versions()
+        registration = register_peers(listing, peer_families.FAMILY_CODE, peer_families.all_peers(),
+                                      {name.removeprefix("peers."): version for name, version in libraries.items()})
     except ListingError as e:
         print(f"torch_peers: {e}", file=sys.stderr)
         return 2
@@ -81,11 +133,10 @@ def main(argv):
             print(f"torch_peers: peers left out: {reason}", file=sys.stderr)
         for name in registration.without_peers:
             print(f"torch_peers: no PyTorch peer for family {name} (scripts/peers/peer_families.py)", file=sys.stderr)
-    tools = versions()
-    context = {"peers.torch": tools["torch"], "peers.cuda": tools["cuda"], "peers.cudnn": tools["cudnn"],
-               "peers.python": platform.python_version(),
-               "peers.sdpa_backends": ", ".join(suffix for suffix, _, _ in peer_families.sdpa_backends()),
-               "peers.listing": source, "peers.command_line": " ".join(sys.orig_argv)}
+    context = dict(libraries)
+    context.update({"peers.python": platform.python_version(),
+                    "peers.sdpa_backends": ", ".join(suffix for suffix, _, _ in peer_families.sdpa_backends()),
+                    "peers.listing": source, "peers.command_line": " ".join(sys.orig_argv)})
     if registration.left_out:
         context["peers.left_out"] = "; ".join(registration.left_out.values())
     kgate.main(rest, suite=listing.suite, context=context)  # exits with the suite's status

@@ -29,6 +29,8 @@ commands:
   compare --baseline-dir DIR NEW.json compare against the checked-in baseline of NEW's GPU and suite
   baseline update NEW.json            record NEW's results as the baseline of its GPU and suite
   baseline show [GPU-SLUG]            list the checked-in baselines
+  peers record|reuse RUN.json         keep the peers' figures of this GPU and its libraries, and
+                                      take them into a run instead of measuring them again
   ab --base BENCH --head BENCH        measure two builds on this GPU in alternating rounds and compare
   merge A.json B.json ... -o OUT.json merge the shards of one suite's run
   report NEW.json --out DIR           write a report (Markdown, HTML, SVG charts) of a run
@@ -88,6 +90,7 @@ int kgate_main(int argc, char** argv, std::ostream& out, std::ostream& err) {
     if (command == "compare") return cli::run_compare(rest, io);
     if (command == "baseline") return cli::run_baseline(rest, io);
     if (command == "merge") return cli::run_merge(rest, io);
+    if (command == "peers") return cli::run_peers(rest, io);
     if (command == "ab") return cli::run_ab(rest, io);
     if (command == "report") return cli::run_report(rest, io);
     if (command == "story") return cli::run_story(rest, io);

@@ -26,6 +26,11 @@ std::string never_a_baseline(const RunResults& run);
 // peers (never gated) are not judged.
 std::vector<std::string> unfit_benchmarks(const RunResults& run, const Thresholds& thresholds);
 
+// The provenance a stored entry carries (its own replaced): the commit, date, host, driver and
+// runtime, the default and measured SM clock of the run `context` describes, `source` (the file it
+// was read from), and from a merged run which host, GPU and shard measured it.
+std::map<std::string, std::string> baseline_provenance(const BenchmarkRecord& r, const RunContext& context, const std::string& source);
+
 // What record_in_baseline did to the stored entries.
 struct BaselineChanges {
   std::size_t updated = 0, added = 0, kept = 0;

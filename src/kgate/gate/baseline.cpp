@@ -68,7 +68,9 @@ void thin_samples(std::optional<TimingRecord>& timing) {
 
 bool never_recorded(const BenchmarkRecord& r) { return r.status != BenchmarkStatus::ok || r.correct == false || untestable(r); }
 
-std::map<std::string, std::string> provenance_of(const BenchmarkRecord& r, const RunContext& c, const std::string& source) {
+}  // namespace
+
+std::map<std::string, std::string> baseline_provenance(const BenchmarkRecord& r, const RunContext& c, const std::string& source) {
   std::map<std::string, std::string> p = {
       {"commit", c.git_commit}, {"git_dirty", c.git_dirty ? "true" : "false"}, {"date", c.date}, {"host", c.host}, {"source", source}};
   if (c.driver_version > 0) p["driver_version"] = format_cuda_version(c.driver_version);
@@ -80,8 +82,6 @@ std::map<std::string, std::string> provenance_of(const BenchmarkRecord& r, const
     if (const auto it = r.provenance.find(key); it != r.provenance.end()) p[key] = it->second;
   return p;
 }
-
-}  // namespace
 
 std::string never_a_baseline(const RunResults& run) {
   std::vector<const BenchmarkRecord*> testable, one_sample;
@@ -117,7 +117,7 @@ BaselineChanges record_in_baseline(RunResults& baseline, const RunResults& run, 
       continue;
     }
     BenchmarkRecord entry = r;
-    entry.provenance = provenance_of(r, run.context, source);
+    entry.provenance = baseline_provenance(r, run.context, source);
     thin_samples(entry.cold);
     thin_samples(entry.hot);
     if (const auto it = index.find(r.name); it != index.end()) {

@@ -199,6 +199,10 @@ Bullets peer_notes(const FamilyView& family) {
     if (!said("library").empty()) text += ", " + literal(said("library"));
     if (!said("note").empty()) text += ". " + literal(said("note"));
     if (const std::string compiled = compile_time(family, peer); !compiled.empty()) text += "; " + compiled;
+    // Peers' figures may come from baselines/<GPU>/peers.json rather than this run (kgate peers reuse).
+    text += said("figures").empty()
+                ? ". Measured in this run"
+                : ". Figures " + literal(said("figures")) + ", measured " + literal(said("date")) + " on " + literal(said("host"));
     if (std::find(family.wrong_peers.begin(), family.wrong_peers.end(), peer) != family.wrong_peers.end())
       text += ". **Left out of the comparison: its output failed the check** (" + literal(first->correctness_detail) + ")";
     else if (first->correct) text += ". Output checked against kgate's definition at " + code(first->shape) + ": " + check_figures(*first);
