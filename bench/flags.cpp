@@ -103,8 +103,9 @@ kgate flags (Google Benchmark's own flags, listed below them, work as usual):
   --kgate_full_clock=FRACTION   a batch below this fraction of the default clock ran with the board limiting its
                                 power: drop it and rest between batches from then on (default 0.97)
   --kgate_rest=RATIO            that rest, as a multiple of each batch's GPU time (default 1; 0: never rest)
-  --kgate_counters=on|off       CUPTI pass after timing: kernel records and range-profiler metrics, each
-                                replay pass after the L2 is emptied as for a cold sample (default on)
+  --kgate_counters=on|off|trace  CUPTI: kernel records, and range-profiler metrics in a pass after timing, each
+                                replay pass after the L2 is emptied as for a cold sample; trace: kernel records
+                                only (default on)
   --kgate_metrics=a,b,...       range-profiler metrics (default: kgate's list; any metric the chip supports)
   --kgate_check=on|off          check each benchmark's output against the reference before timing (default on)
   --kgate_workloads=NAME,...    the workload benchmarks to run instead of the suite's, by name, e.g.
@@ -182,7 +183,8 @@ BenchFlags parse_bench_flags(int& argc, char** argv) {
     } else if (flag == "--kgate_rest") {
       o.timing.throttle.rest_ratio = parse_number(flag, value, 0);
     } else if (flag == "--kgate_counters") {
-      o.counters = parse_switch(flag, value);
+      o.counters = value == "trace" || parse_switch(flag, value);
+      o.profile = value != "trace" && o.counters;
     } else if (flag == "--kgate_metrics") {
       o.metrics = split_list(value);
     } else if (flag == "--kgate_check") {

@@ -90,7 +90,8 @@ lap suite
 # stored in baselines/<GPU>/peers.json are reused where they stand for this machine (kgate peers
 # reuse) and the peers measured otherwise, or with --refresh-peers: variants of Python families timed
 # by the same engine through the build's kgate package, each family's headline mode as kgate ab
-# compares it, in one process without counters (they are never gated), merged into the run.
+# compares it, in one process, tracing their kernels without the counter pass (they are never
+# gated), merged into the run.
 peers_script="$KGATE_ROOT/scripts/peers/torch_peers.py"
 mkdir -p "$runs/peers"
 versions="$runs/peers/versions.json"
@@ -106,7 +107,7 @@ else
   echo "kgate: measuring the peers (PyTorch eager and torch.compile, Liger-Kernel when installed, cuBLAS, SDPA)"
   peers="$runs/peers/$(basename "$run")"
   PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" python3 "$peers_script" --list="$build/bench/kgate_bench" \
-    --kgate_modes=headline --kgate_processes=1 --kgate_counters=off --kgate_out="$peers" >/dev/null ||
+    --kgate_modes=headline --kgate_processes=1 --kgate_counters=trace --kgate_out="$peers" >/dev/null ||
     echo "kgate: some peers did not run (see above)"
   if [[ -f $peers ]]; then
     "$kgate" merge "$run" "$peers" -o "$run"

@@ -37,7 +37,11 @@ void expect_refused_naming_its_flag(const std::string& bad) {
 TEST(BenchFlags, DefaultsAreDocumented) {
   const auto [flags, rest] = parse({});
   const kgate::SuiteOptions& o = flags.suite;
-  EXPECT_TRUE(o.cold && o.hot && o.counters && o.check);
+  EXPECT_TRUE(o.cold && o.hot && o.counters && o.profile && o.check);
+  // trace: the kernel records alone, without the range-profiler pass.
+  const kgate::SuiteOptions traced = parse({"--kgate_counters=trace"}).first.suite;
+  EXPECT_TRUE(traced.counters);
+  EXPECT_FALSE(traced.profile);
   EXPECT_EQ(o.timing.stopping.min_samples, 10);
   EXPECT_DOUBLE_EQ(o.timing.stopping.min_gpu_time_s, 0.05);
   EXPECT_DOUBLE_EQ(o.timing.stopping.max_wall_time_s, 5.0);
@@ -78,6 +82,7 @@ TEST(BenchFlags, KgateFlagsAreRemovedAndGoogleBenchmarkFlagsKept) {
   EXPECT_DOUBLE_EQ(o.timing.stopping.min_gpu_time_s, 0.5);
   EXPECT_DOUBLE_EQ(o.timing.stopping.max_wall_time_s, 15);
   EXPECT_FALSE(o.counters);
+  EXPECT_FALSE(o.profile);
   EXPECT_EQ(o.metrics, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(o.timing.flush, kgate::L2Flush::write);
   EXPECT_EQ(o.timing.stopping.max_samples, 500);

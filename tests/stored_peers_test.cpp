@@ -32,8 +32,11 @@ BenchmarkRecord peer(const std::string& name, std::uint64_t seed) {
 // A suite's run measured here, with the peers' suite merged in: the kernel and two peers.
 RunResults run_with_peers() {
   RunResults run = syn::run({syn::benchmark(kKernel, {.seed = 1}), peer(kPeer, 2), peer(kLigerPeer, 3)}, kGpu);
-  run.context.extra = {{"peers.torch", "2.11.0+cu130"}, {"peers.triton", "3.6.0"}, {"peers.liger_kernel", "0.6.4"},
-                       {"peers.listing", "build/bench/kgate_bench"}, {"source:" + kKernel, "run.json"}};
+  run.context.extra = {{"peers.torch", "2.11.0+cu130"},
+                       {"peers.triton", "3.6.0"},
+                       {"peers.liger_kernel", "0.6.4"},
+                       {"peers.listing", "build/bench/kgate_bench"},
+                       {"source:" + kKernel, "run.json"}};
   return run;
 }
 
@@ -90,8 +93,9 @@ TEST(StoredPeers, AnotherVersionForbidsReuseAMissingLibraryDoesNot) {
   // A library installed here that the record lacks would be a peer nobody measured.
   EXPECT_EQ(kgate::environment_differences({{"peers.torch", "2.11.0"}}, {{"peers.torch", "2.11.0"}, {"peers.liger_kernel", "0.6.4"}}),
             std::vector<std::string>{"peers.liger_kernel: not recorded, 0.6.4 here"});
-  EXPECT_TRUE(kgate::environment_differences({{"peers.torch", "2.11.0"}}, {{"peers.torch", "2.11.0"}, {"peers.liger_kernel", "not installed"}})
-                  .empty());
+  EXPECT_TRUE(
+      kgate::environment_differences({{"peers.torch", "2.11.0"}}, {{"peers.torch", "2.11.0"}, {"peers.liger_kernel", "not installed"}})
+          .empty());
 }
 
 TEST(StoredPeers, ASuiteThatGainedAShapeHasNoStoredPeerThere) {

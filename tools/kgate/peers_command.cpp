@@ -55,16 +55,18 @@ std::string stored_file(const Args& args, const RunResults& run, const std::stri
 }
 
 int record(const Args& args, Io& io) {
-  if (args.positionals().size() != 1) throw UsageError("peers record takes one results file, got " + std::to_string(args.positionals().size()));
+  if (args.positionals().size() != 1)
+    throw UsageError("peers record takes one results file, got " + std::to_string(args.positionals().size()));
   const std::string source = args.positionals().front();
   const RunResults stored = stored_peers_of(read_results_file(source), source);
   const std::string path = stored_file(args, stored, source);
   if (std::error_code ec; !fs::create_directories(fs::path(path).parent_path(), ec) && ec)
     throw ResultsError(fs::path(path).parent_path().string() + ": cannot create the directory: " + ec.message());
   write_results_file(path, to_json(stored));
-  io.out << "wrote " << terminal_text(path) << ": " << stored.benchmarks.size() << " peer benchmarks of " << terminal_text(stored.context.gpu_name)
-         << "\n";
-  for (const auto& [name, value] : peer_environment(stored.context)) io.out << "  " << terminal_text(name) << ": " << terminal_text(value) << "\n";
+  io.out << "wrote " << terminal_text(path) << ": " << stored.benchmarks.size() << " peer benchmarks of "
+         << terminal_text(stored.context.gpu_name) << "\n";
+  for (const auto& [name, value] : peer_environment(stored.context))
+    io.out << "  " << terminal_text(name) << ": " << terminal_text(value) << "\n";
   return kExitOk;
 }
 
@@ -83,7 +85,8 @@ PeerEnvironment read_versions(const std::string& path) {
 }
 
 int reuse(const Args& args, Io& io) {
-  if (args.positionals().size() != 1) throw UsageError("peers reuse takes one results file, got " + std::to_string(args.positionals().size()));
+  if (args.positionals().size() != 1)
+    throw UsageError("peers reuse takes one results file, got " + std::to_string(args.positionals().size()));
   const auto versions_file = args.value("--versions");
   if (!versions_file) throw UsageError("peers reuse needs --versions FILE: the libraries here (torch_peers.py --versions)");
   const std::string source = args.positionals().front();
@@ -108,7 +111,8 @@ int reuse(const Args& args, Io& io) {
   const std::string output = args.value("--output").value_or(source);
   write_results_file(output, to_json(run));
   io.out << "reused " << stored.benchmarks.size() << " peer benchmarks from " << terminal_text(path) << " (measured "
-         << terminal_text(stored.context.date) << " on " << terminal_text(stored.context.host) << ") into " << terminal_text(output) << "\n";
+         << terminal_text(stored.context.date) << " on " << terminal_text(stored.context.host) << ") into " << terminal_text(output)
+         << "\n";
   return kExitOk;
 }
 

@@ -35,8 +35,8 @@ class CounterPass {
   // Builds the range profiler's configuration for these metrics (empty: the default list) up
   // front, before any timing, and keeps it for run(); throws UnknownMetrics naming the ones this
   // chip does not know. The profiler is enabled only from run() on. Every replay pass starts
-  // with `timer`'s L2 flush, which must outlive this object.
-  CounterPass(std::vector<std::string> metrics, GpuTimer& timer);
+  // with `timer`'s L2 flush, which must outlive this object. Without `profile`, only trace().
+  CounterPass(std::vector<std::string> metrics, GpuTimer& timer, bool profile = true);
 
   // The kernels one call of launch_once really ran; empty when the Activity API is unavailable.
   std::vector<KernelRecord> trace(const std::function<void()>& launch_once) const;

@@ -105,7 +105,8 @@ SuiteProcess::SuiteProcess(const DeviceInfo& device, const SuiteOptions& options
   for (std::size_t i = 0; i < callables_.size(); ++i) plan_of_[callables_[i].name] = {Kind::callable, i};
   // The first process traces each benchmark's kernels, the last profiles them all: unknown metric
   // names are refused here, before any timing.
-  if (options_.counters && (process_.index == 0 || process_.last())) counters_.emplace(options_.metrics, timer_);
+  if (options_.counters && (process_.index == 0 || (options_.profile && process_.last())))
+    counters_.emplace(options_.metrics, timer_, options_.profile);
   say_timer_fallback();
   end_phase("startup");
 }
@@ -163,7 +164,7 @@ void SuiteProcess::finish_timing() {
 }
 
 void SuiteProcess::count() {
-  if (counters_ && process_.last()) {
+  if (counters_ && options_.profile && process_.last()) {
     add_phases(results_, "counters", counters_->run(results_, registry_, [&](BenchmarkRecord& record, RangeProfiler& profiler) {
       profile_other(record, profiler);
     }));
