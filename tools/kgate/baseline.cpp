@@ -39,7 +39,7 @@ update  records NEW's benchmarks in DIR/<GPU slug>/<suite>.json (the slug from N
         file of nothing else is refused whole, --force or not. Refused always when the file
         would mix CUPTI-timed and event-timed entries (compare refuses to judge one against the
         other): record a whole-suite run with --prune to replace them all. Peers (role "peer") are never recorded: they
-        are not gated. --prune also drops the entries of benchmarks that NEW skipped or does not
+        are not gated (kgate peers record keeps them apart). --prune also drops the entries of benchmarks that NEW skipped or does not
         have (removed from the suite, or shapes a variant no longer benchmarks), so that compare
         stops listing them as missing: give it a run of the whole suite, never a shard or a
         filtered run. One update at a time per file: the file is read, changed and replaced while
@@ -106,7 +106,8 @@ int update(const Args& args, Io& io) {
   io.out << "\n";
   for (const std::string& name : changes.pruned) io.out << "  pruned: " << terminal_text(name) << "\n";
   for (const std::string& name : changes.not_recorded) io.out << "  not recorded: " << terminal_text(name) << "\n";
-  if (changes.peers) io.out << "  not recorded: " << changes.peers << " peer benchmark(s) (peers are not gated)\n";
+  if (changes.peers)
+    io.out << "  not recorded: " << changes.peers << " peer benchmark(s) (peers are not gated; kgate peers record keeps them)\n";
   return kExitOk;
 }
 
