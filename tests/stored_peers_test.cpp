@@ -165,6 +165,18 @@ TEST(StoredPeers, RecordThenReuseFromTheCommandLine) {
   r = kgate_cli({"peers", "reuse", "--baseline-dir", baselines, next});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("needs --versions FILE"), std::string::npos) << r.err;
+
+  // The actions, and help before or after one.
+  r = kgate_cli({"peers"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("expected an action: record or reuse"), std::string::npos) << r.err;
+  r = kgate_cli({"peers", "show"});
+  EXPECT_NE(r.err.find("unknown action 'show' (expected record or reuse)"), std::string::npos) << r.err;
+  for (const char* action : {"--help", "reuse"}) {
+    r = kgate_cli({"peers", action, "-h"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("usage: kgate peers record", 0), 0u) << r.out;
+  }
 }
 
 }  // namespace

@@ -77,6 +77,26 @@ std::optional<Args> parse_or_help(const std::vector<std::string>& arguments, con
   return std::nullopt;
 }
 
+std::optional<ActionArgs> parse_action(const std::vector<std::string>& arguments,
+                                       const std::vector<std::pair<std::string, OptionSpec>>& actions, std::string_view usage,
+                                       std::ostream& out) {
+  const std::string action = arguments.empty() ? "" : arguments.front();
+  if (action == "-h" || action == "--help") {
+    out << usage;
+    return std::nullopt;
+  }
+  const auto spec = std::find_if(actions.begin(), actions.end(), [&](const auto& named) { return named.first == action; });
+  if (spec == actions.end()) {
+    std::string names;
+    for (auto it = actions.begin(); it != actions.end(); ++it)
+      names += (it == actions.begin() ? "" : std::next(it) == actions.end() ? " or " : ", ") + it->first;
+    throw UsageError(action.empty() ? "expected an action: " + names : "unknown action '" + action + "' (expected " + names + ")");
+  }
+  auto args = parse_or_help({arguments.begin() + 1, arguments.end()}, spec->second, usage, out);
+  if (!args) return std::nullopt;
+  return ActionArgs{action, std::move(*args)};
+}
+
 std::string command_line(std::string_view command, const std::vector<std::string>& arguments) {
   std::string text(command);
   for (const std::string& a : arguments) text += " " + (a.find_first_of(" \t'\"$") == std::string::npos ? a : "'" + a + "'");

@@ -57,6 +57,18 @@ class Args {
 std::optional<Args> parse_or_help(const std::vector<std::string>& arguments, const OptionSpec& spec, std::string_view usage,
                                   std::ostream& out);
 
+// A command of several actions (kgate baseline update|show, kgate peers record|reuse): the first
+// argument names the action, the rest are parsed by its spec in `actions`. Returns std::nullopt after
+// printing `usage` when asked for help (before an action, or after one). Throws UsageError naming
+// the actions, in their order, when the first argument is none of them.
+struct ActionArgs {
+  std::string action;
+  Args args;
+};
+std::optional<ActionArgs> parse_action(const std::vector<std::string>& arguments,
+                                       const std::vector<std::pair<std::string, OptionSpec>>& actions, std::string_view usage,
+                                       std::ostream& out);
+
 // What `call()` returns; a std::invalid_argument it throws (how the library refuses a request it
 // cannot carry out: an unknown workload, two builds' lists that differ) becomes a UsageError with
 // its message, exit status 2 with a pointer to the command's --help.

@@ -204,21 +204,13 @@ std::string baseline_file_for(const std::string& dir, const RunResults& run, con
 }
 
 int run_baseline(const Arguments& arguments, Io& io) {
-  const std::string action = arguments.empty() ? "" : arguments.front();
-  if (action == "-h" || action == "--help") {
-    io.out << kUsage;
-    return kExitOk;
-  }
-  if (action != "update" && action != "show")
-    throw UsageError(action.empty() ? "expected an action: update or show" : "unknown action '" + action + "' (expected update or show)");
-  const auto parsed = parse_or_help(Arguments(arguments.begin() + 1, arguments.end()),
-                                    action == "update" ? OptionSpec{.with_value = {"--baseline-dir", "--suite", "--lock-timeout"},
-                                                                    .flags = {"--force", "--prune"}}
-                                                       : OptionSpec{.with_value = {"--baseline-dir"}},
-                                    kUsage, io.out);
+  const auto parsed =
+      parse_action(arguments,
+                   {{"update", {.with_value = {"--baseline-dir", "--suite", "--lock-timeout"}, .flags = {"--force", "--prune"}}},
+                    {"show", {.with_value = {"--baseline-dir"}}}},
+                   kUsage, io.out);
   if (!parsed) return kExitOk;
-  const Args& args = *parsed;
-  return action == "update" ? update(args, io) : show(args, io);
+  return parsed->action == "update" ? update(parsed->args, io) : show(parsed->args, io);
 }
 
 }  // namespace kgate::cli

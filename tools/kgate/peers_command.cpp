@@ -119,20 +119,13 @@ int reuse(const Args& args, Io& io) {
 }  // namespace
 
 int run_peers(const Arguments& arguments, Io& io) {
-  const std::string action = arguments.empty() ? "" : arguments.front();
-  if (action == "-h" || action == "--help") {
-    io.out << kUsage;
-    return kExitOk;
-  }
-  if (action != "record" && action != "reuse")
-    throw UsageError(action.empty() ? "expected an action: record or reuse" : "unknown action '" + action + "' (expected record or reuse)");
-  const auto parsed = parse_or_help(Arguments(arguments.begin() + 1, arguments.end()),
-                                    action == "record" ? OptionSpec{.with_value = {"--baseline-dir"}}
-                                                       : OptionSpec{.with_value = {"--baseline-dir", "--versions", "--output"},
-                                                                    .aliases = {{"-o", "--output"}}},
-                                    kUsage, io.out);
+  const auto parsed =
+      parse_action(arguments,
+                   {{"record", {.with_value = {"--baseline-dir"}}},
+                    {"reuse", {.with_value = {"--baseline-dir", "--versions", "--output"}, .aliases = {{"-o", "--output"}}}}},
+                   kUsage, io.out);
   if (!parsed) return kExitOk;
-  return action == "record" ? record(*parsed, io) : reuse(*parsed, io);
+  return parsed->action == "record" ? record(parsed->args, io) : reuse(parsed->args, io);
 }
 
 }  // namespace kgate::cli
