@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# The GPU correctness suite on every visible GPU at once: ctest runs the tests labelled gpu one
-# per GPU (each declares RESOURCE_GROUPS gpus:1 and reads the GPU ctest gives it), with the
-# resource spec of this machine (scripts/ctest-resource-spec.sh).
-# Usage: scripts/gpu-tests.sh [--build DIR] [--gpus N] [--slots N] [ctest arguments...]
+# The GPU tests of a build (ctest's label gpu: the correctness suite and the CUPTI tests) on every
+# visible GPU at once, a few cases per process (scripts/gpu_tests.py): a CUDA process takes about
+# 0.4 s to start, which was most of the suite's time when ctest ran each case in its own. A case
+# that takes its process down fails alone; ctest's timeouts and resource locks are kept. It ends
+# with each GPU's share of the cases and its wall time.
+# Usage: scripts/gpu-tests.sh [--build DIR] [--gpus N] [--slots N] [ctest -R/-E arguments...]
 #   --build DIR  the build to test (default: build)
 #   --gpus N     the first N visible GPUs (default: all)
-#   --slots N    tests per GPU at a time (default 1)
+#   --slots N    processes at a time per GPU (default 1)
 # The results, as ctest's JUnit, go to BUILD/correctness-junit.xml: `kgate report --correctness`
-# reads them (scripts/run.sh passes them).
+# reads them (scripts/run.sh passes them). ctest itself still runs them one per process
+# (ctest -L gpu, with scripts/ctest-resource-spec.sh for several GPUs).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
@@ -22,10 +25,11 @@ while (($#)); do
   esac
 done
 [[ -d $build ]] || { echo "gpu-tests: no build directory $build (build first)" >&2; exit 2; }
-build=$(cd "$build" && pwd)  # ctest --test-dir changes directory: the spec's path must not be relative
-spec=$build/ctest-resources.json
-"$KGATE_ROOT/scripts/ctest-resource-spec.sh" --gpus "$gpus" --slots "$slots" --out "$spec"
-parallel=$(($(grep -o '"id"' "$spec" | wc -l) * slots))
-echo "gpu-tests: $parallel test(s) at a time over the GPUs in $spec"
-exec ctest --test-dir "$build" -L gpu --resource-spec-file "$spec" -j "$parallel" --output-on-failure \
-  --output-junit "$build/correctness-junit.xml" "$@"
+[[ $gpus =~ ^[0-9]+$ && $slots =~ ^[1-9][0-9]*$ ]] || { echo "gpu-tests: --gpus and --slots take whole numbers" >&2; exit 2; }
+mapfile -t visible < <(kgate_visible_gpus)
+((gpus == 0 || gpus > ${#visible[@]})) && gpus=${#visible[@]}
+((gpus > 0)) || { echo "gpu-tests: no GPU visible (nvidia-smi -L lists none)" >&2; exit 2; }
+chosen=()
+for ((i = 0; i < gpus; i++)); do chosen+=(--gpu "${visible[i]}"); done
+exec python3 "$KGATE_ROOT/scripts/gpu_tests.py" --build "$build" --slots "$slots" "${chosen[@]}" \
+  --junit "$build/correctness-junit.xml" "$@"

@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""The GPU tests of a build (ctest's label gpu) spread over GPUs, a few cases per process.
+
+ctest starts one process per case, and a CUDA process takes 0.4-0.5 s to start on an H100: most of
+the correctness suite's 70 s on one GPU (336 cases; the same cases ran in 18 s as four processes).
+So the cases ctest lists are run in batches, one GoogleTest process per batch (--gtest_filter),
+as many at once per GPU as --slots, each GPU's processes taking the next batch when they finish.
+What ctest would have done is kept: each case's working directory and timeout, a RESOURCE_LOCK's
+cases one at a time (in one batch), and a case that takes its process down (a crash, a lost
+context, a timeout) fails alone: the cases of its batch that did not finish run again, one process
+each. The results are written as ctest writes its JUnit (--junit), which `kgate report
+--correctness` reads, and each GPU's share of the work and its wall time are printed.
+
+Usage (scripts/gpu-tests.sh calls it): gpu_tests.py --build DIR --gpu ID [--gpu ID ...]
+    [--slots N] [--junit FILE] [ctest's -R/-E/-L arguments...]
+"""
+
+import argparse
+import json
+import math
+import os
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from xml.sax.saxutils import escape, quoteattr
+
+DEFAULT_TIMEOUT_S = 1500.0  # ctest's default when a test sets none
+BATCHES_PER_PROCESS = 4  # each worker takes about this many batches: the last to finish waits little
+
+
+@dataclass
+class Case:
+    name: str  # GoogleTest's "Suite.Test", as ctest names it
+    binary: str
+    cwd: str
+    timeout_s: float
+    lock: str = ""  # ctest's RESOURCE_LOCK: such cases never run at the same time
+
+
+@dataclass
+class Batch:
+    cases: list
+
+
+@dataclass
+class Outcome:
+    result: str  # "passed", "failed", "skipped"
+    time_s: float = 0.0
+    output: str = ""  # as ctest's JUnit shows it: for a skip, "<file>:<line>: Skipped\n<reason>"
+
+
+@dataclass
+class GpuShare:
+    cases: int = 0
+    processes: int = 0
+    busy_s: float = 0.0
+    first_start: float = math.inf
+    last_end: float = 0.0
+
+
+def list_cases(ctest_json):
+    """ctest's --show-only=json-v1 listing -> [Case]; refuses a test that is not a GoogleTest case."""
+    cases = []
+    for test in ctest_json.get("tests", []):
+        command = test.get("command") or []
+        filters = [arg for arg in command[1:] if arg.startswith("--gtest_filter=")]
+        if not command or len(filters) != 1:
+            raise ValueError(f"test {test.get('name')!r} is not one GoogleTest case (command {command})")
+        properties = {p["name"]: p["value"] for p in test.get("properties", [])}
+        lock = properties.get("RESOURCE_LOCK", [])
+        cases.append(Case(name=filters[0].partition("=")[2], binary=command[0],
+                          cwd=properties.get("WORKING_DIRECTORY", os.path.dirname(command[0])),
+                          timeout_s=float(properties.get("TIMEOUT", DEFAULT_TIMEOUT_S)),
+                          lock=",".join(sorted(lock)) if isinstance(lock, list) else str(lock)))
+    return cases
+
+
+def plan_batches(cases, workers):
+    """The batches, longest first: a lock's cases in one batch (they run one after another), the
+    others split per binary into batches of about the same count, BATCHES_PER_PROCESS a worker."""
+    locked, free = {}, {}
+    for case in cases:
+        (locked.setdefault((case.binary, case.cwd, case.lock), []) if case.lock
+         else free.setdefault((case.binary, case.cwd), [])).append(case)
+    batches = [Batch(group) for group in locked.values()]
+    unlocked = sum(len(group) for group in free.values())
+    size = max(1, math.ceil(unlocked / max(1, workers * BATCHES_PER_PROCESS)))
+    for group in free.values():
+        # Interleaved rather than cut in runs: neighbouring cases are often one variant's large shapes.
+        count = math.ceil(len(group) / size)
+        batches += [Batch(group[i::count]) for i in range(count)]
+    return sorted(batches, key=lambda b: -len(b.cases))
+
+
+def batch_timeout_s(batch):
+    """A batch may take its slowest case's timeout, and a little more for each of the others: a
+    hang is caught about as soon as ctest's per-case timeout would catch it."""
+    return max(c.timeout_s for c in batch.cases) + 30.0 * (len(batch.cases) - 1)
+
+
+def gtest_outcomes(xml_path):
+    """GoogleTest's XML report (--gtest_output=xml:FILE) -> {"Suite.Test": Outcome}."""
+    outcomes = {}
+    for suite in ET.parse(xml_path).getroot().iter("testsuite"):
+        for case in suite.iter("testcase"):
+            name = f"{case.get('classname') or suite.get('name')}.{case.get('name')}"
+            time_s = float(case.get("time") or 0)
+            failures = case.findall("failure")
+            skipped = case.find("skipped")
+            if failures:
+                text = "\n".join((f.text or f.get("message") or "") for f in failures)
+                outcomes[name] = Outcome("failed", time_s, text)
+            elif skipped is not None or case.get("result") == "skipped":
+                message = (skipped.get("message") if skipped is not None else "") or ""
+                where, _, reason = message.partition("\n")
+                outcomes[name] = Outcome("skipped", time_s, f"{where}: Skipped\n{reason}\n")
+            elif case.get("status", "run") == "run":
+                outcomes[name] = Outcome("passed", time_s)
+    return outcomes
+
+
+def junit(results, wall_s):
+    """The results as ctest writes its JUnit (ctest --output-junit), in the cases' listed order."""
+    failures = sum(o.result == "failed" for _, o in results)
+    skipped = sum(o.result == "skipped" for _, o in results)
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>',
+             f'<testsuite name="(empty)" tests="{len(results)}" failures="{failures}" disabled="0" '
+             f'skipped="{skipped}" hostname="" time="{round(wall_s)}" timestamp="{time.strftime("%Y-%m-%dT%H:%M:%S")}">']
+    for name, outcome in results:
+        status = {"passed": "run", "failed": "fail", "skipped": "run"}[outcome.result]
+        lines.append(f'\t<testcase name={quoteattr(name)} classname={quoteattr(name)} time="{outcome.time_s:g}" '
+                     f'status="{status}">')
+        if outcome.result == "failed":
+            lines.append(f'\t\t<failure message={quoteattr(outcome.output.splitlines()[0] if outcome.output else "")}/>')
+        lines.append(f"\t\t<system-out>{escape(outcome.output)}</system-out>")
+        lines.append("\t</testcase>")
+    lines.append("</testsuite>")
+    return "\n".join(lines) + "\n"
+
+
+class Runner:
+    def __init__(self, batches, gpus, slots, scratch):
+        self.queue = queue.Queue()
+        for batch in batches:
+            self.queue.put(batch)
+        self.pending = len(batches)
+        self.gpus, self.slots, self.scratch = gpus, slots, scratch
+        self.outcomes = {}
+        self.shares = {gpu: GpuShare() for gpu in gpus}
+        self.lock = threading.Lock()
+        self.counter = 0
+
+    def run(self):
+        threads = [threading.Thread(target=self.worker, args=(gpu,), daemon=True)
+                   for gpu in self.gpus for _ in range(self.slots)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+    def worker(self, gpu):
+        while True:
+            with self.lock:
+                if self.pending == 0:
+                    return
+            try:
+                batch = self.queue.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            self.run_batch(batch, gpu)
+
+    def run_batch(self, batch, gpu):
+        with self.lock:
+            self.counter += 1
+            number = self.counter
+        xml_path = os.path.join(self.scratch, f"batch{number}.xml")
+        first = batch.cases[0]
+        command = [first.binary, "--gtest_filter=" + ":".join(c.name for c in batch.cases),
+                   f"--gtest_output=xml:{xml_path}"]
+        environment = dict(os.environ, CUDA_VISIBLE_DEVICES=gpu)
+        for variable in [v for v in environment if v.startswith("CTEST_RESOURCE_GROUP")]:
+            del environment[variable]
+        if "CUDA_VISIBLE_DEVICES" not in os.environ:
+            environment["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"  # nvidia-smi's indices
+        started = time.monotonic()
+        try:
+            done = subprocess.run(command, cwd=first.cwd, env=environment, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, timeout=batch_timeout_s(batch))
+            output, ended_how = done.stdout.decode(errors="replace"), f"exit status {done.returncode}"
+        except subprocess.TimeoutExpired as e:
+            output = (e.stdout or b"").decode(errors="replace")
+            ended_how = f"timeout after {e.timeout:.0f} s"
+        ended = time.monotonic()
+        outcomes = gtest_outcomes(xml_path) if os.path.exists(xml_path) else {}
+        unfinished = [c for c in batch.cases if c.name not in outcomes]
+        with self.lock:
+            share = self.shares[gpu]
+            share.processes += 1
+            share.busy_s += ended - started
+            share.first_start = min(share.first_start, started)
+            share.last_end = max(share.last_end, ended)
+            for case in batch.cases:
+                if case.name in outcomes:
+                    self.outcomes[case.name] = outcomes[case.name]
+                    share.cases += 1
+            if unfinished and len(batch.cases) == 1:
+                # Alone, it took its process down (or never reported): that is its result.
+                self.outcomes[unfinished[0].name] = Outcome("failed", ended - started,
+                                                            f"the test's process ended ({ended_how}) without a result:\n"
+                                                            + output[-4000:])
+                share.cases += 1
+                print(f"gpu-tests: FAILED {unfinished[0].name} ({ended_how})", file=sys.stderr)
+            elif unfinished:
+                print(f"gpu-tests: a process of {len(batch.cases)} cases on GPU {gpu} ended ({ended_how}) with "
+                      f"{len(unfinished)} unfinished: each runs again in its own process", file=sys.stderr)
+                for case in unfinished:
+                    self.queue.put(Batch([case]))
+                self.pending += len(unfinished)
+            for case in batch.cases:
+                if self.outcomes.get(case.name, Outcome("")).result == "failed" and case not in unfinished:
+                    print(f"gpu-tests: FAILED {case.name}\n{self.outcomes[case.name].output}", file=sys.stderr)
+            self.pending -= 1
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--build", required=True, help="the build directory to test")
+    parser.add_argument("--gpu", action="append", required=True,
+                        help="a GPU to use, as CUDA_VISIBLE_DEVICES names it (repeat for each)")
+    parser.add_argument("--slots", type=int, default=1, help="processes at a time per GPU (default 1)")
+    parser.add_argument("--junit", help="where to write the results as ctest's JUnit")
+    options, ctest_arguments = parser.parse_known_args(argv)
+    if options.slots < 1:
+        parser.error("--slots takes a whole number of at least 1")
+    listing = subprocess.run(["ctest", "--test-dir", options.build, "-N", "--show-only=json-v1", "-L", "gpu",
+                              *ctest_arguments], stdout=subprocess.PIPE, check=True)
+    cases = list_cases(json.loads(listing.stdout))
+    if not cases:
+        print("gpu-tests: ctest lists no GPU test (label gpu) in this build", file=sys.stderr)
+        return 2
+    workers = len(options.gpu) * options.slots
+    batches = plan_batches(cases, workers)
+    print(f"gpu-tests: {len(cases)} cases in {len(batches)} processes, {workers} at a time "
+          f"({options.slots} per GPU on {len(options.gpu)} GPU(s): {', '.join(options.gpu)})")
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="kgate-gpu-tests.") as scratch:
+        runner = Runner(batches, options.gpu, options.slots, scratch)
+        runner.run()
+    wall_s = time.monotonic() - started
+    results = [(c.name, runner.outcomes[c.name]) for c in cases]
+    if options.junit:
+        with open(options.junit, "w") as out:
+            out.write(junit(results, wall_s))
+    for gpu, share in runner.shares.items():
+        span = share.last_end - share.first_start if share.processes else 0
+        print(f"gpu-tests: GPU {gpu}: {share.cases} cases in {share.processes} processes, "
+              f"{span:.1f} s from its first start to its last end")
+    counts = {kind: sum(o.result == kind for _, o in results) for kind in ("passed", "failed", "skipped")}
+    print(f"gpu-tests: {len(results)} cases: {counts['passed']} passed, {counts['failed']} failed, "
+          f"{counts['skipped']} skipped, in {wall_s:.1f} s")
+    return 1 if counts["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

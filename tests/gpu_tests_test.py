@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""scripts/gpu_tests.py on CPU, with a synthetic GoogleTest binary and a synthetic `ctest` listing:
+the batches, the GPUs they run on, a RESOURCE_LOCK's cases kept in one process, a crashing case
+failed alone while its batch's other cases run again, skips and failures as ctest's JUnit says
+them (and as kgate report reads them), each GPU's share, and the exit status.
+
+Usage: gpu_tests_test.py SCRIPTS_DIR"""
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+# A GoogleTest binary in miniature: runs the cases its --gtest_filter names, writes GoogleTest's
+# XML report at the end (so a crash loses the whole process's), and logs each case with the GPU and
+# process that ran it.
+FAKE_GTEST = r'''#!/usr/bin/env python3
+import os, sys
+args = dict(a.split("=", 1) for a in sys.argv[1:] if "=" in a)
+names = args["--gtest_filter"].split(":")
+xml_path = args["--gtest_output"].removeprefix("xml:")
+log = os.environ["FAKE_LOG"]
+rows = []
+for name in names:
+    with open(log, "a") as f:
+        f.write(f"{name} {os.environ.get('CUDA_VISIBLE_DEVICES')} {os.getpid()}\n")
+    suite, _, test = name.partition(".")
+    if test.startswith("Crashes"):
+        os._exit(134)
+    if test.startswith("Fails"):
+        body = '<failure message="x.cpp:3&#x0A;Expected equality" type=""/>'
+    elif test.startswith("Skips"):
+        body = '<skipped message="main.cpp:47&#x0A;does not handle d:80"/>'
+    else:
+        body = ""
+    result = "skipped" if body.startswith("<skipped") else "completed"
+    rows.append(f'<testcase name="{test}" status="run" result="{result}" time="0.01" classname="{suite}">{body}</testcase>')
+with open(xml_path, "w") as f:
+    f.write('<?xml version="1.0"?><testsuites><testsuite name="all">' + "".join(rows) + "</testsuite></testsuites>")
+sys.exit(1 if any("Fails" in n for n in names) else 0)
+'''
+
+
+def executable(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, os.stat(path).st_mode | stat.S_IEXEC)
+
+
+def listing(binary, names, lock_names=()):
+    tests = []
+    for name in names:
+        properties = [{"name": "LABELS", "value": ["gpu"]}, {"name": "TIMEOUT", "value": 60.0},
+                      {"name": "WORKING_DIRECTORY", "value": os.path.dirname(binary)}]
+        if name in lock_names:
+            properties.append({"name": "RESOURCE_LOCK", "value": ["cupti_profiler"]})
+        tests.append({"name": name, "command": [binary, f"--gtest_filter={name}", "--gtest_also_run_disabled_tests"],
+                      "properties": properties})
+    return {"kind": "ctestInfo", "tests": tests}
+
+
+def run(scripts, work, names, lock_names=(), gpus=("0", "1"), slots=2):
+    binary = os.path.join(work, "fake_correctness")
+    executable(binary, FAKE_GTEST)
+    with open(os.path.join(work, "listing.json"), "w") as f:
+        json.dump(listing(binary, names, lock_names), f)
+    # `ctest` on PATH prints the listing, as ctest -N --show-only=json-v1 would.
+    executable(os.path.join(work, "ctest"), f"#!/bin/sh\ncat {work}/listing.json\n")
+    log = os.path.join(work, "ran.log")
+    if os.path.exists(log):
+        os.remove(log)
+    environment = dict(os.environ, PATH=f"{work}:{os.environ['PATH']}", FAKE_LOG=log)
+    environment.pop("CUDA_VISIBLE_DEVICES", None)
+    junit = os.path.join(work, "junit.xml")
+    command = [sys.executable, os.path.join(scripts, "gpu_tests.py"), "--build", work, "--slots", str(slots),
+               "--junit", junit] + [arg for gpu in gpus for arg in ("--gpu", gpu)]
+    done = subprocess.run(command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    with open(log) as f:
+        ran = [line.split() for line in f]
+    return done, ran, ET.parse(junit).getroot() if os.path.exists(junit) else None
+
+
+def check(condition, message):
+    if not condition:
+        print(f"FAIL: {message}")
+        sys.exit(1)
+
+
+def main(scripts):
+    with tempfile.TemporaryDirectory() as work:
+        # Forty passing cases and three CUPTI cases under one lock, on two GPUs with two slots each.
+        names = [f"rmsnorm/naive.m={m}/n=4096/bf16" for m in range(40)]
+        locked = [f"Cupti.Trace{i}" for i in range(3)]
+        done, ran, junit = run(scripts, work, names + locked, lock_names=locked)
+        check(done.returncode == 0, f"all passed: exit {done.returncode}\n{done.stdout}{done.stderr}")
+        check(sorted(r[0] for r in ran) == sorted(names + locked), "every case ran once")
+        check({r[1] for r in ran} == {"0", "1"}, "both GPUs ran cases")
+        processes = {r[2] for r in ran}
+        check(len(processes) < len(names) / 2, f"a few cases per process: {len(processes)} processes for {len(ran)} cases")
+        check(len({r[2] for r in ran if r[0] in locked}) == 1, "the locked cases share one process")
+        cases = junit.findall("testcase")
+        check([c.get("name") for c in cases] == names + locked, "the JUnit lists the cases in ctest's order")
+        check(all(c.get("status") == "run" for c in cases), "passed cases are status run")
+        check("GPU 0:" in done.stdout and "GPU 1:" in done.stdout, f"each GPU's share is said:\n{done.stdout}")
+        check("43 cases: 43 passed, 0 failed, 0 skipped" in done.stdout, done.stdout)
+
+        # A failure, a skip, and a crash that takes down its process: the crash fails alone, the
+        # other cases of its process run again, each in its own.
+        names = [f"rmsnorm/naive.m={m}/n=4096/bf16" for m in range(12)]
+        names[3] = "rmsnorm/naive.Fails"
+        names[5] = "rmsnorm/naive.Skips"
+        names[7] = "rmsnorm/naive.Crashes"
+        done, ran, junit = run(scripts, work, names, gpus=("GPU-aaaa",), slots=1)
+        check(done.returncode == 1, f"a failure fails the run: exit {done.returncode}")
+        by_name = {c.get("name"): c for c in junit.findall("testcase")}
+        check(by_name["rmsnorm/naive.Fails"].get("status") == "fail", "the failed case is status fail")
+        skipped_out = by_name["rmsnorm/naive.Skips"].find("system-out").text
+        check(by_name["rmsnorm/naive.Skips"].get("status") == "run" and skipped_out == "main.cpp:47: Skipped\ndoes not handle d:80\n",
+              f"a skip reads as ctest shows GoogleTest's: {skipped_out!r}")
+        crashed = by_name["rmsnorm/naive.Crashes"]
+        check(crashed.get("status") == "fail" and "exit status 134" in crashed.find("system-out").text,
+              "the crashing case failed, saying how its process ended")
+        check(all(by_name[n].get("status") == "run" for n in names if n.rpartition(".")[2].startswith("m=")),
+              "the crash's batch mates ran again and passed")
+        check(sum(r[0] == "rmsnorm/naive.Crashes" for r in ran) == 2, "the crash ran in its batch, then alone")
+        check({r[1] for r in ran} == {"GPU-aaaa"}, "a GPU named by UUID is passed on as given")
+        check("each runs again in its own process" in done.stderr and "FAILED rmsnorm/naive.Crashes" in done.stderr, done.stderr)
+        check("12 cases: 9 passed, 2 failed, 1 skipped" in done.stdout, done.stdout)
+    print("gpu_tests: all checks passed")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
