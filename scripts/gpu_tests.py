@@ -128,15 +128,17 @@ def junit(results, wall_s):
     """The results as ctest writes its JUnit (ctest --output-junit), in the cases' listed order."""
     failures = sum(o.result == "failed" for _, o in results)
     skipped = sum(o.result == "skipped" for _, o in results)
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
     lines = ['<?xml version="1.0" encoding="UTF-8"?>',
              f'<testsuite name="(empty)" tests="{len(results)}" failures="{failures}" disabled="0" '
-             f'skipped="{skipped}" hostname="" time="{round(wall_s)}" timestamp="{time.strftime("%Y-%m-%dT%H:%M:%S")}">']
+             f'skipped="{skipped}" hostname="" time="{round(wall_s)}" timestamp="{stamp}">']
     for name, outcome in results:
         status = {"passed": "run", "failed": "fail", "skipped": "run"}[outcome.result]
         lines.append(f'\t<testcase name={quoteattr(name)} classname={quoteattr(name)} time="{outcome.time_s:g}" '
                      f'status="{status}">')
         if outcome.result == "failed":
-            lines.append(f'\t\t<failure message={quoteattr(outcome.output.splitlines()[0] if outcome.output else "")}/>')
+            first_line = outcome.output.splitlines()[0] if outcome.output else ""
+            lines.append(f"\t\t<failure message={quoteattr(first_line)}/>")
         lines.append(f"\t\t<system-out>{escape(outcome.output)}</system-out>")
         lines.append("\t</testcase>")
     lines.append("</testsuite>")
@@ -210,9 +212,8 @@ class Runner:
                     share.cases += 1
             if unfinished and len(batch.cases) == 1:
                 # Alone, it took its process down (or never reported): that is its result.
-                self.outcomes[unfinished[0].name] = Outcome("failed", ended - started,
-                                                            f"the test's process ended ({ended_how}) without a result:\n"
-                                                            + output[-4000:])
+                said = f"the test's process ended ({ended_how}) without a result:\n" + output[-4000:]
+                self.outcomes[unfinished[0].name] = Outcome("failed", ended - started, said)
                 share.cases += 1
                 print(f"gpu-tests: FAILED {unfinished[0].name} ({ended_how})", file=sys.stderr)
             elif unfinished:

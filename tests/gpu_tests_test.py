@@ -37,7 +37,8 @@ for name in names:
     else:
         body = ""
     result = "skipped" if body.startswith("<skipped") else "completed"
-    rows.append(f'<testcase name="{test}" status="run" result="{result}" time="0.01" classname="{suite}">{body}</testcase>')
+    rows.append(f'<testcase name="{test}" status="run" result="{result}" time="0.01" classname="{suite}">'
+                f'{body}</testcase>')
 with open(xml_path, "w") as f:
     f.write('<?xml version="1.0"?><testsuites><testsuite name="all">' + "".join(rows) + "</testsuite></testsuites>")
 sys.exit(1 if any("Fails" in n for n in names) else 0)
@@ -99,7 +100,8 @@ def main(scripts):
         check(sorted(r[0] for r in ran) == sorted(names + locked), "every case ran once")
         check({r[1] for r in ran} == {"0", "1"}, "both GPUs ran cases")
         processes = {r[2] for r in ran}
-        check(len(processes) < len(names) / 2, f"a few cases per process: {len(processes)} processes for {len(ran)} cases")
+        check(len(processes) < len(names) / 2,
+              f"a few cases per process: {len(processes)} processes for {len(ran)} cases")
         check(len({r[2] for r in ran if r[0] in locked}) == 1, "the locked cases share one process")
         cases = junit.findall("testcase")
         check([c.get("name") for c in cases] == names + locked, "the JUnit lists the cases in ctest's order")
@@ -118,7 +120,8 @@ def main(scripts):
         by_name = {c.get("name"): c for c in junit.findall("testcase")}
         check(by_name["rmsnorm/naive.Fails"].get("status") == "fail", "the failed case is status fail")
         skipped_out = by_name["rmsnorm/naive.Skips"].find("system-out").text
-        check(by_name["rmsnorm/naive.Skips"].get("status") == "run" and skipped_out == "main.cpp:47: Skipped\ndoes not handle d:80\n",
+        check(by_name["rmsnorm/naive.Skips"].get("status") == "run"
+              and skipped_out == "main.cpp:47: Skipped\ndoes not handle d:80\n",
               f"a skip reads as ctest shows GoogleTest's: {skipped_out!r}")
         crashed = by_name["rmsnorm/naive.Crashes"]
         check(crashed.get("status") == "fail" and "exit status 134" in crashed.find("system-out").text,
@@ -127,7 +130,8 @@ def main(scripts):
               "the crash's batch mates ran again and passed")
         check(sum(r[0] == "rmsnorm/naive.Crashes" for r in ran) == 2, "the crash ran in its batch, then alone")
         check({r[1] for r in ran} == {"GPU-aaaa"}, "a GPU named by UUID is passed on as given")
-        check("each runs again in its own process" in done.stderr and "FAILED rmsnorm/naive.Crashes" in done.stderr, done.stderr)
+        check("each runs again in its own process" in done.stderr
+              and "FAILED rmsnorm/naive.Crashes" in done.stderr, done.stderr)
         check("12 cases: 9 passed, 2 failed, 1 skipped" in done.stdout, done.stdout)
     print("gpu_tests: all checks passed")
 
