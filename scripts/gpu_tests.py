@@ -174,7 +174,14 @@ class Runner:
                 batch = self.queue.get(timeout=0.1)
             except queue.Empty:
                 continue
-            self.run_batch(batch, gpu)
+            try:
+                self.run_batch(batch, gpu)
+            except Exception as e:  # a fault of this script: its cases fail, and the others still run
+                with self.lock:
+                    for case in batch.cases:
+                        self.outcomes.setdefault(case.name, Outcome("failed", 0.0, f"gpu_tests.py: {e!r}"))
+                    self.pending -= 1
+                print(f"gpu-tests: {len(batch.cases)} case(s) failed by gpu_tests.py itself: {e!r}", file=sys.stderr)
 
     def run_batch(self, batch, gpu):
         with self.lock:
@@ -197,8 +204,13 @@ class Runner:
         except subprocess.TimeoutExpired as e:
             output = (e.stdout or b"").decode(errors="replace")
             ended_how = f"timeout after {e.timeout:.0f} s"
+        except OSError as e:  # the listed binary is gone, or cannot run
+            output, ended_how = str(e), "could not start"
         ended = time.monotonic()
-        outcomes = gtest_outcomes(xml_path) if os.path.exists(xml_path) else {}
+        try:
+            outcomes = gtest_outcomes(xml_path) if os.path.exists(xml_path) else {}
+        except ET.ParseError:  # cut short as its process died
+            outcomes = {}
         unfinished = [c for c in batch.cases if c.name not in outcomes]
         with self.lock:
             share = self.shares[gpu]
@@ -238,12 +250,16 @@ def main(argv):
     options, ctest_arguments = parser.parse_known_args(argv)
     if options.slots < 1:
         parser.error("--slots takes a whole number of at least 1")
-    listing = subprocess.run(["ctest", "--test-dir", options.build, "-N", "--show-only=json-v1", "-L", "gpu",
-                              *ctest_arguments], stdout=subprocess.PIPE, check=True)
-    cases = list_cases(json.loads(listing.stdout))
-    if not cases:
-        print("gpu-tests: ctest lists no GPU test (label gpu) in this build", file=sys.stderr)
+    try:
+        listing = subprocess.run(["ctest", "--test-dir", options.build, "-N", "--show-only=json-v1", "-L", "gpu",
+                                  *ctest_arguments], stdout=subprocess.PIPE, check=True)
+        cases = list_cases(json.loads(listing.stdout))
+    except (OSError, subprocess.CalledProcessError, ValueError) as e:
+        print(f"gpu-tests: cannot list the GPU tests of {options.build} with ctest: {e}", file=sys.stderr)
         return 2
+    if not cases:
+        print(f"gpu-tests: ctest lists no GPU test (label gpu) in {options.build}: nothing to run")
+        return 0
     workers = len(options.gpu) * options.slots
     batches = plan_batches(cases, workers)
     print(f"gpu-tests: {len(cases)} cases in {len(batches)} processes, {workers} at a time "

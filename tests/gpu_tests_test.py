@@ -133,6 +133,27 @@ def main(scripts):
         check("each runs again in its own process" in done.stderr
               and "FAILED rmsnorm/naive.Crashes" in done.stderr, done.stderr)
         check("12 cases: 9 passed, 2 failed, 1 skipped" in done.stdout, done.stdout)
+        # A listed binary that is gone: its cases fail, each saying so, and the run ends.
+        os.rename(os.path.join(work, "fake_correctness"), os.path.join(work, "gone"))
+        executable(os.path.join(work, "ctest"), f"#!/bin/sh\ncat {work}/listing.json\n")
+        environment = dict(os.environ, PATH=f"{work}:{os.environ['PATH']}", FAKE_LOG=os.path.join(work, "ran.log"))
+        done = subprocess.run([sys.executable, os.path.join(scripts, "gpu_tests.py"), "--build", work, "--gpu", "0",
+                               "--junit", os.path.join(work, "gone.xml")], env=environment, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+        check(done.returncode == 1 and "12 cases: 0 passed, 12 failed" in done.stdout,
+              f"a missing binary fails its cases: exit {done.returncode}\n{done.stdout}{done.stderr}")
+        check("could not start" in done.stderr, done.stderr)
+
+        # ctest that lists nothing: nothing to run, as ctest says; a ctest that fails: exit 2.
+        with open(os.path.join(work, "listing.json"), "w") as f:
+            json.dump({"tests": []}, f)
+        done = subprocess.run([sys.executable, os.path.join(scripts, "gpu_tests.py"), "--build", work, "--gpu", "0"],
+                              env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        check(done.returncode == 0 and "nothing to run" in done.stdout, f"no GPU test: {done.returncode} {done.stdout}")
+        executable(os.path.join(work, "ctest"), "#!/bin/sh\nexit 8\n")
+        done = subprocess.run([sys.executable, os.path.join(scripts, "gpu_tests.py"), "--build", work, "--gpu", "0"],
+                              env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        check(done.returncode == 2 and "cannot list the GPU tests" in done.stderr, f"{done.returncode} {done.stderr}")
     print("gpu_tests: all checks passed")
 
 
