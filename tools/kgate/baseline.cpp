@@ -83,8 +83,7 @@ int update(const Args& args, Io& io) {
     return kExitGate;
   }
 
-  if (std::error_code ec; !fs::create_directories(fs::path(path).parent_path(), ec) && ec)
-    throw ResultsError(fs::path(path).parent_path().string() + ": cannot create the directory: " + ec.message());
+  make_baseline_folder(path);
   // From the read to the replacement: an update that read the file before another replaced it would
   // write back the old entries and lose the other's.
   const FileLock lock(path, lock_timeout, "kgate baseline update " + source,
@@ -190,6 +189,12 @@ void check_suite_name(const std::string& suite) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
   });
   if (!plain) throw UsageError("suite name '" + suite + "' is not a plain file name (letters, digits, '-', '_', '.')");
+}
+
+void make_baseline_folder(const std::string& file) {
+  const fs::path folder = fs::path(file).parent_path();
+  if (std::error_code ec; !fs::create_directories(folder, ec) && ec)
+    throw ResultsError(folder.string() + ": cannot create the directory: " + ec.message());
 }
 
 std::string baseline_file_for(const std::string& dir, const RunResults& run, const std::string& run_source,

@@ -20,4 +20,8 @@ void check_suite_name(const std::string& suite);
 std::string baseline_file_for(const std::string& dir, const RunResults& run, const std::string& run_source,
                               const std::optional<std::string>& suite);
 
+// Creates the folder a baseline file goes in (DIR/<GPU slug>/) where missing; throws ResultsError
+// naming it when it cannot be made.
+void make_baseline_folder(const std::string& file);
+
 }  // namespace kgate::cli

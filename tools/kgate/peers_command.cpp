@@ -60,8 +60,7 @@ int record(const Args& args, Io& io) {
   const std::string source = args.positionals().front();
   const RunResults stored = stored_peers_of(read_results_file(source), source);
   const std::string path = stored_file(args, stored, source);
-  if (std::error_code ec; !fs::create_directories(fs::path(path).parent_path(), ec) && ec)
-    throw ResultsError(fs::path(path).parent_path().string() + ": cannot create the directory: " + ec.message());
+  make_baseline_folder(path);
   write_results_file(path, to_json(stored));
   io.out << "wrote " << terminal_text(path) << ": " << stored.benchmarks.size() << " peer benchmarks of "
          << terminal_text(stored.context.gpu_name) << "\n";
