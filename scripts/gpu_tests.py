@@ -26,7 +26,7 @@ import tempfile
 import threading
 import time
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
 DEFAULT_TIMEOUT_S = 1500.0  # ctest's default when a test sets none
