@@ -60,4 +60,6 @@ const kgate::SuiteBuild kgate::kThisSuite{\"${name}\", R\"kgate(${PROJECT_SOURCE
     TEST_FILTER "host_reference.*"
     DISCOVERY_TIMEOUT 60
     PROPERTIES LABELS cpu TIMEOUT 300)
+  # The programs scripts/run.sh runs (kgate's target kgate_job).
+  set_property(GLOBAL APPEND PROPERTY KGATE_JOB_TARGETS ${name}_bench ${name}_correctness)
 endfunction()

@@ -5,10 +5,10 @@ if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
   export PATH=/usr/local/cuda/bin:$PATH
 fi
 
-# kgate_build PRESET: configure (once) and build.
+# kgate_build PRESET [BUILD ARGUMENTS...]: configure (once) and build (e.g. --target kgate_job).
 kgate_build() {
   local preset=${1:-default}
-  (cd "$KGATE_ROOT" && cmake --preset "$preset" >/dev/null && cmake --build --preset "$preset")
+  (cd "$KGATE_ROOT" && cmake --preset "$preset" >/dev/null && cmake --build --preset "$preset" "${@:2}")
 }
 
 # kgate_path_without_cuda DIR: PATH without nvcc, to build as on a machine without the CUDA Toolkit:

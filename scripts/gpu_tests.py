@@ -58,7 +58,8 @@ class Outcome:
 class GpuShare:
     cases: int = 0
     processes: int = 0
-    busy_s: float = 0.0
+    busy_s: float = 0.0  # its processes' wall time, summed
+    cases_s: float = 0.0  # its cases' own time, as GoogleTest reports it, summed
     first_start: float = math.inf
     last_end: float = 0.0
 
@@ -156,6 +157,7 @@ class Runner:
         self.shares = {gpu: GpuShare() for gpu in gpus}
         self.lock = threading.Lock()
         self.counter = 0
+        self.longest = (0.0, 0, "", 0.0)  # the longest process: wall s, cases, GPU, its cases' own s
 
     def run(self):
         threads = [threading.Thread(target=self.worker, args=(gpu,), daemon=True)
@@ -218,6 +220,9 @@ class Runner:
             share.busy_s += ended - started
             share.first_start = min(share.first_start, started)
             share.last_end = max(share.last_end, ended)
+            own_s = sum(o.time_s for o in outcomes.values())
+            share.cases_s += own_s
+            self.longest = max(self.longest, (ended - started, len(batch.cases), gpu, own_s))
             for case in batch.cases:
                 if case.name in outcomes:
                     self.outcomes[case.name] = outcomes[case.name]
@@ -275,8 +280,13 @@ def main(argv):
             out.write(junit(results, wall_s))
     for gpu, share in runner.shares.items():
         span = share.last_end - share.first_start if share.processes else 0
+        # Where a GPU's span goes: its processes' wall time beyond their cases' own is their start
+        # and exit (CUDA's context, GoogleTest's registration).
         print(f"gpu-tests: GPU {gpu}: {share.cases} cases in {share.processes} processes, "
-              f"{span:.1f} s from its first start to its last end")
+              f"{span:.1f} s from its first start to its last end; processes {share.busy_s:.1f} s, "
+              f"their cases {share.cases_s:.1f} s")
+    wall, count, gpu, own = runner.longest
+    print(f"gpu-tests: the longest process: {count} cases on GPU {gpu}, {wall:.1f} s (its cases {own:.1f} s)")
     counts = {kind: sum(o.result == kind for _, o in results) for kind in ("passed", "failed", "skipped")}
     print(f"gpu-tests: {len(results)} cases: {counts['passed']} passed, {counts['failed']} failed, "
           f"{counts['skipped']} skipped, in {wall_s:.1f} s")

@@ -33,6 +33,7 @@ commands:
                                       take them into a run instead of measuring them again
   ab --base BENCH --head BENCH        measure two builds on this GPU in alternating rounds and compare
   merge A.json B.json ... -o OUT.json merge the shards of one suite's run
+  job-time RUN.json PHASE=SECONDS...  record the wall time of the job that made RUN, by phase
   report NEW.json --out DIR           write a report (Markdown, HTML, SVG charts) of a run
   story WORKLOAD --out DIR            measure a transformer layer's step and tell it: timeline,
                                       breakdown, roofline, top kernels, scaling
@@ -90,6 +91,7 @@ int kgate_main(int argc, char** argv, std::ostream& out, std::ostream& err) {
     if (command == "compare") return cli::run_compare(rest, io);
     if (command == "baseline") return cli::run_baseline(rest, io);
     if (command == "merge") return cli::run_merge(rest, io);
+    if (command == "job-time") return cli::run_job_time(rest, io);
     if (command == "peers") return cli::run_peers(rest, io);
     if (command == "ab") return cli::run_ab(rest, io);
     if (command == "report") return cli::run_report(rest, io);

@@ -25,6 +25,7 @@ using Arguments = std::vector<std::string>;
 int run_compare(const Arguments& args, Io& io);
 int run_baseline(const Arguments& args, Io& io);  // "update" and "show"
 int run_merge(const Arguments& args, Io& io);
+int run_job_time(const Arguments& args, Io& io);   // records a job's wall time by phase in its run
 int run_peers(const Arguments& args, Io& io);      // "record" and "reuse": the stored peers of a GPU
 int run_ab(const Arguments& args, Io& io);         // runs two builds' benchmark binaries; gates like compare
 OptionSpec ab_option_spec();                       // kgate ab's options, which kgate pr-gate passes on

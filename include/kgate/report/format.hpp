@@ -27,6 +27,8 @@ inline constexpr const char* kCounterReplayNote =
     "⚠ marks a counter above 100%, which no rate or hit ratio can reach: an artifact of the counter replay (each pass "
     "replays the kernel, and sectors counted in one pass are hit in the next, or CUPTI's save and restore touched the "
     "L2), not a measurement";
+// A job's wall time: "235 s: build 61.2 s, correctness 21.0 s, suite 105 s, peers 7.00 s" (empty: "").
+std::string format_job_phases(const std::vector<JobPhase>& job);
 std::string format_bytes(double bytes);         // "48 KiB", "31488 B", "1.2 GiB"
 std::string format_dims(const int (&dims)[3]);  // "4096×1×1"
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kgate/base/model_config.hpp"
@@ -33,6 +34,19 @@ struct Calibration {
   std::string cached_from;  // path of the cache file when reused, empty when measured now
 };
 
+// One phase of the job that made a run (scripts/run.sh's build, correctness, suite, ...), as
+// `kgate job-time` records it: the job's own cost, beside the harness's (wall_s).
+struct JobPhase {
+  std::string phase;
+  double seconds = 0;
+  bool operator==(const JobPhase&) const = default;
+};
+// A phase's name: what a report prints and a history stores as it is.
+inline constexpr const char* kJobPhaseNameRule = "1 to 64 letters, digits, '_', '-' or '.'";
+bool is_job_phase_name(std::string_view name);
+// Records `phases` in `job`: each replaces the phase of its name, or, new, comes after the others.
+void record_job_phases(std::vector<JobPhase>& job, const std::vector<JobPhase>& phases);
+
 struct RunContext {
   // Google Benchmark's own context fields are produced by Google Benchmark; these are kgate's.
   int schema_version = kResultsSchemaVersion;
@@ -51,6 +65,7 @@ struct RunContext {
   // "calibration", "timing", "counters", and their parts ("timing.cold", "counters.profile.passes";
   // docs/results-format.md). Empty when not recorded (a peers file, plain Google Benchmark JSON).
   PhaseSeconds wall_s;
+  std::vector<JobPhase> job_s;               // the job's wall time by phase, in the job's order; empty when not recorded
   std::map<std::string, std::string> extra;  // free-form provenance (peer library versions, shard)
 };
 

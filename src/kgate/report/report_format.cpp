@@ -38,6 +38,17 @@ std::size_t find_top_level(std::string_view text, std::string_view wanted, bool 
 
 std::string format_counter_pct(double percent) { return format_pct(percent) + (percent > 100 ? " ⚠" : ""); }
 
+std::string format_job_phases(const std::vector<JobPhase>& job) {
+  if (job.empty()) return "";
+  double total = 0;
+  std::string parts;
+  for (const JobPhase& p : job) {
+    total += p.seconds;
+    parts += (parts.empty() ? "" : ", ") + p.phase + " " + format_time(p.seconds);
+  }
+  return format_time(total) + ": " + parts;
+}
+
 std::string format_bytes(double bytes) {
   if (bytes >= 1024.0 * 1024 * 1024) return with_unit(bytes / (1024.0 * 1024 * 1024), "GiB");
   if (bytes >= 1024.0 * 1024) return with_unit(bytes / (1024.0 * 1024), "MiB");

@@ -25,6 +25,23 @@ PhaseSeconds phases_from_json(const Node& node) {
   return out;
 }
 
+// [{"phase": "build", "seconds": 61.2}, ...]: each phase named once.
+std::vector<JobPhase> job_phases_from_json(const Node& node) {
+  std::vector<JobPhase> out;
+  const Node list = node.array();
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const Node entry = list[i].object();
+    JobPhase phase{entry.at("phase").string(), entry.at("seconds").non_negative()};
+    if (!is_job_phase_name(phase.phase))
+      entry.at("phase").fail("expected a phase's name (" + std::string(kJobPhaseNameRule) + "), got " +
+                             json_node::describe_value(entry.at("phase").value()));
+    for (const JobPhase& earlier : out)
+      if (earlier.phase == phase.phase) entry.at("phase").fail("phase \"" + phase.phase + "\" is named twice");
+    out.push_back(std::move(phase));
+  }
+  return out;
+}
+
 // A file written before wall_s was a field of its own holds each phase as an extra string
 // "wall_s.<phase>" (std::to_string's "%f"): they move into wall_s, so that an older run reads as a
 // newer one does and is written back the newer way.
@@ -86,6 +103,7 @@ json context_block(const RunContext& c) {
                   {"command_line", c.command_line}}},
                 {"extra", c.extra}};
   if (!c.wall_s.empty()) block["wall_s"] = c.wall_s;
+  for (const JobPhase& p : c.job_s) block["job_s"].push_back({{"phase", p.phase}, {"seconds", p.seconds}});
   return block;
 }
 
@@ -135,6 +153,7 @@ RunContext context_from_block(const Node& block) {
     read_opt(prov, "command_line", c.command_line);
   }
   if (auto wall = block.find("wall_s")) c.wall_s = phases_from_json(*wall);
+  if (auto job = block.find("job_s")) c.job_s = job_phases_from_json(*job);
   if (auto extra = block.find("extra")) {
     c.extra = string_map(*extra);
     move_extra_phases(*extra, c);

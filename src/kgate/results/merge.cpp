@@ -159,6 +159,7 @@ MergedRun merge_results_files(const std::vector<std::string>& paths, bool partia
   if (!shard_of_input.empty()) {
     std::erase_if(merged.context.extra, [](const auto& entry) { return per_process_key(entry.first); });
     merged.context.wall_s.clear();
+    merged.context.job_s.clear();  // one shard's job, not the merged run's
   }
   merged.context.extra["merged_from"] = join(paths, " ");
   return result;
