@@ -6,7 +6,7 @@ the correctness suite's 70 s on one GPU (336 cases; the same cases ran in 18 s a
 So the cases ctest lists are run in batches, one GoogleTest process per batch (--gtest_filter),
 as many at once per GPU as --slots, each GPU's processes taking the next batch when they finish.
 What ctest would have done is kept: each case's working directory and timeout, a RESOURCE_LOCK's
-cases one at a time (in one batch), and a case that takes its process down (a crash, a lost
+cases one at a time on each GPU, and a case that takes its process down (a crash, a lost
 context, a timeout) fails alone: the cases of its batch that did not finish run again, one process
 each. The results are written as ctest writes its JUnit (--junit), which `kgate report
 --correctness` reads, and each GPU's share of the work and its wall time are printed.
@@ -19,7 +19,6 @@ import argparse
 import json
 import math
 import os
-import queue
 import subprocess
 import sys
 import tempfile
@@ -45,6 +44,7 @@ class Case:
 @dataclass
 class Batch:
     cases: list
+    lock: str = ""  # its cases' RESOURCE_LOCK: one such batch at a time on a GPU
 
 
 @dataclass
@@ -81,14 +81,19 @@ def list_cases(ctest_json):
     return cases
 
 
-def plan_batches(cases, workers):
-    """The batches, longest first: a lock's cases in one batch (they run one after another), the
-    others split per binary into batches of about the same count, BATCHES_PER_PROCESS a worker."""
+def plan_batches(cases, workers, gpus):
+    """The batches, longest first: a lock's cases in one batch per GPU (a GPU test's lock guards
+    what each GPU has once: its profiler, CUPTI_ERROR_HARDWARE_BUSY for a second session), the
+    others split per binary into batches of about the same count, BATCHES_PER_PROCESS a worker.
+    The 13 CUPTI cases in one process were the longest process on one GPU and on two (14-22 s)."""
     locked, free = {}, {}
     for case in cases:
         (locked.setdefault((case.binary, case.cwd, case.lock), []) if case.lock
          else free.setdefault((case.binary, case.cwd), [])).append(case)
-    batches = [Batch(group) for group in locked.values()]
+    batches = []
+    for (_, _, lock), group in locked.items():
+        count = min(gpus, len(group))
+        batches += [Batch(group[i::count], lock) for i in range(count)]
     unlocked = sum(len(group) for group in free.values())
     size = max(1, math.ceil(unlocked / max(1, workers * BATCHES_PER_PROCESS)))
     for group in free.values():
@@ -148,14 +153,14 @@ def junit(results, wall_s):
 
 class Runner:
     def __init__(self, batches, gpus, slots, scratch):
-        self.queue = queue.Queue()
-        for batch in batches:
-            self.queue.put(batch)
+        self.waiting = list(batches)  # in the order they are taken: longest first, reruns last
+        self.held = set()  # (lock, GPU) of the locked batches running
         self.pending = len(batches)
         self.gpus, self.slots, self.scratch = gpus, slots, scratch
         self.outcomes = {}
         self.shares = {gpu: GpuShare() for gpu in gpus}
         self.lock = threading.Lock()
+        self.changed = threading.Condition(self.lock)  # a batch was added, or a lock released
         self.counter = 0
         self.longest = (0.0, 0, "", 0.0)  # the longest process: wall s, cases, GPU, its cases' own s
 
@@ -167,15 +172,21 @@ class Runner:
         for thread in threads:
             thread.join()
 
-    def worker(self, gpu):
-        while True:
-            with self.lock:
+    def take(self, gpu):
+        """The first waiting batch this GPU may run now, or None once every batch has finished."""
+        with self.changed:
+            while True:
                 if self.pending == 0:
-                    return
-            try:
-                batch = self.queue.get(timeout=0.1)
-            except queue.Empty:
-                continue
+                    return None
+                for i, batch in enumerate(self.waiting):
+                    if not batch.lock or (batch.lock, gpu) not in self.held:
+                        if batch.lock:
+                            self.held.add((batch.lock, gpu))
+                        return self.waiting.pop(i)
+                self.changed.wait()
+
+    def worker(self, gpu):
+        while (batch := self.take(gpu)) is not None:
             try:
                 self.run_batch(batch, gpu)
             except Exception as e:  # a fault of this script: its cases fail, and the others still run
@@ -184,6 +195,9 @@ class Runner:
                         self.outcomes.setdefault(case.name, Outcome("failed", 0.0, f"gpu_tests.py: {e!r}"))
                     self.pending -= 1
                 print(f"gpu-tests: {len(batch.cases)} case(s) failed by gpu_tests.py itself: {e!r}", file=sys.stderr)
+            with self.changed:
+                self.held.discard((batch.lock, gpu))
+                self.changed.notify_all()
 
     def run_batch(self, batch, gpu):
         with self.lock:
@@ -236,8 +250,7 @@ class Runner:
             elif unfinished:
                 print(f"gpu-tests: a process of {len(batch.cases)} cases on GPU {gpu} ended ({ended_how}) with "
                       f"{len(unfinished)} unfinished: each runs again in its own process", file=sys.stderr)
-                for case in unfinished:
-                    self.queue.put(Batch([case]))
+                self.waiting += [Batch([case], batch.lock) for case in unfinished]
                 self.pending += len(unfinished)
             for case in batch.cases:
                 if self.outcomes.get(case.name, Outcome("")).result == "failed" and case not in unfinished:
@@ -266,7 +279,7 @@ def main(argv):
         print(f"gpu-tests: ctest lists no GPU test (label gpu) in {options.build}: nothing to run")
         return 0
     workers = len(options.gpu) * options.slots
-    batches = plan_batches(cases, workers)
+    batches = plan_batches(cases, workers, len(options.gpu))
     print(f"gpu-tests: {len(cases)} cases in {len(batches)} processes, {workers} at a time "
           f"({options.slots} per GPU on {len(options.gpu)} GPU(s): {', '.join(options.gpu)})")
     started = time.monotonic()

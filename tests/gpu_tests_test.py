@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """scripts/gpu_tests.py on CPU, with a synthetic GoogleTest binary and a synthetic `ctest` listing:
-the batches, the GPUs they run on, a RESOURCE_LOCK's cases kept in one process, a crashing case
+the batches, the GPUs they run on, a RESOURCE_LOCK's cases one process per GPU and never two at once
+on a GPU, a crashing case
 failed alone while its batch's other cases run again, skips and failures as ctest's JUnit says
 them (and as kgate report reads them), each GPU's share, and the exit status.
 
@@ -18,16 +19,27 @@ import xml.etree.ElementTree as ET
 # XML report at the end (so a crash loses the whole process's), and logs each case with the GPU and
 # process that ran it.
 FAKE_GTEST = r'''#!/usr/bin/env python3
-import os, sys
+import os, sys, time
 args = dict(a.split("=", 1) for a in sys.argv[1:] if "=" in a)
 names = args["--gtest_filter"].split(":")
 xml_path = args["--gtest_output"].removeprefix("xml:")
 log = os.environ["FAKE_LOG"]
 rows = []
+gpu = os.environ.get("CUDA_VISIBLE_DEVICES")
 for name in names:
     with open(log, "a") as f:
-        f.write(f"{name} {os.environ.get('CUDA_VISIBLE_DEVICES')} {os.getpid()}\n")
+        f.write(f"{name} {gpu} {os.getpid()}\n")
     suite, _, test = name.partition(".")
+    if suite == "Cupti":  # holds the GPU's profiler a while: a second holder at once is logged
+        held = os.path.join(os.path.dirname(log), f"profiler-{gpu}")
+        try:
+            os.close(os.open(held, os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            with open(log, "a") as f:
+                f.write(f"{name} {gpu} {os.getpid()} OVERLAP\n")
+        time.sleep(0.05)
+        if os.path.exists(held):
+            os.remove(held)
     if test.startswith("Crashes"):
         os._exit(134)
     if test.startswith("Fails"):
@@ -92,9 +104,9 @@ def check(condition, message):
 
 def main(scripts):
     with tempfile.TemporaryDirectory() as work:
-        # Forty passing cases and three CUPTI cases under one lock, on two GPUs with two slots each.
+        # Forty passing cases and six CUPTI cases under one lock, on two GPUs with two slots each.
         names = [f"rmsnorm/naive.m={m}/n=4096/bf16" for m in range(40)]
-        locked = [f"Cupti.Trace{i}" for i in range(3)]
+        locked = [f"Cupti.Trace{i}" for i in range(6)]
         done, ran, junit = run(scripts, work, names + locked, lock_names=locked)
         check(done.returncode == 0, f"all passed: exit {done.returncode}\n{done.stdout}{done.stderr}")
         check(sorted(r[0] for r in ran) == sorted(names + locked), "every case ran once")
@@ -102,12 +114,19 @@ def main(scripts):
         processes = {r[2] for r in ran}
         check(len(processes) < len(names) / 2,
               f"a few cases per process: {len(processes)} processes for {len(ran)} cases")
-        check(len({r[2] for r in ran if r[0] in locked}) == 1, "the locked cases share one process")
+        check(not any(r[3:] for r in ran), f"never two holders of the lock at once on a GPU: {ran}")
+        locked_processes = {(r[1], r[2]) for r in ran if r[0] in locked}
+        check(len(locked_processes) == 2, f"the locked cases in one process per GPU: {locked_processes}")
         cases = junit.findall("testcase")
         check([c.get("name") for c in cases] == names + locked, "the JUnit lists the cases in ctest's order")
         check(all(c.get("status") == "run" for c in cases), "passed cases are status run")
         check("GPU 0:" in done.stdout and "GPU 1:" in done.stdout, f"each GPU's share is said:\n{done.stdout}")
-        check("43 cases: 43 passed, 0 failed, 0 skipped" in done.stdout, done.stdout)
+        check("46 cases: 46 passed, 0 failed, 0 skipped" in done.stdout, done.stdout)
+
+        # On one GPU the lock's cases are one process, whatever the slots.
+        done, ran, junit = run(scripts, work, names[:8] + locked, lock_names=locked, gpus=("0",), slots=3)
+        check(done.returncode == 0 and not any(r[3:] for r in ran), f"one GPU, no overlap: {done.stdout}{ran}")
+        check(len({r[2] for r in ran if r[0] in locked}) == 1, "one GPU: the locked cases share one process")
 
         # A failure, a skip, and a crash that takes down its process: the crash fails alone, the
         # other cases of its process run again, each in its own.

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <future>
 #include <regex>
 
 #include "cli_runner.hpp"
@@ -396,16 +397,135 @@ void alter(const std::string& path, const std::string& sql) {
 }
 
 TEST(HistoryDb, RefusesAHistoryWhoseTablesLackAColumn) {
+  for (const auto& [table, column] : {std::pair{"results", "sm_clock_mhz"}, std::pair{"job_phases", "seconds"}}) {
+    TempDir dir;
+    const std::string path = dir.file("history.sqlite");
+    { HistoryDb created(path, true); }
+    alter(path, std::string("ALTER TABLE ") + table + " DROP COLUMN " + column);
+    try {
+      const HistoryDb db(path, false);
+      ADD_FAILURE() << "opened a history whose " << table << " table lacks a column";
+    } catch (const HistoryError& e) {
+      EXPECT_EQ(std::string(e.what()), path + ": not a kgate history database of schema version 2: no such column: " + column);
+    }
+  }
+}
+
+// A synthetic run of one benchmark on day `day` of January, and its job's phases.
+RunResults synthetic_job_run(int day, std::vector<JobPhase> job) {
+  RunResults run = synthetic::run({synthetic::benchmark("rmsnorm/vectorized/m:1/n:1/bf16", {.seed = static_cast<std::uint64_t>(day)})});
+  run.context.date = "2026-01-" + std::string(day < 10 ? "0" : "") + std::to_string(day) + "T03:00:00Z";
+  run.context.git_commit = synthetic_commit(static_cast<std::size_t>(day));
+  run.context.job_s = std::move(job);
+  return run;
+}
+
+TEST(HistoryDb, KeepsTheJobPhasesOfEachRunInTheJobsOrder) {
+  TempDir dir;
+  const std::string path = dir.file("history.sqlite");
+  // Not in alphabetical order, and one run without: each comes back as the job recorded it.
+  const std::vector<JobPhase> job = {{"suite", 104.5}, {"build", 61.25}, {"peers", 7}, {"compare_and_report", 2.5}};
+  {
+    HistoryDb db(path, true);
+    ASSERT_TRUE(db.add(synthetic_job_run(2, job), "synthetic-2.json").added);
+    EXPECT_EQ(db.runs().back().job_s, job);
+    ASSERT_TRUE(db.add(synthetic_job_run(1, {}), "synthetic-1.json").added);
+    EXPECT_FALSE(db.add(synthetic_job_run(2, {{"build", 1}}), "synthetic-2.json").added);
+  }
+  const HistoryDb db(path, false);
+  ASSERT_EQ(db.runs().size(), 2u);
+  EXPECT_TRUE(db.runs()[0].job_s.empty());
+  EXPECT_EQ(db.runs()[1].job_s, job) << "the run added again keeps its job's phases";
+  const auto rebuilt = db.runs_as_results("nvidia-h200", "kgate", 10);
+  ASSERT_EQ(rebuilt.size(), 2u);
+  EXPECT_TRUE(rebuilt[0].second.context.job_s.empty());
+  EXPECT_EQ(rebuilt[1].second.context.job_s, job);
+}
+
+// The tables of schema version 1, as kgate wrote them before the job's phases were kept.
+constexpr const char* kSchemaVersion1 = R"(
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY,
+  commit_sha TEXT NOT NULL, dirty INTEGER NOT NULL, date TEXT NOT NULL,
+  gpu TEXT NOT NULL, gpu_name TEXT NOT NULL, gpu_uuid TEXT NOT NULL, host TEXT NOT NULL,
+  driver_version INTEGER NOT NULL, suite TEXT NOT NULL, timer TEXT NOT NULL,
+  source TEXT NOT NULL, added TEXT NOT NULL,
+  UNIQUE (commit_sha, date, host, gpu_uuid, suite));
+CREATE TABLE results (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  benchmark TEXT NOT NULL, family TEXT NOT NULL, role TEXT NOT NULL, mode TEXT NOT NULL,
+  headline INTEGER NOT NULL, status TEXT NOT NULL,
+  median_s REAL, ci_low_s REAL, ci_high_s REAL, samples INTEGER NOT NULL, rel_stddev REAL,
+  repetition_medians TEXT NOT NULL, min_detectable_change REAL NOT NULL, timer TEXT NOT NULL,
+  sm_clock_mhz REAL,
+  PRIMARY KEY (run_id, benchmark, mode)) WITHOUT ROWID;
+INSERT INTO runs VALUES (1, '0123456789abcdef0123456789abcdef01234567', 0, '2025-12-31T03:00:00Z', 'nvidia-h200', 'NVIDIA H200',
+  'GPU-0000', 'synthetic-host', 13000, 'kgate', 'events', 'synthetic-version-1.json', '2025-12-31T04:00:00Z');
+INSERT INTO results VALUES (1, 'rmsnorm/vectorized/m:1/n:1/bf16', 'rmsnorm', 'candidate', 'cold', 1, 'ok', 1e-05, 9.9e-06, 1.01e-05,
+  60, 0.01, '[1e-05]', 0, 'events', 1980);
+PRAGMA user_version = 1;
+)";
+
+std::int64_t user_version(const std::string& path) {
+  sqlite3* db = nullptr;
+  sqlite3_stmt* query = nullptr;
+  std::int64_t version = -1;
+  if (sqlite3_open(path.c_str(), &db) == SQLITE_OK && sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &query, nullptr) == SQLITE_OK &&
+      sqlite3_step(query) == SQLITE_ROW)
+    version = sqlite3_column_int64(query, 0);
+  sqlite3_finalize(query);
+  sqlite3_close(db);
+  return version;
+}
+
+TEST(HistoryDb, UpgradesAVersionOneHistoryAndKeepsItsRuns) {
+  TempDir dir;
+  const std::string path = dir.file("history.sqlite");
+  alter(path, kSchemaVersion1);
+  ASSERT_EQ(user_version(path), 1);
+  {
+    const HistoryDb db(path, false);  // show, changes and report open it so, as well as add
+    EXPECT_EQ(user_version(path), 2);
+    ASSERT_EQ(db.runs().size(), 1u);
+    EXPECT_EQ(db.runs()[0].source, "synthetic-version-1.json");
+    EXPECT_TRUE(db.runs()[0].job_s.empty());
+    const std::vector<HistorySeries> series = db.series({});
+    ASSERT_EQ(series.size(), 1u);
+    EXPECT_DOUBLE_EQ(series[0].points.at(0).median_s, 1e-05);
+  }
+  HistoryDb db(path, true);
+  const std::vector<JobPhase> job = {{"build", 61.2}, {"suite", 105}};
+  ASSERT_TRUE(db.add(synthetic_job_run(1, job), "synthetic-1.json").added);
+  ASSERT_EQ(db.runs().size(), 2u);
+  EXPECT_EQ(db.runs()[1].job_s, job);
+  EXPECT_EQ(db.runs_as_results("nvidia-h200", "kgate", 10).at(0).second.benchmarks.size(), 1u) << "the version-1 run's results";
+}
+
+// Several adds into one version-1 history at once (one per shard or GPU): each waits for the
+// others' upgrade and writes its run and its job's phases.
+TEST(HistoryDb, AddsAtOnceIntoAVersionOneHistoryAllSucceed) {
+  TempDir dir;
+  const std::string path = dir.file("history.sqlite");
+  alter(path, kSchemaVersion1);
+  std::vector<std::future<bool>> adding;
+  for (int day = 1; day <= 4; ++day)
+    adding.push_back(std::async(std::launch::async, [&path, day] {
+      return HistoryDb(path, true).add(synthetic_job_run(day, {{"build", 10.0 * day}}), "synthetic.json").added;
+    }));
+  for (auto& added : adding) EXPECT_TRUE(added.get());
+  const HistoryDb db(path, false);
+  ASSERT_EQ(db.runs().size(), 5u);
+  for (int day = 1; day <= 4; ++day) EXPECT_EQ(db.runs()[day].job_s, (std::vector<JobPhase>{{"build", 10.0 * day}})) << day;
+}
+
+TEST(HistoryDb, RefusesAHistoryOfANewerSchemaVersion) {
   TempDir dir;
   const std::string path = dir.file("history.sqlite");
   { HistoryDb created(path, true); }
-  alter(path, "ALTER TABLE results DROP COLUMN sm_clock_mhz");
-  try {
-    const HistoryDb db(path, false);
-    FAIL() << "opened a history whose results table lacks a column";
-  } catch (const HistoryError& e) {
-    EXPECT_EQ(std::string(e.what()), path + ": not a kgate history database of schema version 1: no such column: sm_clock_mhz");
-  }
+  alter(path, "PRAGMA user_version = 3");
+  EXPECT_EQ(testing_support::message_thrown<HistoryError>([&] { HistoryDb(path, true); }),
+            path + ": history schema version 3 is newer than this kgate's (2)");
+  EXPECT_EQ(user_version(path), 3);
 }
 
 // A damaged page in the results table: kgate history show reads it and fails, while an add, which
@@ -556,6 +676,51 @@ TEST(HistoryCli, AddRefusesOptionsThatContradictTheFile) {
   ASSERT_EQ(history.runs().size(), 1u);
   EXPECT_EQ(history.runs()[0].suite, "nightly");
   EXPECT_EQ(history.runs()[0].commit, "0123456789abcdef0123456789abcdef01234567");
+}
+
+TEST(HistoryCli, JobsShowsEachRunsJobWallTimeByPhase) {
+  TempDir dir;
+  const std::string db = dir.file("h.sqlite");
+  // Synthetic runs: the second records no job's phases, the third a phase of its own and its
+  // phases in another order; the fourth ran on another GPU.
+  std::vector<RunResults> runs = {synthetic_job_run(1, {{"build", 61.2}, {"suite", 105}}), synthetic_job_run(2, {}),
+                                  synthetic_job_run(3, {{"suite", 98.5}, {"peers", 7}, {"build", 1.5}}),
+                                  synthetic_job_run(4, {{"build", 50}})};
+  runs[3].context.gpu_name = "NVIDIA H100 80GB HBM3";
+  std::vector<std::string> add = {"history", "add", "--db", db};
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    add.push_back(dir.file("synthetic-run-" + std::to_string(i) + ".json"));
+    write_results_file(add.back(), to_json(runs[i]));
+  }
+  ASSERT_EQ(cli_test::kgate_cli(add).status, 0);
+  // Each run's line: its date and commit, then `rest`.
+  const auto run_line = [](int day, const std::string& rest) {
+    return "2026-01-0" + std::to_string(day) + " " + synthetic_commit(static_cast<std::size_t>(day)).substr(0, 7) + rest + "\n";
+  };
+
+  auto r = cli_test::kgate_cli({"history", "jobs", "--db", db});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "run                 gpu                    host             total   build   suite   peers\n" +
+                       run_line(1, "  nvidia-h200            synthetic-host   166 s  61.2 s   105 s       -") +
+                       run_line(3, "  nvidia-h200            synthetic-host   107 s  1.50 s  98.5 s  7.00 s") +
+                       run_line(4, "  nvidia-h100-80gb-hbm3  synthetic-host  50.0 s  50.0 s       -       -"));
+  r = cli_test::kgate_cli({"history", "jobs", "--db", db, "--gpu", "nvidia-h200", "--last", "1"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "run                 gpu          host            total   suite   peers   build\n" +
+                       run_line(3, "  nvidia-h200  synthetic-host  107 s  98.5 s  7.00 s  1.50 s"));
+
+  // No run records its job's phases: said so, and nothing to fail on.
+  const std::string none = dir.file("none.sqlite");
+  ASSERT_EQ(cli_test::kgate_cli({"history", "add", "--db", none, add[5]}).status, 0);
+  r = cli_test::kgate_cli({"history", "jobs", "--db", none});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "kgate history jobs: no run in " + none + " (1 runs) records the wall time of its job (kgate job-time)\n");
+  r = cli_test::kgate_cli({"history", "jobs", "--db", db, "--gpu", "amd-mi300x"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.err, "kgate history jobs: no run on amd-mi300x in " + db + " (4 runs) records the wall time of its job (kgate job-time)\n");
+  EXPECT_EQ(cli_test::kgate_cli({"history", "jobs", "--db", db, "extra"}).status, 2);
+  EXPECT_EQ(cli_test::kgate_cli({"history", "jobs", "--db", dir.file("missing.sqlite")}).status, 2);
 }
 
 TEST(HistoryCli, ReportDrawsTheTrendFromTheDatabase) {

@@ -208,6 +208,47 @@ TEST(KgateCli, HelpForEveryCommand) {
   }
 }
 
+TEST(KgateCli, UsageNamesHistoryJobs) {
+  EXPECT_NE(kgate_cli({"--help"}).out.find("  history add|show|changes|jobs       the nightly runs in SQLite"), std::string::npos);
+  const Outcome history = kgate_cli({"history", "--help"});
+  EXPECT_NE(history.out.find("\n       kgate history jobs [--gpu SLUG] [--last N] [--db FILE]\n"), std::string::npos) << history.out;
+  EXPECT_NE(history.out.find("\n  jobs      the wall time of the job that made each run"), std::string::npos) << history.out;
+  const Outcome unknown = kgate_cli({"history", "frobnicate"});
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_NE(unknown.err.find("unknown history action 'frobnicate' (add, show, changes or jobs)"), std::string::npos) << unknown.err;
+}
+
+// kgate job-time records the job's phases in a run; kgate history add keeps them, history jobs
+// lists them and the report of a later run shows them in its Environment and its history.
+TEST(KgateCli, TheJobsWallTimeReachesTheHistoryAndTheReport) {
+  const syn::TempDir dir;
+  RunResults earlier = two_benchmarks(10e-6, 1), later = two_benchmarks(10e-6, 2);
+  earlier.context.date = "2026-11-20T12:00:00Z";
+  earlier.context.git_commit = "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee";
+  const std::string earlier_file = write_run(dir, "synthetic-earlier.json", earlier);
+  const std::string later_file = write_run(dir, "synthetic-later.json", later);
+  ASSERT_EQ(kgate_cli({"job-time", earlier_file, "build=60", "suite=100"}).status, 0);
+  ASSERT_EQ(kgate_cli({"job-time", later_file, "build=30", "suite=90", "peers=5"}).status, 0);
+  const std::string db = dir.file("h.sqlite");
+  ASSERT_EQ(kgate_cli({"history", "add", "--db", db, earlier_file}).status, 0);
+
+  const Outcome jobs = kgate_cli({"history", "jobs", "--db", db});
+  EXPECT_EQ(jobs.status, 0) << jobs.err;
+  EXPECT_EQ(jobs.out,
+            "run                 gpu          host            total   build  suite\n"
+            "2026-11-20 eeeeeee  nvidia-h200  synthetic-host  160 s  60.0 s  100 s\n");
+
+  const Outcome report = kgate_cli({"report", later_file, "--history", db, "--out", dir.file("report")});
+  ASSERT_EQ(report.status, 0) << report.err;
+  const std::string markdown = syn::read_text(dir.file("report/report.md"));
+  EXPECT_NE(markdown.find("| **Job wall time** | 125 s: build 30.0 s, suite 90.0 s, peers 5.00 s |"), std::string::npos) << markdown;
+  const std::size_t table = markdown.find("| Run | Total | build | suite | peers |");
+  ASSERT_NE(table, std::string::npos) << markdown;
+  EXPECT_GT(table, markdown.find("## History"));
+  EXPECT_NE(markdown.find("| `2026-11-20 eeeeeee` | 160 s | 60.0 s | 100 s | - |", table), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("| `synthetic-later.json` | 125 s | 30.0 s | 90.0 s | 5.00 s |", table), std::string::npos) << markdown;
+}
+
 TEST(KgateCli, VersionIsTheProjectsWithTheCommit) {
   const Outcome r = kgate_cli({"--version"});
   EXPECT_EQ(r.status, 0);

@@ -25,6 +25,7 @@ std::string write_shard(const syn::TempDir& dir, const std::string& name, const 
   run.context.gpu_uuid = "GPU-" + index;
   run.context.extra = {{"shard", shard}, {"cuda_visible_devices", index}, {"l2_flush", "read"}};
   run.context.wall_s = {{"timing", 12.5}};
+  run.context.job_s = {{"suite", 40}};
   kgate::write_results_file(dir.file(name), kgate::to_json(run));
   return dir.file(name);
 }
@@ -47,6 +48,7 @@ TEST(Merge, ShardsBecomeOneRunThatSaysWhereEachBenchmarkRan) {
   EXPECT_EQ(merged.run.context.extra.at("merged_from"), s0 + " " + s1 + " " + again);
   for (const char* key : {"shard", "cuda_visible_devices"}) EXPECT_FALSE(merged.run.context.extra.contains(key)) << key;
   EXPECT_TRUE(merged.run.context.wall_s.empty()) << "a shard's wall time is its process's";
+  EXPECT_TRUE(merged.run.context.job_s.empty()) << "a shard's job is not the merged run's";
   EXPECT_EQ(merged.run.context.extra.at("l2_flush"), "read");
 }
 

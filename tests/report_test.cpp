@@ -641,6 +641,80 @@ TEST(Report, AppendixShowsTheWallTimePerPhaseAndTheExtraEntries) {
                                                        {"`l2_flush`", "read"}}));
 }
 
+// The wall time of the job that made the run (context.kgate.job_s) in the Environment, beside the
+// baseline's; synthetic runs. A job's time is the run's, not its environment: not highlighted.
+TEST(Report, EnvironmentShowsTheJobWallTimeOfTheRunAndTheBaseline) {
+  RunResults run = syn::run({syn::benchmark("rmsnorm/vectorized/m:4096/n:4096/bf16", {})});
+  run.context.job_s = {{"build", 61.2}, {"correctness", 21}};
+  RunResults base = run;
+  base.context.job_s = {{"build", 30}, {"suite", 12.5}};
+  const auto job_row = [](const kgate::ReportInputs& inputs) {
+    const Document doc = kgate::report::build_report(inputs).full;
+    const Section* environment = find_section(doc, "Environment");
+    const Table* t = environment ? tables(*environment).at(0) : nullptr;
+    if (t)
+      for (const auto& row : t->rows)
+        if (row.front().text == "**Job wall time**") return row;
+    ADD_FAILURE() << "no Job wall time row in the Environment";
+    return std::vector<kgate::report::Cell>{};
+  };
+  auto row = job_row(inputs_for({"synthetic-run.json", run}, kgate::NamedRun{"synthetic-base.json", base}));
+  ASSERT_EQ(row.size(), 3u);
+  EXPECT_EQ(row[1].text, "82.2 s: build 61.2 s, correctness 21.0 s");
+  EXPECT_EQ(row[2].text, "42.5 s: build 30.0 s, suite 12.5 s");
+  EXPECT_EQ(row[2].tone, kgate::report::Tone::plain);
+  base.context.job_s.clear();
+  row = job_row(inputs_for({"synthetic-run.json", run}, kgate::NamedRun{"synthetic-base.json", base}));
+  ASSERT_EQ(row.size(), 3u);
+  EXPECT_EQ(row[2].text, "-");
+  run.context.job_s.clear();
+  row = job_row(inputs_for({"synthetic-run.json", run}));
+  ASSERT_EQ(row.size(), 2u);
+  EXPECT_EQ(row[1].text, "-");
+}
+
+// The history's runs with the wall time of the jobs that made them, oldest first, the new run last:
+// a column per phase in order of first appearance, "-" where a run lacks one; synthetic runs.
+TEST(Report, HistoryShowsTheJobWallTimeOfEachRun) {
+  RunResults current = syn::run({syn::benchmark("rmsnorm/vectorized/m:4096/n:4096/bf16", {})});
+  current.context.job_s = {{"build", 61.2}, {"suite", 105}};
+  RunResults older = current, oldest = current;
+  older.context.date = "2026-11-20T12:00:00Z";
+  older.context.job_s = {{"suite", 98.5}, {"peers", 7}};
+  oldest.context.date = "2026-11-19T12:00:00Z";
+  oldest.context.job_s.clear();
+  const kgate::ReportInputs inputs =
+      inputs_for({"synthetic-new.json", current}, std::nullopt, {{"synthetic-older.json", older}, {"synthetic-oldest.json", oldest}});
+  const Document doc = kgate::report::build_report(inputs).full;
+  const Section* history = find_section(doc, "History");
+  ASSERT_NE(history, nullptr);
+  const std::vector<const Table*> found = tables(*history, "Job wall time");
+  ASSERT_EQ(found.size(), 1u);
+  const Table& t = *found.front();
+  std::vector<std::string> titles;
+  for (const kgate::report::Column& c : t.columns) titles.push_back(c.title);
+  EXPECT_EQ(titles, (std::vector<std::string>{"Run", "Total", "suite", "peers", "build"}));
+  std::vector<std::vector<std::string>> shown;
+  for (const auto& row : t.rows) {
+    shown.emplace_back();
+    for (const kgate::report::Cell& c : row) shown.back().push_back(c.text);
+  }
+  EXPECT_EQ(shown, (std::vector<std::vector<std::string>>{{"`synthetic-oldest.json`", "-", "-", "-", "-"},
+                                                          {"`synthetic-older.json`", "106 s", "98.5 s", "7.00 s", "-"},
+                                                          {"`synthetic-new.json`", "166 s", "105 s", "-", "61.2 s"}}));
+
+  // No run records its job's phases: no such table, the history's own still there.
+  current.context.job_s.clear();
+  older.context.job_s.clear();
+  const Document without = kgate::report::build_report(inputs_for({"synthetic-new.json", current}, std::nullopt,
+                                                                  {{"synthetic-older.json", older}, {"synthetic-oldest.json", oldest}}))
+                               .full;
+  history = find_section(without, "History");
+  ASSERT_NE(history, nullptr);
+  EXPECT_TRUE(tables(*history, "Job wall time").empty());
+  EXPECT_EQ(tables(*history).size(), 1u);
+}
+
 TEST(ReportPieces, CorrectnessDetailAndKernelNames) {
   const auto checks = kgate::report::parse_correctness_detail(
       "x: rel_l2=0.00161 (limit 0.01) max_abs=0.0141 worst [2419] got=-0.0942 ref=-0.0945 violations=0/4096 PASS\n"

@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "tests/synthetic_results.hpp"
+#include "tests/thrown.hpp"
 
 namespace {
 
@@ -138,6 +139,43 @@ TEST(ResultsIo, WallTimePhasesRoundTripAsAnObject) {
   EXPECT_EQ(doc["context"]["kgate"]["wall_s"],
             json({{"startup", 2.25}, {"timing", 94.277878}, {"timing.cold", 49.765415}, {"counters", 0}}));
   EXPECT_EQ(kgate::parse_results(doc, "round-trip").context.wall_s, run.context.wall_s);
+}
+
+// The wall time of the job that made the run (kgate job-time) is a list in the job's order, written
+// only when there is one; a phase's name is checked, and named once.
+TEST(ResultsIo, JobPhasesRoundTripInTheJobsOrder) {
+  RunResults run = sample_run();
+  EXPECT_FALSE(kgate::to_json(run)["context"]["kgate"].contains("job_s"));
+  run.context.job_s = {{"build", 61.5}, {"correctness", 21}, {"suite", 105}, {"peers", 7}};
+  json doc = kgate::to_json(run);
+  EXPECT_EQ(doc["context"]["kgate"]["job_s"][1], json({{"phase", "correctness"}, {"seconds", 21}}));
+  EXPECT_EQ(kgate::parse_results(doc, "round-trip").context.job_s, run.context.job_s);
+
+  const auto refusal = [&](const json& job) {
+    json bad = doc;
+    bad["context"]["kgate"]["job_s"] = job;
+    return kgate::testing_support::message_thrown<kgate::ResultsError>([&] { kgate::parse_results(bad, "synthetic-job.json"); });
+  };
+  EXPECT_EQ(refusal(json::array({{{"phase", "build"}, {"seconds", 1}}, {{"phase", "build"}, {"seconds", 2}}})),
+            "synthetic-job.json: $.context.kgate.job_s[1].phase: phase \"build\" is named twice");
+  EXPECT_NE(refusal(json::array({{{"phase", "a b"}, {"seconds", 1}}})).find("job_s[0].phase: expected a phase's name"), std::string::npos);
+  EXPECT_NE(refusal(json::array({{{"phase", "build"}, {"seconds", -1}}})).find("job_s[0].seconds: must be a finite number >= 0"),
+            std::string::npos);
+  EXPECT_NE(refusal(json::array({{{"phase", "build"}}})).find("job_s[0].seconds: required field is missing"), std::string::npos);
+  EXPECT_NE(refusal(json({{"build", 1}})).find("context.kgate.job_s: expected an array"), std::string::npos);
+}
+
+// Recording phases: a phase given again takes the new time in its place, a new one comes last.
+TEST(ResultsIo, RecordingJobPhasesKeepsTheJobsOrder) {
+  std::vector<kgate::JobPhase> job = {{"build", 60}, {"suite", 100}};
+  kgate::record_job_phases(job, {{"peers", 7}, {"build", 61}});
+  EXPECT_EQ(job, (std::vector<kgate::JobPhase>{{"build", 61}, {"suite", 100}, {"peers", 7}}));
+  EXPECT_DOUBLE_EQ(kgate::job_total_s(job), 168);
+  const std::vector<kgate::JobPhase> other = {{"tests", 5}, {"suite", 90}};
+  EXPECT_EQ(kgate::job_phase_columns({&job, &other}), (std::vector<std::string>{"build", "suite", "peers", "tests"}));
+  EXPECT_EQ(kgate::find_job_phase(other, "build"), nullptr);
+  EXPECT_TRUE(kgate::is_job_phase_name("compare_and_report") && kgate::is_job_phase_name("a.b-c"));
+  EXPECT_FALSE(kgate::is_job_phase_name("") || kgate::is_job_phase_name("a b") || kgate::is_job_phase_name(std::string(65, 'x')));
 }
 
 // A file written before wall_s was a field held each phase as an extra string "wall_s.<phase>", as

@@ -37,7 +37,8 @@ commands:
   report NEW.json --out DIR           write a report (Markdown, HTML, SVG charts) of a run
   story WORKLOAD --out DIR            measure a transformer layer's step and tell it: timeline,
                                       breakdown, roofline, top kernels, scaling
-  history add|show|changes            the nightly runs in SQLite, their series and change points
+  history add|show|changes|jobs       the nightly runs in SQLite, their series and change points,
+                                      and the wall time of the jobs that made them
   bisect --good C --bad C --filter RE build (--build-cmd) and A/B the commits between to find the
                                       one that slowed RE down
 

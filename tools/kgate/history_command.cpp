@@ -1,6 +1,6 @@
 // kgate history: the nightly runs in an SQLite database, their series and change points
-// (include/kgate/history/history.hpp, docs/history.md): the flags, and the series and change
-// points printed.
+// (include/kgate/history/history.hpp, docs/history.md): the flags, and the series, change points
+// and the jobs' wall time printed.
 #include <algorithm>
 #include <filesystem>
 #include <optional>
@@ -23,27 +23,32 @@ constexpr const char* kUsage = R"(usage: kgate history add RUN.json... [--db FIL
                          [--suite NAME]
        kgate history show BENCHMARK-REGEX [--gpu SLUG] [--last N] [--db FILE]
        kgate history changes [--since DATE|COMMIT|previous] [--json FILE] [options]
+       kgate history jobs [--gpu SLUG] [--last N] [--db FILE]
 
 Keeps every run's per-benchmark figures in an SQLite database and finds where a benchmark's
 time changed over the runs (kgate's docs/history.md).
 
-  add       one row per run (commit, date, GPU, host, driver, timer) and per benchmark and mode
-            (median and its 95% interval, repetition medians, minimum detectable change, clock);
-            adding a run that is already there changes nothing. Takes kgate results, nvbench
-            JSON and plain Google Benchmark JSON: what a file does not record (nvbench: commit
-            and date; Google Benchmark: GPU and commit) comes from --gpu, --commit and --date,
-            and without them the file is refused naming the option it needs. Several adds may
-            run at once: they take turns, each waiting up to 60 s. Nothing is written into a
-            database that SQLite's integrity check finds damaged
+  add       one row per run (commit, date, GPU, host, driver, timer), per phase of the job that
+            made it (kgate job-time) and per benchmark and mode (median and its 95% interval,
+            repetition medians, minimum detectable change, clock); adding a run that is already
+            there changes nothing. Takes kgate results, nvbench JSON and plain Google Benchmark
+            JSON: what a file does not record (nvbench: commit and date; Google Benchmark: GPU
+            and commit) comes from --gpu, --commit and --date, and without them the file is
+            refused naming the option it needs. Several adds may run at once: they take turns,
+            each waiting up to 60 s. Nothing is written into a database that SQLite's integrity
+            check finds damaged
   show      each matching benchmark's series on each GPU: one line per run, oldest first
   changes   change points per benchmark and GPU in the headline mode's run medians: E-divisive
             means with a permutation test, confirmed by the runs' statistics (the step exceeds
             the benchmark's threshold, its minimum change and the runs' minimum detectable
             change, and its interval excludes 1); each with its last good and first bad run
+  jobs      the wall time of the job that made each run, by phase (kgate job-time): one line
+            per run that records it, oldest first, its total and a column per phase
 
 options:
-  --db FILE             the database (default: history.sqlite; add creates it)
-  --gpu SLUG            show and changes: only this GPU (e.g. nvidia-h200)
+  --db FILE             the database (default: history.sqlite; add creates it; one written by
+                        an earlier kgate is upgraded when opened)
+  --gpu SLUG            show, changes and jobs: only this GPU (e.g. nvidia-h200)
   --gpu NAME            add: the GPU the runs ran on where a file does not say (plain Google
                         Benchmark JSON; for CPU-timed benchmarks, a name for the machine); a
                         file that names another GPU is refused
@@ -56,7 +61,8 @@ options:
   --suite NAME          add: the suite the runs are filed under, which report --history looks up
                         (default: the file's; 'nvbench' for nvbench JSON, 'gbench' for plain
                         Google Benchmark JSON)
-  --last N              show: only the newest N runs of each series
+  --last N              show: only the newest N runs of each series; jobs: only the newest N
+                        runs
   --filter RE           changes: only benchmarks whose name matches RE
   --since WHEN          changes: which change points are new: a date (2026-11-20: runs from that
                         day on), a commit (a run of it, and those before it, are old) or
@@ -89,6 +95,12 @@ std::string show_line(const std::vector<std::string>& cells) {
                                             : right_aligned(cells[i], kShowColumns[i].second);
   }
   return line + "\n";
+}
+
+// show's and jobs' --last: only the newest N runs.
+std::optional<std::size_t> last_runs(const Args& args) {
+  if (!args.value("--last")) return std::nullopt;
+  return static_cast<std::size_t>(args.number("--last", 0, 1, 1e9));
 }
 
 // What keys a run in the history that a file may not record, as history add's options give it.
@@ -126,8 +138,7 @@ int run_add(const Operands& files, const RunIdentity& given, const std::string& 
 int run_show(const Args& args, const Operands& operands, const std::string& db_path, Io& io) {
   if (operands.size() != 1) throw UsageError("history show: give one BENCHMARK-REGEX");
   const HistoryDb db(db_path, false);
-  SeriesQuery query{.benchmark_regex = operands.front(), .gpu = args.value("--gpu"), .last = std::nullopt};
-  if (args.value("--last")) query.last = static_cast<std::size_t>(args.number("--last", 0, 1, 1e9));
+  const SeriesQuery query{.benchmark_regex = operands.front(), .gpu = args.value("--gpu"), .last = last_runs(args)};
   const std::vector<HistorySeries> all = db.series(query);
   if (all.empty()) {
     io.err << "kgate history show: no benchmark matches '" << terminal_text(query.benchmark_regex) << "'"
@@ -184,6 +195,54 @@ int run_changes(const Args& args, const Operands& operands, const std::string& d
   return new_slowdowns ? kExitGate : kExitOk;
 }
 
+// `history jobs`'s table: the run, its GPU and host left-aligned, the total and each phase's
+// seconds right-aligned, each column as wide as its widest cell.
+std::string jobs_table(const std::vector<std::vector<std::string>>& rows) {
+  constexpr std::size_t kJobTextColumns = 3;  // the run, its GPU and host
+  std::vector<std::size_t> widths(rows.front().size(), 0);
+  for (const auto& row : rows)
+    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], display_width(row[i]));
+  std::string text;
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i)
+      text += (i == 0 ? "" : "  ") + (i < kJobTextColumns ? left_aligned(row[i], widths[i]) : right_aligned(row[i], widths[i]));
+    text += "\n";
+  }
+  return text;
+}
+
+int run_jobs(const Args& args, const Operands& operands, const std::string& db_path, Io& io) {
+  if (!operands.empty()) throw UsageError("history jobs: unexpected argument '" + operands.front() + "'");
+  const HistoryDb db(db_path, false);
+  const auto gpu = args.value("--gpu");
+  std::vector<const HistoryRun*> runs;
+  for (const HistoryRun& r : db.runs())
+    if (!r.job_s.empty() && (!gpu || r.gpu == *gpu)) runs.push_back(&r);
+  if (const auto last = last_runs(args); last && runs.size() > *last)
+    runs.erase(runs.begin(), runs.end() - static_cast<std::ptrdiff_t>(*last));
+  if (runs.empty()) {
+    io.err << "kgate history jobs: no run" << (gpu ? " on " + terminal_text(*gpu) : std::string()) << " in " << terminal_text(db_path)
+           << " (" << db.runs().size() << " runs) records the wall time of its job (kgate job-time)\n";
+    return kExitOk;
+  }
+  std::vector<const std::vector<JobPhase>*> jobs;
+  for (const HistoryRun* r : runs) jobs.push_back(&r->job_s);
+  const std::vector<std::string> phases = job_phase_columns(jobs);
+  std::vector<std::vector<std::string>> rows = {{"run", "gpu", "host", "total"}};
+  for (const std::string& phase : phases) rows.front().push_back(terminal_text(phase));
+  for (const HistoryRun* r : runs) {
+    std::vector<std::string> row = {terminal_text(r->label()), terminal_text(r->gpu), terminal_text(r->host),
+                                    format_time(job_total_s(r->job_s))};
+    for (const std::string& phase : phases) {
+      const JobPhase* p = find_job_phase(r->job_s, phase);
+      row.push_back(p ? format_time(p->seconds) : "-");
+    }
+    rows.push_back(std::move(row));
+  }
+  io.out << jobs_table(rows);
+  return kExitOk;
+}
+
 }  // namespace
 
 int run_history(const Arguments& arguments, Io& io) {
@@ -204,12 +263,13 @@ int run_history(const Arguments& arguments, Io& io) {
     if (action == "add") return run_add(operands, given_identity(args), db_path, io);
     if (action == "show") return run_show(args, operands, db_path, io);
     if (action == "changes") return run_changes(args, operands, db_path, io);
+    if (action == "jobs") return run_jobs(args, operands, db_path, io);
   } catch (const HistoryError& e) {
     throw ResultsError(e.what());  // one line, exit 2
   } catch (const std::regex_error& e) {
     throw UsageError(std::string("not a valid regular expression: ") + e.what());
   }
-  throw UsageError("unknown history action '" + action + "' (add, show or changes)");
+  throw UsageError("unknown history action '" + action + "' (add, show, changes or jobs)");
 }
 
 }  // namespace kgate::cli

@@ -32,12 +32,10 @@ JobPhase parse_phase(const std::string& argument) {
   const std::size_t equals = argument.find('=');
   if (equals == std::string::npos) throw UsageError("expected PHASE=SECONDS, got '" + argument + "'");
   JobPhase phase{argument.substr(0, equals), 0};
-  if (!is_job_phase_name(phase.phase))
-    throw UsageError("'" + argument + "': a phase's name is " + kJobPhaseNameRule);
+  if (!is_job_phase_name(phase.phase)) throw UsageError("'" + argument + "': a phase's name is " + kJobPhaseNameRule);
   const std::string text = argument.substr(equals + 1);
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), phase.seconds);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size() || !(phase.seconds >= 0) ||
-      !std::isfinite(phase.seconds))
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || !(phase.seconds >= 0) || !std::isfinite(phase.seconds))
     throw UsageError("'" + argument + "': expected the phase's seconds, a number >= 0");
   return phase;
 }

@@ -41,7 +41,8 @@ struct HistoryRun {
   std::string commit, date, gpu, gpu_name, host, suite, timer, source;  // gpu: slug; timer: "cupti", "events" or "mixed"
   bool dirty = false;
   int driver_version = 0;
-  std::string label() const;  // "2026-11-20 1a2b3c4"
+  std::vector<JobPhase> job_s;  // the wall time of the job that made it, by phase (context.kgate.job_s)
+  std::string label() const;    // "2026-11-20 1a2b3c4"
 };
 
 // One run's figures for one benchmark in one mode.
@@ -68,7 +69,8 @@ struct SeriesQuery {
 
 class HistoryDb {
  public:
-  // Opens (creating it and its tables when `create`) the database at `path`.
+  // Opens (creating it and its tables when `create`) the database at `path`; one of an earlier
+  // schema version is upgraded to this kgate's.
   HistoryDb(const std::string& path, bool create);
   ~HistoryDb();
   HistoryDb(const HistoryDb&) = delete;
@@ -79,18 +81,19 @@ class HistoryDb {
     HistoryRun run;
     std::size_t rows = 0;  // benchmark x mode rows written
   };
-  // One transaction per run, of any results format (kgate, nvbench, plain Google Benchmark) once
-  // its context names the GPU and the date; concurrent adds from several processes take turns.
-  // Throws HistoryError for a run without either, and for a database that SQLite's integrity check
-  // finds damaged (checked before this object's first add).
+  // One transaction per run (its results and its job's phases), of any results format (kgate,
+  // nvbench, plain Google Benchmark) once its context names the GPU and the date; concurrent adds
+  // from several processes take turns. Throws HistoryError for a run without either, and for a
+  // database that SQLite's integrity check finds damaged (checked before this object's first add).
   Added add(const RunResults& run, const std::string& source);
 
-  // Every run, oldest first (the order of their dates: a nightly measures the commit of its day).
+  // Every run, oldest first (the order of their dates: a nightly measures the commit of its day),
+  // with its job's phases.
   const std::vector<HistoryRun>& runs() const { return runs_; }
   std::vector<HistorySeries> series(const SeriesQuery& query) const;
   // The runs of one GPU and suite rebuilt from the database for `kgate report` (newest `last`):
   // each benchmark's headline mode holds the repetition medians as its samples (the run median
-  // alone when there are none) and the stored median.
+  // alone when there are none) and the stored median; the context holds the job's phases.
   std::vector<std::pair<HistoryRun, RunResults>> runs_as_results(const std::string& gpu, const std::string& suite, std::size_t last) const;
 
  private:

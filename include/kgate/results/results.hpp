@@ -46,6 +46,10 @@ inline constexpr const char* kJobPhaseNameRule = "1 to 64 letters, digits, '_', 
 bool is_job_phase_name(std::string_view name);
 // Records `phases` in `job`: each replaces the phase of its name, or, new, comes after the others.
 void record_job_phases(std::vector<JobPhase>& job, const std::vector<JobPhase>& phases);
+double job_total_s(const std::vector<JobPhase>& job);
+const JobPhase* find_job_phase(const std::vector<JobPhase>& job, std::string_view phase);  // null: not in it
+// Several jobs' phases as the columns of one table: each name once, in order of first appearance.
+std::vector<std::string> job_phase_columns(const std::vector<const std::vector<JobPhase>*>& jobs);
 
 struct RunContext {
   // Google Benchmark's own context fields are produced by Google Benchmark; these are kgate's.

@@ -1,5 +1,5 @@
-// The history database (history.hpp): SQLite tables `runs` and `results`, schema in
-// docs/history.md.
+// The history database (history.hpp): SQLite tables `runs`, `results` and `job_phases`, schema
+// in docs/history.md.
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -15,14 +15,18 @@
 namespace kgate {
 namespace {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 
 // How long a connection waits for another's lock before "database is locked": writers take turns
 // (one run's rows take well under a second to write), and a writer's commit waits for readers such
 // as kgate history changes to finish their query.
 constexpr int kBusyTimeoutMs = 60000;
 
-constexpr const char* kSchema = R"(
+// What each schema version adds to the one before: kSchemaSteps[v] takes a database of version v
+// to v + 1, so a new database takes every step and an older one the steps it lacks.
+constexpr const char* kSchemaSteps[kSchemaVersion] = {
+    // 1: the runs and each one's figures per benchmark and mode.
+    R"(
 CREATE TABLE IF NOT EXISTS runs (
   id INTEGER PRIMARY KEY,
   commit_sha TEXT NOT NULL, dirty INTEGER NOT NULL, date TEXT NOT NULL,
@@ -38,7 +42,14 @@ CREATE TABLE IF NOT EXISTS results (
   repetition_medians TEXT NOT NULL, min_detectable_change REAL NOT NULL, timer TEXT NOT NULL,
   sm_clock_mhz REAL,
   PRIMARY KEY (run_id, benchmark, mode)) WITHOUT ROWID;
-)";
+)",
+    // 2: the wall time of the job that made each run, by phase, in the job's order.
+    R"(
+CREATE TABLE IF NOT EXISTS job_phases (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  position INTEGER NOT NULL, phase TEXT NOT NULL, seconds REAL NOT NULL,
+  PRIMARY KEY (run_id, position)) WITHOUT ROWID;
+)"};
 
 // A prepared statement, finalized on scope exit.
 class Statement {
@@ -115,26 +126,33 @@ std::int64_t schema_version(sqlite3* db, const std::string& path) {
   return version.integer(0);
 }
 
-// Creates the tables of a new database. Under the write lock, the version is read again: another
-// process may have created them while this one waited.
-void create_schema(sqlite3* db, const std::string& path) {
+// Creates the tables of a new database, or adds those of the later versions to a database of an
+// earlier one; returns the version it is then. Under the write lock, the version is read again:
+// another process may have created or upgraded it while this one waited.
+std::int64_t update_schema(sqlite3* db, const std::string& path) {
+  std::int64_t version = 0;
   write_transaction(db, path, [&] {
-    if (schema_version(db, path) != 0) return;
-    {
+    version = schema_version(db, path);
+    if (version >= kSchemaVersion) return;
+    if (version == 0) {
       Statement tables(db, "SELECT count(*) FROM sqlite_master", path);
       tables.step();
       if (tables.integer(0) > 0) throw HistoryError(path + ": not a kgate history database (it has other tables)");
     }
-    execute(db, std::string(kSchema) + "PRAGMA user_version = " + std::to_string(kSchemaVersion) + ";", path);
+    std::string steps;
+    for (; version < kSchemaVersion; ++version) steps += kSchemaSteps[version];
+    execute(db, steps + "PRAGMA user_version = " + std::to_string(kSchemaVersion) + ";", path);
   });
+  return version;
 }
 
-// Throws unless both tables have every column kgate reads and writes.
+// Throws unless every table has every column kgate reads and writes.
 void check_schema(sqlite3* db, const std::string& path) {
   for (const char* query : {"SELECT id, commit_sha, dirty, date, gpu, gpu_name, gpu_uuid, host, driver_version, suite, timer, source, "
                             "added FROM runs LIMIT 0",
                             "SELECT run_id, benchmark, family, role, mode, headline, status, median_s, ci_low_s, ci_high_s, samples, "
-                            "rel_stddev, repetition_medians, min_detectable_change, timer, sm_clock_mhz FROM results LIMIT 0"}) {
+                            "rel_stddev, repetition_medians, min_detectable_change, timer, sm_clock_mhz FROM results LIMIT 0",
+                            "SELECT run_id, position, phase, seconds FROM job_phases LIMIT 0"}) {
     sqlite3_stmt* statement = nullptr;
     const int rc = sqlite3_prepare_v2(db, query, -1, &statement, nullptr);
     sqlite3_finalize(statement);
@@ -199,11 +217,14 @@ HistoryDb::HistoryDb(const std::string& path, bool create) : path_(path) {
   }
   sqlite3_busy_timeout(db_, kBusyTimeoutMs);
   try {
-    const std::int64_t found = schema_version(db_, path_);
+    std::int64_t found = schema_version(db_, path_);
+    if (found > 0 && found < kSchemaVersion && sqlite3_db_readonly(db_, "main") == 1)
+      throw HistoryError(path + ": history schema version " + std::to_string(found) + " is upgraded to version " +
+                         std::to_string(kSchemaVersion) + " when opened, and the file is read-only here: make it writable");
+    if (found < kSchemaVersion) found = update_schema(db_, path_);
     if (found > kSchemaVersion)
       throw HistoryError(path + ": history schema version " + std::to_string(found) + " is newer than this kgate's (" +
                          std::to_string(kSchemaVersion) + ")");
-    if (found == 0) create_schema(db_, path_);
     check_schema(db_, path_);
     execute(db_, "PRAGMA foreign_keys = ON", path_);
     load_runs();
@@ -230,7 +251,15 @@ void HistoryDb::load_runs() {
                      .timer = query.text(9),
                      .source = query.text(10),
                      .dirty = query.integer(2) != 0,
-                     .driver_version = static_cast<int>(query.integer(7))});
+                     .driver_version = static_cast<int>(query.integer(7)),
+                     .job_s = {}});
+  std::map<std::int64_t, HistoryRun*> run_by_id;
+  for (HistoryRun& r : runs_) run_by_id[r.id] = &r;
+  Statement phases(db_, "SELECT run_id, phase, seconds FROM job_phases ORDER BY run_id, position", path_);
+  // A run added since the query above, or deleted behind kgate's back, is not among them.
+  while (phases.step())
+    if (const auto run = run_by_id.find(phases.integer(0)); run != run_by_id.end())
+      run->second->job_s.push_back({phases.text(1), phases.number(2)});
 }
 
 HistoryDb::Added HistoryDb::add(const RunResults& run, const std::string& source) {
@@ -248,7 +277,8 @@ HistoryDb::Added HistoryDb::add(const RunResults& run, const std::string& source
                .timer = {},
                .source = source,
                .dirty = c.git_dirty,
-               .driver_version = c.driver_version};
+               .driver_version = c.driver_version,
+               .job_s = c.job_s};
   std::set<std::string> timers;
   for (const BenchmarkRecord& r : run.benchmarks)
     if (r.status == BenchmarkStatus::ok && r.headline()) timers.insert(r.headline()->timer);
@@ -295,6 +325,12 @@ HistoryDb::Added HistoryDb::add(const RunResults& run, const std::string& source
           insert.reset();
           ++added.rows;
         }
+      Statement insert_phase(db_, "INSERT INTO job_phases (run_id, position, phase, seconds) VALUES (?, ?, ?, ?)", path_);
+      for (std::size_t i = 0; i < c.job_s.size(); ++i) {
+        insert_phase.bind(1, added.run.id).bind(2, static_cast<std::int64_t>(i)).bind(3, c.job_s[i].phase).bind(4, c.job_s[i].seconds);
+        insert_phase.step();
+        insert_phase.reset();
+      }
     }
   });
   if (!added.added) {
@@ -374,6 +410,7 @@ std::vector<std::pair<HistoryRun, RunResults>> HistoryDb::runs_as_results(const 
     results.context.date = r->date;
     results.context.host = r->host;
     results.context.driver_version = r->driver_version;
+    results.context.job_s = r->job_s;
     rows.bind(1, r->id);
     while (rows.step()) {
       BenchmarkRecord b;

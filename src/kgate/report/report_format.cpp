@@ -40,13 +40,9 @@ std::string format_counter_pct(double percent) { return format_pct(percent) + (p
 
 std::string format_job_phases(const std::vector<JobPhase>& job) {
   if (job.empty()) return "";
-  double total = 0;
   std::string parts;
-  for (const JobPhase& p : job) {
-    total += p.seconds;
-    parts += (parts.empty() ? "" : ", ") + p.phase + " " + format_time(p.seconds);
-  }
-  return format_time(total) + ": " + parts;
+  for (const JobPhase& p : job) parts += (parts.empty() ? "" : ", ") + p.phase + " " + format_time(p.seconds);
+  return format_time(job_total_s(job)) + ": " + parts;
 }
 
 std::string format_bytes(double bytes) {

@@ -67,8 +67,12 @@ std::string timer_badge(const RunResults& run) {
          "** (the fallback; their medians include the launch overhead)";
 }
 
+// The row of the wall time of the job that made the run (context.kgate.job_s): a figure of the
+// run, not of its environment, so a baseline's that differs is not highlighted.
+constexpr const char* kJobWallTime = "Job wall time";
+
 // The environment of one run as (label, value) rows; the labels are the same for every run. The
-// run's wall time per phase and free-form `extra` entries are in the appendix
+// harness's wall time per phase (wall_s) and the free-form `extra` entries are in the appendix
 // (run_metadata_appendix), not here.
 std::vector<std::pair<std::string, std::string>> environment_rows(const NamedRun& named) {
   const RunContext& c = named.run.context;
@@ -103,6 +107,7 @@ std::vector<std::pair<std::string, std::string>> environment_rows(const NamedRun
           {"Date", c.date.empty() ? "-" : literal(c.date)},
           {"Host", c.host.empty() ? "-" : literal(c.host)},
           {"Suite", literal(c.suite)},
+          {kJobWallTime, c.job_s.empty() ? "-" : format_job_phases(c.job_s)},
       });
   return rows;
 }
@@ -147,6 +152,28 @@ Table history_table(const ReportModel& model) {
     } else {
       const bool is_baseline = model.inputs->baseline && row.run->source == model.inputs->baseline->source;
       cells.insert(cells.end(), {{"-"}, {"-"}, {"-"}, {is_baseline ? "the baseline" : "first run: nothing to compare with", Tone::muted}});
+    }
+    table.rows.push_back(std::move(cells));
+  }
+  return table;
+}
+
+// The wall time of the job that made each run of the history, oldest first, the new run last: its
+// total and a column per phase, in order of first appearance. No rows when no run records it.
+Table job_time_table(const ReportModel& model) {
+  std::vector<const std::vector<JobPhase>*> jobs;
+  for (const HistoryRow& row : model.history) jobs.push_back(&row.run->run.context.job_s);
+  const std::vector<std::string> phases = job_phase_columns(jobs);
+  Table table;
+  if (phases.empty()) return table;
+  table.columns = {{"Run"}, {"Total", true}};
+  for (const std::string& phase : phases) table.columns.push_back({literal(phase), true});
+  for (const HistoryRow& row : model.history) {
+    const std::vector<JobPhase>& job = row.run->run.context.job_s;
+    std::vector<Cell> cells = {{code(row.run->source)}, {format_time(job_total_s(job))}};
+    for (const std::string& phase : phases) {
+      const JobPhase* p = find_job_phase(job, phase);
+      cells.push_back({p ? format_time(p->seconds) : "-"});
     }
     table.rows.push_back(std::move(cells));
   }
@@ -278,7 +305,7 @@ Section environment_section(const ReportModel& model) {
     std::vector<Cell> row = {{"**" + label + "**"}, {value}};
     if (!baseline.empty()) {
       const auto it = std::find_if(baseline.begin(), baseline.end(), [&](const auto& b) { return b.first == label; });
-      const bool differs = it != baseline.end() && it->second != value && label != "Results file";
+      const bool differs = it != baseline.end() && it->second != value && label != "Results file" && label != kJobWallTime;
       row.push_back({it == baseline.end() ? "-" : it->second, differs ? Tone::warn : Tone::plain});
     }
     table.rows.push_back(std::move(row));
@@ -357,6 +384,12 @@ Section history_section(const ReportModel& model) {
                                          ? "Each run compared with the baseline by `kgate compare`'s rules, oldest first."
                                          : "Each run compared with the one before it by `kgate compare`'s rules, oldest first."});
   section.blocks.push_back(history_table(model));
+  if (Table jobs = job_time_table(model); !jobs.rows.empty()) {
+    section.blocks.push_back(Subheading{kJobWallTime});
+    section.blocks.push_back(
+        Paragraph{"The wall time of the job that made each run, by phase (`kgate job-time`), oldest first, this run last."});
+    section.blocks.push_back(std::move(jobs));
+  }
   return section;
 }
 

@@ -21,12 +21,31 @@ bool is_job_phase_name(std::string_view name) {
   });
 }
 
+const JobPhase* find_job_phase(const std::vector<JobPhase>& job, std::string_view phase) {
+  const auto it = std::find_if(job.begin(), job.end(), [&](const JobPhase& p) { return p.phase == phase; });
+  return it == job.end() ? nullptr : &*it;
+}
+
 void record_job_phases(std::vector<JobPhase>& job, const std::vector<JobPhase>& phases) {
   for (const JobPhase& phase : phases) {
-    const auto it = std::find_if(job.begin(), job.end(), [&](const JobPhase& p) { return p.phase == phase.phase; });
-    if (it == job.end()) job.push_back(phase);
-    else it->seconds = phase.seconds;
+    const auto known = std::find_if(job.begin(), job.end(), [&](const JobPhase& p) { return p.phase == phase.phase; });
+    if (known == job.end()) job.push_back(phase);
+    else known->seconds = phase.seconds;
   }
+}
+
+double job_total_s(const std::vector<JobPhase>& job) {
+  double total = 0;
+  for (const JobPhase& p : job) total += p.seconds;
+  return total;
+}
+
+std::vector<std::string> job_phase_columns(const std::vector<const std::vector<JobPhase>*>& jobs) {
+  std::vector<std::string> columns;
+  for (const std::vector<JobPhase>* job : jobs)
+    for (const JobPhase& p : *job)
+      if (std::find(columns.begin(), columns.end(), p.phase) == columns.end()) columns.push_back(p.phase);
+  return columns;
 }
 
 std::string to_string(BenchmarkStatus status) {
