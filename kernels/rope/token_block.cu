@@ -18,6 +18,16 @@
 // token took t 32768 from 419 to 406 us on an H100 (Liger 417) and from 317 to 305 us on an H200,
 // and t 4096 from 49.2 to 48.5 us (H100); but at t 1-64, two blocks a token spread over twice the
 // SMs, and one block was 12% slower (2.02-2.46 against 2.30-2.66 us, H100).
+//
+// A thread's head and chunk come from its unit by dividing by the chunk count, which at a runtime
+// count is an integer-division routine of about 20 dependent instructions (I2F, MUFU.RCP, F2I,
+// IMAD.HI, fix-ups) between the thread's start and the address of its first q/k load. At head_dim
+// 128 (every model the suite measures) the count is a template argument and the division a shift:
+// the VEC = 8 kernel went from 160 to 136 SASS instructions, and kgate ab against the runtime
+// division (H100, 5 rounds) gave 1.05x geomean over the 12 shapes, 1.045-1.108x at t 1-256 and
+// 1.016x at t 4096. (A 500-cycle spin planted at the top of the last block had made the kernel
+// 1.03-1.09x faster at t 16-256 too; its SASS differs from the old kernel's only by the spin loop
+// and register assignment, and this change is ahead of it at 8 of the 9 shapes that moved.)
 #include "../common/launch_limits.hpp"
 #include "../common/packed.cuh"
 #include "../common/row_plan.hpp"
@@ -32,16 +42,18 @@ constexpr int kMaxThreads = 1024;
 constexpr int kFewTokensThreads = 512;  // a token's block size below many waves of tokens
 
 // VEC divides d/2, so both halves of every head and every cache row stay VEC-aligned. blockIdx.y
-// picks the slice of the token's units when they need more than one block.
-template <int VEC>
-__global__ void __launch_bounds__(kMaxThreads) rope_token_block_kernel(RopeArgs a, int chunks) {
+// picks the slice of the token's units when they need more than one block. CHUNKS: a head's half
+// in VEC-pair chunks when known at compile time, else 0 and runtime_chunks.
+template <int VEC, int CHUNKS>
+__global__ void __launch_bounds__(kMaxThreads) rope_token_block_kernel(RopeArgs a, int runtime_chunks) {
   using Vector = BF16Vector<VEC>;
+  const int chunks = CHUNKS ? CHUNKS : runtime_chunks;
+  const int token = blockIdx.x;
+  const int position = a.positions[token];
   const int unit = blockIdx.y * blockDim.x + threadIdx.x;
   if (unit >= chunks * (a.q_heads + a.k_heads)) return;
-  const int token = blockIdx.x;
   const int head = unit / chunks, chunk = unit - head * chunks;
-  const int half_vectors = a.head_dim / 2 / VEC;
-  const int position = a.positions[token];
+  const int half_vectors = chunks;  // a head's half is its chunks of VEC pairs
   // The chunk in the first half; the second half is half_vectors on.
   Vector* first = reinterpret_cast<Vector*>(head_of(a, token, head)) + chunk;
   const Vector x = load_vector_evict_first(first);
@@ -65,7 +77,9 @@ void launch_with(const RopeArgs& a, cudaStream_t stream) {
   const int slices = (units + block_limit - 1) / block_limit;
   const int threads = ((units + slices - 1) / slices + 31) / 32 * 32;
   if (slices > 65535) throw UnsupportedShape("a token's heads need more than 65535 blocks");
-  rope_token_block_kernel<VEC><<<dim3(a.tokens, slices), threads, 0, stream>>>(a, chunks);
+  if (a.head_dim == 128)  // the division by the chunk count a shift (see the top)
+    rope_token_block_kernel<VEC, 64 / VEC><<<dim3(a.tokens, slices), threads, 0, stream>>>(a, chunks);
+  else rope_token_block_kernel<VEC, 0><<<dim3(a.tokens, slices), threads, 0, stream>>>(a, chunks);
   KGATE_CHECK_LAUNCH();
 }
 
