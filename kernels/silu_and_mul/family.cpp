@@ -27,7 +27,6 @@ std::vector<Shape> SiluAndMulFamily::test_shapes() const {
       rows(5, 1001, "odd i: scalar path"),
       rows(33, 72, "short rows, many of them"),
       rows(257, 8, "one vector per row"),
-      rows(65537, 8, "more rows than a grid has in y: flat's blocks take two rows"),
   };
 }
 
