@@ -249,6 +249,33 @@ TEST(KgateCli, TheJobsWallTimeReachesTheHistoryAndTheReport) {
   EXPECT_NE(markdown.find("| `synthetic-later.json` | 125 s | 30.0 s | 90.0 s | 5.00 s |", table), std::string::npos) << markdown;
 }
 
+// kgate job-time: a phase given again takes its new time in its place, a new one comes last; what
+// is not PHASE=SECONDS is refused with exit 2, the run left as it was.
+TEST(KgateCli, JobTimeRecordsPhasesInTheJobsOrder) {
+  const syn::TempDir dir;
+  const std::string run = write_run(dir, "synthetic-run.json", two_benchmarks(10e-6, 1));
+  const Outcome first = kgate_cli({"job-time", run, "build=60", "suite=100"});
+  ASSERT_EQ(first.status, 0) << first.err;
+  EXPECT_EQ(first.out, "kgate: the job's wall time: 160 s: build 60.0 s, suite 100 s\n");
+  const Outcome second = kgate_cli({"job-time", run, "peers=7.5", "build=61"});
+  ASSERT_EQ(second.status, 0) << second.err;
+  EXPECT_EQ(second.out, "kgate: the job's wall time: 168 s: build 61.0 s, suite 100 s, peers 7.50 s\n");
+  const std::vector<kgate::JobPhase> recorded = {{"build", 61}, {"suite", 100}, {"peers", 7.5}};
+  EXPECT_EQ(kgate::read_results_file(run).context.job_s, recorded);
+  for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{{"job-time", run},
+                                                                                   {"job-time", run, "build"},
+                                                                                   {"job-time", run, "a b=1"},
+                                                                                   {"job-time", run, "build=-1"},
+                                                                                   {"job-time", run, "build=nan"},
+                                                                                   {"job-time", run, "build=1s"},
+                                                                                   {"job-time", dir.file("missing.json"), "build=1"}}) {
+    const Outcome refused = kgate_cli(bad);
+    EXPECT_EQ(refused.status, 2) << bad.back();
+    EXPECT_FALSE(refused.err.empty()) << bad.back();
+  }
+  EXPECT_EQ(kgate::read_results_file(run).context.job_s, recorded) << "a refused call leaves the run as it was";
+}
+
 TEST(KgateCli, VersionIsTheProjectsWithTheCommit) {
   const Outcome r = kgate_cli({"--version"});
   EXPECT_EQ(r.status, 0);
