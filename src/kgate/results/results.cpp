@@ -21,16 +21,25 @@ bool is_job_phase_name(std::string_view name) {
   });
 }
 
+namespace {
+
+// The phase of that name in `job` (a const or a mutable one), or its end.
+template <typename Job>
+auto phase_named(Job& job, std::string_view phase) {
+  return std::find_if(job.begin(), job.end(), [&](const JobPhase& p) { return p.phase == phase; });
+}
+
+}  // namespace
+
 const JobPhase* find_job_phase(const std::vector<JobPhase>& job, std::string_view phase) {
-  const auto it = std::find_if(job.begin(), job.end(), [&](const JobPhase& p) { return p.phase == phase; });
+  const auto it = phase_named(job, phase);
   return it == job.end() ? nullptr : &*it;
 }
 
 void record_job_phases(std::vector<JobPhase>& job, const std::vector<JobPhase>& phases) {
   for (const JobPhase& phase : phases) {
-    const auto known = std::find_if(job.begin(), job.end(), [&](const JobPhase& p) { return p.phase == phase.phase; });
-    if (known == job.end()) job.push_back(phase);
-    else known->seconds = phase.seconds;
+    if (const auto known = phase_named(job, phase.phase); known != job.end()) known->seconds = phase.seconds;
+    else job.push_back(phase);
   }
 }
 
