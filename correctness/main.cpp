@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kgate/base/phase_clock.hpp"
 #include "kgate/core/ctest_gpu.hpp"
 #include "kgate/measure/device.hpp"
 #include "kgate/base/random.hpp"
@@ -38,9 +39,14 @@ class VariantCase : public ::testing::Test {
     const std::uint64_t base_seed = kgate::session_seed();
     const std::uint64_t seed = kgate::derive_seed(base_seed, variant_->info.full_name() + "/" + shape_.id());
 
+    // Where a case's time goes, as GoogleTest properties (inputs_s, launch_s, check_s) that
+    // scripts/gpu_tests.py sums over the suite.
+    kgate::PhaseSeconds steps;
+    kgate::PhaseClock clock(steps);
     kgate::ProblemInstance instance(family, shape_);
     instance.fill_inputs(seed, /*keep_host_copy=*/device_reference == nullptr);
     instance.poison_outputs();
+    clock.lap("inputs");
     try {
       variant_->launch(instance, 0, nullptr);
     } catch (const kgate::UnsupportedShape& unsupported) {
@@ -48,8 +54,11 @@ class VariantCase : public ::testing::Test {
     }
     KGATE_CUDA_CHECK(cudaGetLastError());
     KGATE_CUDA_CHECK(cudaDeviceSynchronize());
+    clock.lap("launch");
 
     const kgate::InstanceCheck check = instance.check();
+    clock.lap("check");
+    for (const auto& [step, seconds] : steps) RecordProperty(step + "_s", std::to_string(seconds));
     EXPECT_TRUE(check.passed()) << variant_->info.full_name() << " at " << shape_.id() << " differs from " << check.reference << "\n"
                                 << check.describe() << "\nreproduce with KGATE_SEED=" << base_seed << " (case seed " << seed << ")";
   }

@@ -25,7 +25,7 @@ import tempfile
 import threading
 import time
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from xml.sax.saxutils import escape, quoteattr
 
 DEFAULT_TIMEOUT_S = 1500.0  # ctest's default when a test sets none
@@ -52,6 +52,7 @@ class Outcome:
     result: str  # "passed", "failed", "skipped"
     time_s: float = 0.0
     output: str = ""  # as ctest's JUnit shows it: for a skip, "<file>:<line>: Skipped\n<reason>"
+    steps: dict = field(default_factory=dict)  # the case's own "<step>_s" properties: {step: seconds}
 
 
 @dataclass
@@ -109,6 +110,21 @@ def batch_timeout_s(batch):
     return max(c.timeout_s for c in batch.cases) + 30.0 * (len(batch.cases) - 1)
 
 
+def case_steps(case):
+    """A case's RecordProperty("<step>_s", seconds) entries, as GoogleTest writes them: in
+    <properties> (1.10 and later) or as attributes of <testcase> (before) -> {step: seconds}."""
+    named = [(p.get("name") or "", p.get("value")) for p in case.iter("property")]
+    named += [(k, v) for k, v in case.attrib.items() if k not in ("name", "classname", "time")]
+    steps = {}
+    for name, value in named:
+        try:
+            if name.endswith("_s") and len(name) > 2:
+                steps[name[:-2]] = float(value)
+        except (TypeError, ValueError):
+            continue
+    return steps
+
+
 def gtest_outcomes(xml_path):
     """GoogleTest's XML report (--gtest_output=xml:FILE) -> {"Suite.Test": Outcome}."""
     outcomes = {}
@@ -127,6 +143,8 @@ def gtest_outcomes(xml_path):
                 outcomes[name] = Outcome("skipped", time_s, f"{where}: Skipped\n{reason}\n")
             elif case.get("status", "run") == "run":
                 outcomes[name] = Outcome("passed", time_s)
+            if name in outcomes:
+                outcomes[name].steps = case_steps(case)
     return outcomes
 
 
@@ -300,6 +318,14 @@ def main(argv):
               f"their cases {share.cases_s:.1f} s")
     wall, count, gpu, own = runner.longest
     print(f"gpu-tests: the longest process: {count} cases on GPU {gpu}, {wall:.1f} s (its cases {own:.1f} s)")
+    steps = {}  # in the order the cases name them
+    for _, outcome in results:
+        for step, seconds in outcome.steps.items():
+            steps[step] = steps.get(step, 0.0) + seconds
+    if steps:
+        # What the cases' own time is made of (the correctness cases: inputs drawn and copied,
+        # the launch, the check against the reference): where to look when the cases are slow.
+        print("gpu-tests: the cases' own time by step: " + ", ".join(f"{step} {s:.1f} s" for step, s in steps.items()))
     counts = {kind: sum(o.result == kind for _, o in results) for kind in ("passed", "failed", "skipped")}
     print(f"gpu-tests: {len(results)} cases: {counts['passed']} passed, {counts['failed']} failed, "
           f"{counts['skipped']} skipped, in {wall_s:.1f} s")
