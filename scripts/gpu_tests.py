@@ -30,6 +30,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 DEFAULT_TIMEOUT_S = 1500.0  # ctest's default when a test sets none
 BATCHES_PER_PROCESS = 4  # each worker takes about this many batches: the last to finish waits little
+SLOWEST_SHOWN = 5  # the cases named at the end, slowest first: where a slow suite's time goes
 
 
 @dataclass
@@ -326,6 +327,11 @@ def main(argv):
         # What the cases' own time is made of (the correctness cases: inputs drawn and copied,
         # the launch, the check against the reference): where to look when the cases are slow.
         print("gpu-tests: the cases' own time by step: " + ", ".join(f"{step} {s:.1f} s" for step, s in steps.items()))
+    slowest = sorted(results, key=lambda r: -r[1].time_s)[:SLOWEST_SHOWN]
+    if slowest and slowest[0][1].time_s > 0:
+        print("gpu-tests: the slowest cases: " + "; ".join(
+            f"{name} {o.time_s:.2f} s" + (" (" + ", ".join(f"{k} {v:.2f}" for k, v in o.steps.items()) + ")" if o.steps else "")
+            for name, o in slowest))
     counts = {kind: sum(o.result == kind for _, o in results) for kind in ("passed", "failed", "skipped")}
     print(f"gpu-tests: {len(results)} cases: {counts['passed']} passed, {counts['failed']} failed, "
           f"{counts['skipped']} skipped, in {wall_s:.1f} s")

@@ -125,6 +125,8 @@ def main(scripts):
         check("GPU 0:" in done.stdout and "GPU 1:" in done.stdout, f"each GPU's share is said:\n{done.stdout}")
         check("46 cases: 46 passed, 0 failed, 0 skipped" in done.stdout, done.stdout)
         check("the cases' own time by step: inputs 11.5 s, check 23.0 s" in done.stdout, done.stdout)
+        check("the slowest cases: " in done.stdout and done.stdout.count("0.01 s (inputs 0.25, check 0.50)") == 5,
+              f"the five slowest cases are named with their steps:\n{done.stdout}")
 
         # On one GPU the lock's cases are one process, whatever the slots.
         done, ran, junit = run(scripts, work, names[:8] + locked, lock_names=locked, gpus=("0",), slots=3)
