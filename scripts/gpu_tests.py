@@ -29,7 +29,11 @@ from dataclasses import dataclass, field
 from xml.sax.saxutils import escape, quoteattr
 
 DEFAULT_TIMEOUT_S = 1500.0  # ctest's default when a test sets none
-BATCHES_PER_PROCESS = 4  # each worker takes about this many batches: the last to finish waits little
+# Each worker takes about this many batches. More would even out the workers' ends, but every
+# batch is a process with its own CUDA context, and contexts are made and torn down one at a time
+# host-wide: on a 4x H200 host, 16 processes at once spent about 3 s each outside their cases
+# (0.85 s with 4), which made 58 processes on four GPUs as slow as 17 on one.
+BATCHES_PER_WORKER = 2
 SLOWEST_SHOWN = 5  # the cases named at the end, slowest first: where a slow suite's time goes
 
 
@@ -86,7 +90,7 @@ def list_cases(ctest_json):
 def plan_batches(cases, workers, gpus):
     """The batches, longest first: a lock's cases in one batch per GPU (a GPU test's lock guards
     what each GPU has once: its profiler, CUPTI_ERROR_HARDWARE_BUSY for a second session), the
-    others split per binary into batches of about the same count, BATCHES_PER_PROCESS a worker.
+    others split per binary into batches of about the same count, BATCHES_PER_WORKER a worker.
     The 13 CUPTI cases in one process were the longest process on one GPU and on two (14-22 s)."""
     locked, free = {}, {}
     for case in cases:
@@ -97,7 +101,7 @@ def plan_batches(cases, workers, gpus):
         count = min(gpus, len(group))
         batches += [Batch(group[i::count], lock) for i in range(count)]
     unlocked = sum(len(group) for group in free.values())
-    size = max(1, math.ceil(unlocked / max(1, workers * BATCHES_PER_PROCESS)))
+    size = max(1, math.ceil(unlocked / max(1, workers * BATCHES_PER_WORKER)))
     for group in free.values():
         # Interleaved rather than cut in runs: neighbouring cases are often one variant's large shapes.
         count = math.ceil(len(group) / size)
