@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <cstring>
 #include <vector>
 
@@ -31,6 +32,36 @@ TEST(Accuracy, UlpOfBf16) {
   EXPECT_EQ(kgate::ulp(DType::fp16, 1.0), std::ldexp(1.0, -10));
   EXPECT_EQ(kgate::ulp(DType::fp32, 1.0), std::ldexp(1.0, -23));
   EXPECT_GT(kgate::ulp(DType::bf16, 0.0), 0.0);
+}
+
+// ulp() reads the exponent from the double's bits: it must agree with the definition through
+// frexp and ldexp at and around powers of two, in each type's subnormal range, and for the
+// smallest and largest doubles.
+TEST(Accuracy, UlpMatchesItsFrexpDefinition) {
+  const auto defined = [](DType dtype, double value) {
+    const int bits = dtype == DType::bf16 ? 8 : dtype == DType::fp16 ? 11 : 24;
+    const int min_exponent = dtype == DType::fp16 ? -13 : -125;
+    int exponent = 0;
+    std::frexp(std::fabs(value), &exponent);
+    if (value == 0.0 || exponent < min_exponent) exponent = min_exponent;
+    return std::ldexp(1.0, exponent - bits);
+  };
+  std::vector<double> values = {0.0,
+                                -0.0,
+                                std::numeric_limits<double>::denorm_min(),
+                                std::numeric_limits<double>::min(),
+                                std::numeric_limits<double>::max(),
+                                3.0e-5,
+                                6.1e-5,
+                                1.0e-39,
+                                1.2e-38,
+                                65504.0,
+                                3.0e38};
+  for (int e = -160; e <= 140; ++e)
+    for (const double m : {1.0, std::nextafter(1.0, 2.0), 1.5, std::nextafter(2.0, 1.0)}) values.push_back(std::ldexp(m, e));
+  for (const DType dtype : {DType::bf16, DType::fp16, DType::fp32})
+    for (const double v : values)
+      for (const double x : {v, -v}) EXPECT_EQ(kgate::ulp(dtype, x), defined(dtype, x)) << to_string(dtype) << " at " << x;
 }
 
 TEST(Accuracy, Bf16RoundsToNearestEven) {

@@ -16,11 +16,15 @@ enum Tensor { kQ, kK, kV, kLengths, kOut, kPartialOut, kPartialLse, kArrivals };
 // values the harness draws for any input.
 CustomInit cache_with_nan_past_lengths(const AttentionDims& d) {
   return [d, lengths = sequence_lengths(d)](std::uint64_t seed, std::span<double> values) {
-    const auto row = static_cast<std::size_t>(d.head_dim), sequence = static_cast<std::size_t>(d.kv_heads * d.max_len) * row;
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      const bool used = static_cast<std::int64_t>(i % sequence / row % static_cast<std::size_t>(d.max_len)) < lengths[i / sequence];
-      values[i] = used ? random_value(seed, i, Distribution{}) : std::numeric_limits<double>::quiet_NaN();
-    }
+    // Row by row ([b, hkv, l] rows of d values), not element by element: no divisions per value.
+    const auto row = static_cast<std::size_t>(d.head_dim);
+    std::size_t i = 0;
+    for (std::int64_t b = 0; b < d.batch; ++b)
+      for (std::int64_t h = 0; h < d.kv_heads; ++h)
+        for (std::int64_t j = 0; j < d.max_len; ++j)
+          for (std::size_t end = i + row; i < end; ++i)
+            values[i] = j < lengths[static_cast<std::size_t>(b)] ? random_value(seed, i, Distribution{})
+                                                                 : std::numeric_limits<double>::quiet_NaN();
   };
 }
 

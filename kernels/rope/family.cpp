@@ -114,13 +114,20 @@ double RopeFamily::flops(const Shape& shape) const {
 // fp32 angles are both errors measured against it.
 void RopeFamily::reference(const Shape& shape, HostTensors& t) const {
   const std::int64_t tokens = shape.at("t"), d = shape.at("d"), half = d / 2;
-  for (const auto& [tensor, heads] : {std::pair{kQ, shape.at("hq")}, std::pair{kK, shape.at("hk")}}) {
-    for (std::int64_t token = 0; token < tokens; ++token) {
-      const double position = t[kPositions][token];
+  // A token's angles serve all its heads: computed once per token, the reference's cost is its
+  // multiplications rather than 4 transcendental calls per pair (1.5 s at 2100 tokens x 72 heads).
+  std::vector<double> cosines(static_cast<std::size_t>(half)), sines(static_cast<std::size_t>(half));
+  for (std::int64_t token = 0; token < tokens; ++token) {
+    const double position = t[kPositions][token];
+    for (std::int64_t i = 0; i < half; ++i) {
+      cosines[static_cast<std::size_t>(i)] = std::cos(angle(position, i, d));
+      sines[static_cast<std::size_t>(i)] = std::sin(angle(position, i, d));
+    }
+    for (const auto& [tensor, heads] : {std::pair{kQ, shape.at("hq")}, std::pair{kK, shape.at("hk")}}) {
       for (std::int64_t h = 0; h < heads; ++h) {
         double* x = &t[tensor][(token * heads + h) * d];
         for (std::int64_t i = 0; i < half; ++i) {
-          const double c = std::cos(angle(position, i, d)), s = std::sin(angle(position, i, d));
+          const double c = cosines[static_cast<std::size_t>(i)], s = sines[static_cast<std::size_t>(i)];
           const double a = x[i], b = x[i + half];
           x[i] = a * c - b * s;
           x[i + half] = b * c + a * s;

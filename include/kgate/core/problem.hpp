@@ -25,9 +25,9 @@ class ProblemInstance {
   int copies() const { return static_cast<int>(copies_.size()); }
   std::size_t bytes_per_copy() const;
 
-  // Fresh random inputs in every copy (copy c draws from derive_seed(seed, c)). With
-  // `keep_host_copy`, copy 0 is generated on the host and kept for the reference; otherwise
-  // every copy is filled on the device (the values are identical either way).
+  // Fresh random inputs in every copy (copy c draws from derive_seed(seed, c)), drawn on the
+  // device, or on the host for a tensor with a custom_init. With `keep_host_copy`, copy 0's
+  // values are kept on the host for the reference (read back where the device drew them).
   void fill_inputs(std::uint64_t seed, bool keep_host_copy, cudaStream_t stream = nullptr);
   void poison_outputs(cudaStream_t stream = nullptr);
 

@@ -40,10 +40,14 @@ double ulp(DType dtype, double value) {
       break;
     case DType::i32: return 1.0;
   }
-  int exponent = 0;
-  std::frexp(std::fabs(value), &exponent);  // |value| in [2^(exponent-1), 2^exponent)
-  if (value == 0.0 || exponent < min_exponent) exponent = min_exponent;
-  return std::ldexp(1.0, exponent - significant_bits);
+  // |value| in [2^(exponent-1), 2^exponent), read from the double's exponent field as frexp
+  // would give it, and 2^(exponent - significant_bits) built the same way: the check calls this
+  // for every element, and frexp with ldexp were most of its time. A zero or a double subnormal
+  // (biased exponent 0) lies below every min_exponent here.
+  const auto biased = static_cast<int>((std::bit_cast<std::uint64_t>(value) >> 52) & 0x7FF);
+  int exponent = biased - 1022;
+  if (biased == 0 || exponent < min_exponent) exponent = min_exponent;
+  return std::bit_cast<double>(static_cast<std::uint64_t>(exponent - significant_bits + 1023) << 52);
 }
 
 std::uint16_t poison_bits_16() { return 0x7FA5; }  // quiet NaN in both bf16 and fp16
