@@ -88,29 +88,25 @@ def list_cases(ctest_json):
 
 
 def plan_batches(cases, workers, gpus):
-    """The batches in the order they are taken: a lock's cases in one batch per GPU (a GPU test's
-    lock guards what each GPU has once: its profiler, CUPTI_ERROR_HARDWARE_BUSY for a second
-    session), first; then the others, split per binary into batches of about the same count,
-    BATCHES_PER_WORKER a worker, longest first. A locked batch goes first whatever its count: it
-    cannot be split further, and its cases are the slow ones (the 13 CUPTI cases took 12 s in
-    one process on an H200, 2 to 4 s each of them with 16 processes on four), so a locked batch
-    taken after the others was the last process to end."""
+    """The batches, longest first: a lock's cases in one batch per GPU (a GPU test's lock guards
+    what each GPU has once: its profiler, CUPTI_ERROR_HARDWARE_BUSY for a second session), the
+    others split per binary into batches of about the same count, BATCHES_PER_WORKER a worker.
+    The 13 CUPTI cases in one process were the longest process on one GPU and on two (14-22 s)."""
     locked, free = {}, {}
     for case in cases:
         (locked.setdefault((case.binary, case.cwd, case.lock), []) if case.lock
          else free.setdefault((case.binary, case.cwd), [])).append(case)
-    first = []
+    batches = []
     for (_, _, lock), group in locked.items():
         count = min(gpus, len(group))
-        first += [Batch(group[i::count], lock) for i in range(count)]
-    batches = []
+        batches += [Batch(group[i::count], lock) for i in range(count)]
     unlocked = sum(len(group) for group in free.values())
     size = max(1, math.ceil(unlocked / max(1, workers * BATCHES_PER_WORKER)))
     for group in free.values():
         # Interleaved rather than cut in runs: neighbouring cases are often one variant's large shapes.
         count = math.ceil(len(group) / size)
         batches += [Batch(group[i::count]) for i in range(count)]
-    return first + sorted(batches, key=lambda b: -len(b.cases))
+    return sorted(batches, key=lambda b: -len(b.cases))
 
 
 def batch_timeout_s(batch):
