@@ -133,6 +133,11 @@ def main(scripts):
         check(done.returncode == 0 and not any(r[3:] for r in ran), f"one GPU, no overlap: {done.stdout}{ran}")
         check(len({r[2] for r in ran if r[0] in locked}) == 1, "one GPU: the locked cases share one process")
 
+        # The locked batch is taken last, whatever its count: on one worker its cases run after all the others.
+        done, ran, junit = run(scripts, work, names[:6] + locked, lock_names=locked, gpus=("0",), slots=1)
+        check(done.returncode == 0 and ran and ran[-1][0] in locked and ran[0][0] not in locked,
+              f"the locked batch runs last: {ran[:2]} ... {ran[-2:]}")
+
         # A failure, a skip, and a crash that takes down its process: the crash fails alone, the
         # other cases of its process run again, each in its own.
         names = [f"rmsnorm/naive.m={m}/n=4096/bf16" for m in range(12)]
