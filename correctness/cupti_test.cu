@@ -211,6 +211,10 @@ TEST(CuptiTimer, SamplesAreTheKernelsOwnSpan) {
   if (const std::string why = activity_missing(); !why.empty()) GTEST_SKIP() << why;
   const kgate::DeviceInfo& device = *kgate::probe_device().device;
   kgate::TimingOptions options;
+  // A 5 us kernel meets the noise target long before the suite's 0.5 s of GPU time (100k
+  // samples, which took the whole 1 s cap for each of the three measurements here): 0.05 s of it
+  // are 10k samples, plenty for medians that must fall in a 1.5 us window.
+  options.stopping.min_gpu_time_s = 0.05;
   options.stopping.max_wall_time_s = 1;
   kgate::GpuTimer timer(device, options);
   ASSERT_EQ(timer.timer(), kgate::Timer::cupti) << timer.timer_fallback_reason();
