@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     // The CUDA context, made before the first case rather than in it, so that each case's time is
-    // its own: a context took 0.4 s on an H200, and 1-1.5 s while 16 processes made theirs at once.
+    // its own: CUDA's start took 0.4 s on an H200 alone, 3-4 s while 16 processes started at once.
     if (kgate::probe_device().device) cudaFree(nullptr);
   }
   register_cases();
