@@ -442,7 +442,9 @@ TEST(HistoryDb, KeepsTheJobPhasesOfEachRunInTheJobsOrder) {
   EXPECT_EQ(rebuilt[1].second.context.job_s, job);
 }
 
-// The tables of schema version 1, as kgate wrote them before the job's phases were kept.
+// The tables of schema version 1, as kgate wrote them before the job's phases were kept. Written
+// out here, not taken from history_db.cpp's migrations: a fixture that followed the code could not
+// catch an upgrade that no longer reads what older kgate versions wrote.
 constexpr const char* kSchemaVersion1 = R"(
 CREATE TABLE runs (
   id INTEGER PRIMARY KEY,
