@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU tests of a build (ctest's label gpu: the correctness suite and the CUPTI tests) on every
-# visible GPU at once, a few cases per process (scripts/gpu_tests.py): a CUDA process takes about
-# 0.4 s to start, which was most of the suite's time when ctest ran each case in its own. A case
+# visible GPU at once, one process per worker (scripts/gpu_tests.py): a CUDA process takes about
+# 0.4 s to start, which was most of the suite's time when ctest ran each case in its own. Each
+# process gets its share of the cores (KGATE_HOST_THREADS) for the host references. A case
 # that takes its process down fails alone; ctest's timeouts and resource locks are kept. It ends
 # with each GPU's share of the cases and its wall time.
 # Usage: scripts/gpu-tests.sh [--build DIR] [--gpus N] [--slots N] [ctest -R/-E arguments...]

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""The GPU tests of a build (ctest's label gpu) spread over GPUs, a few cases per process.
+"""The GPU tests of a build (ctest's label gpu) spread over GPUs, one process per worker.
 
 ctest starts one process per case, and a CUDA process takes 0.4-0.5 s to start on an H100: most of
 the correctness suite's 70 s on one GPU (336 cases; the same cases ran in 18 s as four processes).
 So the cases ctest lists are run in batches, one GoogleTest process per batch (--gtest_filter),
-as many at once per GPU as --slots, each GPU's processes taking the next batch when they finish.
+as many at once per GPU as --slots, each worker taking the next batch when it finishes, and each
+process its share of the host's cores for the references' threads (KGATE_HOST_THREADS).
 What ctest would have done is kept: each case's working directory and timeout, a RESOURCE_LOCK's
 cases one at a time on each GPU, and a case that takes its process down (a crash, a lost
 context, a timeout) fails alone: the cases of its batch that did not finish run again, one process
@@ -29,11 +30,12 @@ from dataclasses import dataclass, field
 from xml.sax.saxutils import escape, quoteattr
 
 DEFAULT_TIMEOUT_S = 1500.0  # ctest's default when a test sets none
-# Each worker takes about this many batches. More would even out the workers' ends, but every
-# batch is a process with its own CUDA context, and contexts are made and torn down one at a time
-# host-wide: on a 4x H200 host, 16 processes at once spent about 3 s each outside their cases
-# (0.85 s with 4), which made 58 processes on four GPUs as slow as 17 on one.
-BATCHES_PER_WORKER = 2
+# Each worker takes this many batches. More would even out the workers' ends, but every batch is
+# a process with its own CUDA context, and contexts are made and torn down one at a time host-wide:
+# on a 4x H200 host, 16 processes at once spent about 3 s each outside their cases (0.85 s with 4).
+# With the host references spread over threads (KGATE_HOST_THREADS) the cases are short enough
+# that one batch a worker ends evenly: on a 2x H200 host 9.3-9.6 s against 10.4-10.6 s with two.
+BATCHES_PER_WORKER = 1
 SLOWEST_SHOWN = 5  # the cases named at the end, slowest first: where a slow suite's time goes
 
 
@@ -88,29 +90,43 @@ def list_cases(ctest_json):
 
 
 def plan_batches(cases, workers, gpus):
-    """The batches in the order they are taken: the others split per binary into batches of about
-    the same count, BATCHES_PER_WORKER a worker, longest first; then a lock's cases, one batch per
-    GPU (a GPU test's lock guards what each GPU has once: its profiler,
-    CUPTI_ERROR_HARDWARE_BUSY for a second session), last. The CUPTI cases talk to the driver
-    most, and the driver serves the processes of all GPUs one at a time: taken first, beside 15
-    processes making their contexts on a 4x H200 host, 3 of them took 12-15 s and the run 1-2 s
-    longer; taken last, they ran in 5-8 s."""
+    """The batches in the order they are taken: first a lock's cases, one batch per GPU (a GPU
+    test's lock guards what each GPU has once: its profiler, CUPTI_ERROR_HARDWARE_BUSY for a second
+    session), as they are the longest chain (13 CUPTI cases, 7 s on one H200) and cannot be split
+    on one GPU; then the others, split per binary into batches of about the same count,
+    BATCHES_PER_WORKER for each worker the locked batches leave, longest first. Taken last, the
+    locked batch ran after a worker's free batch, and with one batch a worker that added 3-4 s;
+    taken first beside 15 processes that each took a second batch later, it waited on their
+    contexts (the driver makes them one at a time), which one batch a worker does not do."""
     locked, free = {}, {}
     for case in cases:
         (locked.setdefault((case.binary, case.cwd, case.lock), []) if case.lock
          else free.setdefault((case.binary, case.cwd), [])).append(case)
-    last = []
+    first = []
     for (_, _, lock), group in locked.items():
         count = min(gpus, len(group))
-        last += [Batch(group[i::count], lock) for i in range(count)]
+        first += [Batch(group[i::count], lock) for i in range(count)]
     batches = []
     unlocked = sum(len(group) for group in free.values())
-    size = max(1, math.ceil(unlocked / max(1, workers * BATCHES_PER_WORKER)))
+    size = max(1, math.ceil(unlocked / max(1, workers * BATCHES_PER_WORKER - len(first))))
     for group in free.values():
         # Interleaved rather than cut in runs: neighbouring cases are often one variant's large shapes.
         count = math.ceil(len(group) / size)
         batches += [Batch(group[i::count]) for i in range(count)]
-    return sorted(batches, key=lambda b: -len(b.cases)) + last
+    return first + sorted(batches, key=lambda b: -len(b.cases))
+
+
+def host_threads(cores, workers):
+    """Each process's share of the cores (KGATE_HOST_THREADS, parallel.hpp), for the host
+    references it spreads over threads: the processes at once share the host evenly."""
+    return max(1, cores // max(1, workers))
+
+
+def available_cores():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
 
 
 def batch_timeout_s(batch):
@@ -179,11 +195,11 @@ def junit(results, wall_s):
 
 
 class Runner:
-    def __init__(self, batches, gpus, slots, scratch):
+    def __init__(self, batches, gpus, slots, scratch, threads):
         self.waiting = list(batches)  # in the order they are taken: longest first, reruns last
         self.held = set()  # (lock, GPU) of the locked batches running
         self.pending = len(batches)
-        self.gpus, self.slots, self.scratch = gpus, slots, scratch
+        self.gpus, self.slots, self.scratch, self.threads = gpus, slots, scratch, threads
         self.outcomes = {}
         self.shares = {gpu: GpuShare() for gpu in gpus}
         self.lock = threading.Lock()
@@ -234,7 +250,7 @@ class Runner:
         first = batch.cases[0]
         command = [first.binary, "--gtest_filter=" + ":".join(c.name for c in batch.cases),
                    f"--gtest_output=xml:{xml_path}"]
-        environment = dict(os.environ, CUDA_VISIBLE_DEVICES=gpu)
+        environment = dict(os.environ, CUDA_VISIBLE_DEVICES=gpu, KGATE_HOST_THREADS=str(self.threads))
         for variable in [v for v in environment if v.startswith("CTEST_RESOURCE_GROUP")]:
             del environment[variable]
         if "CUDA_VISIBLE_DEVICES" not in os.environ:
@@ -307,11 +323,14 @@ def main(argv):
         return 0
     workers = len(options.gpu) * options.slots
     batches = plan_batches(cases, workers, len(options.gpu))
+    given = os.environ.get("KGATE_HOST_THREADS")
+    threads = given if given else str(host_threads(available_cores(), workers))
     print(f"gpu-tests: {len(cases)} cases in {len(batches)} processes, {workers} at a time "
-          f"({options.slots} per GPU on {len(options.gpu)} GPU(s): {', '.join(options.gpu)})")
+          f"({options.slots} per GPU on {len(options.gpu)} GPU(s): {', '.join(options.gpu)}), "
+          f"{threads} host thread(s) each{' (KGATE_HOST_THREADS)' if given else ''}")
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="kgate-gpu-tests.") as scratch:
-        runner = Runner(batches, options.gpu, options.slots, scratch)
+        runner = Runner(batches, options.gpu, options.slots, scratch, threads)
         runner.run()
     wall_s = time.monotonic() - started
     results = [(c.name, runner.outcomes[c.name]) for c in cases]

@@ -26,6 +26,8 @@ xml_path = args["--gtest_output"].removeprefix("xml:")
 log = os.environ["FAKE_LOG"]
 rows = []
 gpu = os.environ.get("CUDA_VISIBLE_DEVICES")
+with open(log + ".threads", "a") as f:
+    f.write(os.environ.get("KGATE_HOST_THREADS", "unset") + "\n")
 for name in names:
     with open(log, "a") as f:
         f.write(f"{name} {gpu} {os.getpid()}\n")
@@ -77,7 +79,7 @@ def listing(binary, names, lock_names=()):
     return {"kind": "ctestInfo", "tests": tests}
 
 
-def run(scripts, work, names, lock_names=(), gpus=("0", "1"), slots=2):
+def run(scripts, work, names, lock_names=(), gpus=("0", "1"), slots=2, threads=None):
     binary = os.path.join(work, "fake_correctness")
     executable(binary, FAKE_GTEST)
     with open(os.path.join(work, "listing.json"), "w") as f:
@@ -85,16 +87,22 @@ def run(scripts, work, names, lock_names=(), gpus=("0", "1"), slots=2):
     # `ctest` on PATH prints the listing, as ctest -N --show-only=json-v1 would.
     executable(os.path.join(work, "ctest"), f"#!/bin/sh\ncat {work}/listing.json\n")
     log = os.path.join(work, "ran.log")
-    if os.path.exists(log):
-        os.remove(log)
+    for old in (log, log + ".threads"):
+        if os.path.exists(old):
+            os.remove(old)
     environment = dict(os.environ, PATH=f"{work}:{os.environ['PATH']}", FAKE_LOG=log)
     environment.pop("CUDA_VISIBLE_DEVICES", None)
+    environment.pop("KGATE_HOST_THREADS", None)
+    if threads:
+        environment["KGATE_HOST_THREADS"] = threads
     junit = os.path.join(work, "junit.xml")
     command = [sys.executable, os.path.join(scripts, "gpu_tests.py"), "--build", work, "--slots", str(slots),
                "--junit", junit] + [arg for gpu in gpus for arg in ("--gpu", gpu)]
     done = subprocess.run(command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     with open(log) as f:
         ran = [line.split() for line in f]
+    with open(log + ".threads") as f:
+        run.threads = {line.strip() for line in f}  # KGATE_HOST_THREADS as the processes saw it
     return done, ran, ET.parse(junit).getroot() if os.path.exists(junit) else None
 
 
@@ -124,19 +132,30 @@ def main(scripts):
         check(all(c.get("status") == "run" for c in cases), "passed cases are status run")
         check("GPU 0:" in done.stdout and "GPU 1:" in done.stdout, f"each GPU's share is said:\n{done.stdout}")
         check("46 cases: 46 passed, 0 failed, 0 skipped" in done.stdout, done.stdout)
+        share = str(max(1, len(os.sched_getaffinity(0)) // 4))
+        check(run.threads == {share}, f"each of 4 processes at once has its share of the cores: {run.threads}, not {share}")
+        check(f"{share} host thread(s) each" in done.stdout, done.stdout)
         check("the cases' own time by step: inputs 11.5 s, check 23.0 s" in done.stdout, done.stdout)
         check("the slowest cases: " in done.stdout and done.stdout.count("0.01 s (inputs 0.25, check 0.50)") == 5,
               f"the five slowest cases are named with their steps:\n{done.stdout}")
+
+        # KGATE_HOST_THREADS given: every process has it as given.
+        done, ran, junit = run(scripts, work, names[:4], threads="3")
+        check(run.threads == {"3"} and "3 host thread(s) each (KGATE_HOST_THREADS)" in done.stdout,
+              f"KGATE_HOST_THREADS is passed on: {run.threads}\n{done.stdout}")
 
         # On one GPU the lock's cases are one process, whatever the slots.
         done, ran, junit = run(scripts, work, names[:8] + locked, lock_names=locked, gpus=("0",), slots=3)
         check(done.returncode == 0 and not any(r[3:] for r in ran), f"one GPU, no overlap: {done.stdout}{ran}")
         check(len({r[2] for r in ran if r[0] in locked}) == 1, "one GPU: the locked cases share one process")
 
-        # The locked batch is taken last, whatever its count: on one worker its cases run after all the others.
+        # The locked batch is taken first, whatever its count: on one worker its cases run before all the others.
         done, ran, junit = run(scripts, work, names[:6] + locked, lock_names=locked, gpus=("0",), slots=1)
-        check(done.returncode == 0 and ran and ran[-1][0] in locked and ran[0][0] not in locked,
-              f"the locked batch runs last: {ran[:2]} ... {ran[-2:]}")
+        check(done.returncode == 0 and ran and ran[0][0] in locked and ran[-1][0] not in locked,
+              f"the locked batch runs first: {ran[:2]} ... {ran[-2:]}")
+        # One batch a worker, the locked ones among them: 2 GPUs x 2 slots are 2 locked batches and 2 others.
+        done, ran, junit = run(scripts, work, names + locked, lock_names=locked)
+        check(len({r[2] for r in ran}) == 4, f"one process a worker: {len({r[2] for r in ran})} processes")
 
         # A failure, a skip, and a crash that takes down its process: the crash fails alone, the
         # other cases of its process run again, each in its own.

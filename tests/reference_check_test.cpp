@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "kgate/base/parallel.hpp"
 #include "kgate/core/registry.hpp"
 
 namespace {
@@ -17,7 +18,16 @@ using kgate::Access;
 using kgate::DType;
 using kgate::Shape;
 
-enum class Flaw { none, leaves_last_unwritten, writes_inf, writes_input, resizes_output, keeps_state, baseline_unwritten };
+enum class Flaw {
+  none,
+  leaves_last_unwritten,
+  writes_inf,
+  writes_input,
+  resizes_output,
+  keeps_state,
+  depends_on_threads,
+  baseline_unwritten
+};
 
 Shape elements(std::int64_t n) { return Shape({{"n", n}}, DType::fp32, "synthetic"); }
 
@@ -54,6 +64,8 @@ class SyntheticFamily final : public kgate::Family {
     if (flaw_ == Flaw::writes_input) t[0][1] = 0;  // an index into the wrong tensor
     if (flaw_ == Flaw::resizes_output) t[1].push_back(0);
     if (flaw_ == Flaw::keeps_state) t[1][0] += calls_++;
+    // As a sum split over the threads would be, were its partial sums added in finishing order.
+    if (flaw_ == Flaw::depends_on_threads) t[1][2] += 1e-3 * static_cast<double>(kgate::host_threads());
   }
 
   bool baseline(const Shape& shape, kgate::HostTensors& t) const override {
@@ -108,6 +120,18 @@ TEST(ReferenceCheck, AResizedTensorFails) { EXPECT_EQ(only_problem(Flaw::resizes
 TEST(ReferenceCheck, StateKeptBetweenCallsFails) {
   const std::string problem = only_problem(Flaw::keeps_state);
   EXPECT_NE(problem.find("reference() gave other values in a second run on the same inputs for 1 of 3 elements of 'y' (first: element 0"),
+            std::string::npos)
+      << problem;
+}
+
+TEST(ReferenceCheck, ValuesThatDependOnTheThreadCountFail) {
+  const kgate::ScopedHostThreads four(4);  // the first run's, whatever this machine has
+  const std::string problem = only_problem(Flaw::depends_on_threads);
+  EXPECT_NE(problem.find("reference() gave other values in a second run on the same inputs for 1 of 3 elements of 'y' (first: element 2"),
+            std::string::npos)
+      << problem;
+  EXPECT_NE(problem.find("on one thread): it reads memory it never wrote, keeps state between calls or gives values that depend on how "
+                         "its work is split over threads"),
             std::string::npos)
       << problem;
 }

@@ -2,6 +2,8 @@
 // and a synthetic nvidia-smi stand in for the GPU side; the real kgate binary runs them and merges.
 // Checks which GPU each shard ran on, the flags each got, and the merged file's record of it.
 #include <gtest/gtest.h>
+
+#include <thread>
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -68,8 +70,10 @@ TEST(ShardRun, OneShardPerGpuThenMerged) {
   const FakeMachine machine(dir, 2);
   ASSERT_EQ(machine.shard_run("--out-dir out -- --kgate_counters=off"), 0) << machine.log();
   const std::string gpus = machine.gpus();
-  EXPECT_NE(gpus.find("shard 0/2 on 0 order PCI_BUS_ID"), std::string::npos) << gpus;
-  EXPECT_NE(gpus.find("shard 1/2 on 1 order PCI_BUS_ID"), std::string::npos) << gpus;
+  // Each process's share of the cores for its host references (parallel.hpp).
+  const std::string threads = " threads " + std::to_string(std::max(1u, std::thread::hardware_concurrency() / 2));
+  EXPECT_NE(gpus.find("shard 0/2 on 0 order PCI_BUS_ID" + threads), std::string::npos) << gpus;
+  EXPECT_NE(gpus.find("shard 1/2 on 1 order PCI_BUS_ID" + threads), std::string::npos) << gpus;
   const std::string calls = syn::read_text(dir.file("calls.log"));
   EXPECT_NE(calls.find("bench --kgate_shard=0/2 --kgate_shard_durations=baselines/nvidia-h200/mykernels.json "
                        "--kgate_out=out/shard-0-of-2.json --kgate_counters=off\n"),
@@ -112,8 +116,10 @@ TEST(ShardRun, MoreShardsThanGpusRunOneAfterTheOther) {
 TEST(ShardRun, OnlySomeShardsForACiJobAndVisibleDevicesRespected) {
   const syn::TempDir dir;
   const FakeMachine machine(dir, 2);
-  ASSERT_EQ(machine.shard_run("--shards 2 --only 1 --out-dir out", "CUDA_VISIBLE_DEVICES=GPU-x,GPU-y"), 0) << machine.log();
-  EXPECT_EQ(machine.gpus(), "shard 1/2 on GPU-x order \n") << "the first visible GPU, in the order CUDA was given";
+  ASSERT_EQ(machine.shard_run("--shards 2 --only 1 --out-dir out", "CUDA_VISIBLE_DEVICES=GPU-x,GPU-y KGATE_HOST_THREADS=7"), 0)
+      << machine.log();
+  EXPECT_EQ(machine.gpus(), "shard 1/2 on GPU-x order  threads 7\n")
+      << "the first visible GPU, in the order CUDA was given; KGATE_HOST_THREADS as given";
   EXPECT_TRUE(fs::exists(dir.file("out/shard-1-of-2.json")));
   EXPECT_FALSE(fs::exists(dir.file("out/shard-0-of-2.json")));
   EXPECT_FALSE(fs::exists(dir.file("out/merged.json"))) << "a CI job's shard is merged by the final job";

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "decode_attention_args.hpp"
+#include "kgate/base/parallel.hpp"
 #include "kgate/base/random.hpp"
+#include "reference_dots.hpp"
 
 namespace kgate::kernels {
 
@@ -139,32 +142,31 @@ Tolerance attention_tolerance() {
 void attention_reference(const AttentionDims& d, const std::vector<double>& q, const std::vector<double>& k, const std::vector<double>& v,
                          const std::vector<double>& lengths, const KvRowLocator& row, std::vector<double>& out) {
   const double scale = 1.0 / std::sqrt(static_cast<double>(d.head_dim));
-  std::vector<double> scores;
-  for (std::int64_t b = 0; b < d.batch; ++b) {
-    const auto length = static_cast<std::int64_t>(lengths[count(b)]);
-    scores.resize(count(length));
-    for (std::int64_t h = 0; h < d.q_heads; ++h) {
+  const std::size_t dim = count(d.head_dim);
+  // One (batch, query head) pair per index: independent, spread over the host's threads.
+  parallel_for(count(d.batch * d.q_heads), 1, [&](std::size_t first, std::size_t end) {
+    std::vector<double> scores;
+    for (std::size_t pair = first; pair < end; ++pair) {
+      const auto b = static_cast<std::int64_t>(pair / count(d.q_heads)), h = static_cast<std::int64_t>(pair % count(d.q_heads));
+      const auto length = static_cast<std::int64_t>(lengths[count(b)]);
       const std::int64_t kv_head = h / d.group();
-      const double* query = &q[count((b * d.q_heads + h) * d.head_dim)];
+      scores.resize(count(length));
+      dot_rows(
+          &q[pair * dim], dim, count(length), [&](std::size_t j) { return &k[row(b, kv_head, static_cast<std::int64_t>(j))]; },
+          scores.data());
       double top = -INFINITY;
-      for (std::int64_t j = 0; j < length; ++j) {
-        const double* key = &k[row(b, kv_head, j)];
-        double dot = 0;
-        for (std::int64_t e = 0; e < d.head_dim; ++e) dot += query[e] * key[e];
-        scores[count(j)] = dot * scale;
-        top = std::max(top, scores[count(j)]);
-      }
+      for (double& s : scores) top = std::max(top, s *= scale);
       double total = 0;
       for (double& s : scores) total += (s = std::exp(s - top));
-      double* result = &out[count((b * d.q_heads + h) * d.head_dim)];
-      std::fill(result, result + d.head_dim, 0.0);
+      double* result = &out[pair * dim];
+      std::fill(result, result + dim, 0.0);
       for (std::int64_t j = 0; j < length; ++j) {
         const double* value = &v[row(b, kv_head, j)];
         const double weight = scores[count(j)] / total;
-        for (std::int64_t e = 0; e < d.head_dim; ++e) result[e] += weight * value[e];
+        for (std::size_t e = 0; e < dim; ++e) result[e] += weight * value[e];
       }
     }
-  }
+  });
 }
 
 AttentionArgs attention_args(const AttentionDims& d, const TensorViews& v, const AttentionTensorIndices& at) {

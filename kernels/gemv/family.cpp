@@ -1,6 +1,8 @@
 #include <cmath>
 
+#include "../common/reference_dots.hpp"
 #include "gemv.hpp"
+#include "kgate/base/parallel.hpp"
 #include "kgate/core/registry.hpp"
 
 namespace kgate::kernels {
@@ -83,17 +85,16 @@ double GemvFamily::flops(const Shape& shape) const {
   return 2.0 * static_cast<double>(shape.at("m")) * static_cast<double>(shape.at("n")) * static_cast<double>(shape.at("k"));
 }
 
+// W's rows over the host's threads, four at a time (reference_dots.hpp).
 void GemvFamily::reference(const Shape& shape, HostTensors& t) const {
-  const std::int64_t m = shape.at("m"), n = shape.at("n"), k = shape.at("k");
-  for (std::int64_t i = 0; i < m; ++i) {
-    const double* x = &t[kX][i * k];
-    for (std::int64_t j = 0; j < n; ++j) {
-      const double* w = &t[kW][j * k];
-      double sum = 0;
-      for (std::int64_t l = 0; l < k; ++l) sum += x[l] * w[l];
-      t[kY][i * n + j] = sum;
-    }
-  }
+  const auto m = static_cast<std::size_t>(shape.at("m")), n = static_cast<std::size_t>(shape.at("n")),
+             k = static_cast<std::size_t>(shape.at("k"));
+  constexpr std::size_t kRowsPerBlock = 64;
+  for (std::size_t i = 0; i < m; ++i)
+    parallel_for(n, kRowsPerBlock, [&](std::size_t first, std::size_t end) {
+      dot_rows(
+          &t[kX][i * k], k, end - first, [&](std::size_t j) { return &t[kW][(first + j) * k]; }, &t[kY][i * n + first]);
+    });
 }
 
 // An output is a sum of k products of random sign: typically sqrt(k)·rms(x)·rms(w) in size, but

@@ -29,7 +29,7 @@ if [ -z "$out" ]; then
   exit 2
 fi
 if [ -n "$shard" ]; then
-  echo "shard $shard on ${CUDA_VISIBLE_DEVICES:-} order ${CUDA_DEVICE_ORDER:-}" >> "$dir/gpus.log"
+  echo "shard $shard on ${CUDA_VISIBLE_DEVICES:-} order ${CUDA_DEVICE_ORDER:-} threads ${KGATE_HOST_THREADS:-}" >> "$dir/gpus.log"
   canned=$dir/$side-shard-${shard%/*}.json
 else
   canned=$dir/$side-$(grep -c "^$side .*--kgate_out=" "$dir/calls.log").json

@@ -1,6 +1,7 @@
 // kgate shard-run: a suite's benchmark binary split over this machine's GPUs, one process per GPU
 // (the binary's --kgate_shard=I/N), the shards merged by kgate merge in-process. The split itself
 // is the binary's (include/kgate/results/shard.hpp); this file finds the GPUs and runs processes.
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +14,7 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "kgate/base/parallel.hpp"
 #include "kgate/results/provenance.hpp"
 #include "kgate/results/results_io.hpp"
 #include "process.hpp"
@@ -25,8 +27,9 @@ namespace fs = std::filesystem;
 constexpr const char* kUsage = R"(usage: kgate shard-run --bench FILE [options] [-- BENCH_FLAGS...]
 
 Runs a suite's benchmark binary split over this machine's GPUs: one process per GPU, each with
-its shard (--kgate_shard=I/N) and CUDA_VISIBLE_DEVICES naming its one GPU, then merges the shards
-into one results file (kgate merge) that records which GPU (index, UUID, name) measured each
+its shard (--kgate_shard=I/N), CUDA_VISIBLE_DEVICES naming its one GPU and, unless it is set,
+KGATE_HOST_THREADS its share of the cores for the host references; then merges the shards into
+one results file (kgate merge) that records which GPU (index, UUID, name) measured each
 benchmark. With more shards than GPUs, each GPU runs its shards one after the other. The same
 command runs one CI job's part of the suite on a runner (--only); the final job merges the
 shards of all jobs (kgate nightly).
@@ -154,6 +157,10 @@ std::map<std::size_t, int> run_shards(const ShardJob& job, const std::vector<std
   // Without CUDA_VISIBLE_DEVICES the GPUs are nvidia-smi's indices, which CUDA numbers the same way
   // only in PCI bus order.
   const bool order_by_bus = std::getenv("CUDA_VISIBLE_DEVICES") == nullptr;
+  // The processes run at once share the host's cores, which a shard spreads its host references
+  // over (KGATE_HOST_THREADS, parallel.hpp), unless the caller chose a count.
+  const std::string threads_each =
+      std::getenv("KGATE_HOST_THREADS") ? "" : std::to_string(std::max<std::size_t>(1, host_threads() / gpus.size()));
   std::map<std::size_t, int> statuses;
   for (const std::size_t s : selected) statuses[s] = 0;  // every entry made here: the threads only assign
   std::mutex printing;
@@ -166,6 +173,7 @@ std::map<std::size_t, int> run_shards(const ShardJob& job, const std::vector<std
       argv.insert(argv.end(), job.bench_flags.begin(), job.bench_flags.end());
       ProcessSetup setup{.directory = "", .environment = {"CUDA_VISIBLE_DEVICES=" + gpus[slot].id}};
       if (order_by_bus) setup.environment.push_back("CUDA_DEVICE_ORDER=PCI_BUS_ID");
+      if (!threads_each.empty()) setup.environment.push_back("KGATE_HOST_THREADS=" + threads_each);
       const auto started = std::chrono::steady_clock::now();
       int status = 0;
       try {

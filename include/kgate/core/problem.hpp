@@ -2,6 +2,7 @@
 // One family at one shape, with its device buffers. Owns `copies` independent sets of tensors so
 // that a cold benchmark can rotate among inputs that together exceed the L2 cache.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -38,7 +39,8 @@ class ProblemInstance {
   // widening the tolerance where it has one (Family::baseline); or, at shapes where the family
   // names a device reference (Family::device_reference), that variant's outputs from its own
   // instance on the same inputs (any fill_inputs suffices). Zeroed scratch must read zero.
-  InstanceCheck check() const;
+  // Not const: the reference borrows the host copy of the inputs (compute_on_host).
+  InstanceCheck check();
 
  private:
   const Family* family_;
@@ -49,7 +51,13 @@ class ProblemInstance {
   HostTensors host_inputs_;                            // copy 0, as generated
   std::optional<std::uint64_t> seed_;                  // of the last fill_inputs
 
-  HostTensors host_inputs_with_outputs_zeroed() const;
+  // What `compute` (a reference or baseline) makes of the kept inputs, handed to it in place
+  // rather than copied (a GEMV's W is 128 MB of doubles at n = k = 4096, and a copy cost as much
+  // as the reference): inputs moved in and back when it returns or throws, in-place tensors
+  // copied, outputs zeroed. nullopt where it returns false (a family without a baseline). A
+  // reference may write only outputs and in-place tensors (check_host_reference holds it to that),
+  // so the inputs come back as they were.
+  std::optional<HostTensors> compute_on_host(const std::function<bool(HostTensors&)>& compute);
   HostTensors device_expected(const Variant& reference) const;
 };
 

@@ -32,8 +32,9 @@ Shape smallest_host_reference_shape(const Family& family);
 //     NaN or Inf: the GPU check would fail every variant there;
 //   - changes an input tensor: a reference writes only what it checks;
 //   - resizes a tensor;
-//   - or gives other values in its second run: it reads memory it never wrote or keeps state
-//     between calls, and the expected values would change from run to run.
+//   - or gives other values in its second run, made on one thread (parallel.hpp): it reads memory
+//     it never wrote, keeps state between calls or depends on how its work is split over threads,
+//     and the expected values would change from run to run or machine to machine.
 ReferenceCheck check_host_reference(const Family& family, const Shape& shape, std::uint64_t seed);
 
 }  // namespace kgate

@@ -166,12 +166,28 @@ void ProblemInstance::poison_outputs(cudaStream_t stream) {
   KGATE_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
-HostTensors ProblemInstance::host_inputs_with_outputs_zeroed() const {
+std::optional<HostTensors> ProblemInstance::compute_on_host(const std::function<bool(HostTensors&)>& compute) {
   if (host_inputs_.size() != specs_.size())
     throw std::logic_error("ProblemInstance::check() needs fill_inputs(seed, keep_host_copy=true) first");
-  HostTensors tensors = host_inputs_;
-  for (std::size_t t = 0; t < specs_.size(); ++t)
+  HostTensors tensors(specs_.size());
+  for (std::size_t t = 0; t < specs_.size(); ++t) {
+    if (specs_[t].access == Access::input) tensors[t] = std::move(host_inputs_[t]);
+    if (specs_[t].access == Access::inout) tensors[t] = host_inputs_[t];
     if (specs_[t].access == Access::output) tensors[t].assign(specs_[t].count, 0.0);
+  }
+  const auto give_back = [&] {
+    for (std::size_t t = 0; t < specs_.size(); ++t)
+      if (specs_[t].access == Access::input) host_inputs_[t] = std::move(tensors[t]);
+  };
+  bool computed = false;
+  try {
+    computed = compute(tensors);
+  } catch (...) {
+    give_back();
+    throw;
+  }
+  give_back();
+  if (!computed) return std::nullopt;
   return tensors;
 }
 
@@ -202,7 +218,7 @@ HostTensors ProblemInstance::device_expected(const Variant& reference) const {
   return expected;
 }
 
-InstanceCheck ProblemInstance::check() const {
+InstanceCheck ProblemInstance::check() {
   std::vector<std::vector<std::byte>> outputs(specs_.size());
   for (std::size_t t = 0; t < specs_.size(); ++t) {
     if (!is_checked(specs_[t].access)) continue;
@@ -213,11 +229,12 @@ InstanceCheck ProblemInstance::check() const {
     return check_outputs(*family_, shape_, specs_, device_expected(*reference), nullptr, outputs,
                          "the outputs of " + reference->info.full_name());
 
-  HostTensors expected = host_inputs_with_outputs_zeroed();
-  family_->reference(shape_, expected);
-  HostTensors baseline = host_inputs_with_outputs_zeroed();
-  if (family_->baseline(shape_, baseline))
-    return check_outputs(*family_, shape_, specs_, expected, &baseline, outputs,
+  const HostTensors expected = *compute_on_host([&](HostTensors& t) {
+    family_->reference(shape_, t);
+    return true;
+  });
+  if (const std::optional<HostTensors> baseline = compute_on_host([&](HostTensors& t) { return family_->baseline(shape_, t); }))
+    return check_outputs(*family_, shape_, specs_, expected, &*baseline, outputs,
                          "the fp64 host reference (tolerance widened by twice the error of a straightforward " +
                              std::string(to_string(shape_.dtype())) + " implementation)");
   return check_outputs(*family_, shape_, specs_, expected, nullptr, outputs, "the fp64 host reference");

@@ -5,6 +5,7 @@
 #include <functional>
 #include <stdexcept>
 
+#include "kgate/base/parallel.hpp"
 #include "kgate/base/random.hpp"
 #include "kgate/base/text.hpp"
 #include "kgate/core/host_values.hpp"
@@ -90,7 +91,7 @@ class Checker {
     }
   }
 
-  // Two runs on the same inputs must agree bit for bit.
+  // Two runs on the same inputs, the second on one thread, must agree bit for bit.
   void check_repeat(const std::string& function, const HostTensors& first, const HostTensors& second) {
     for (std::size_t t = 0; t < specs_.size(); ++t) {
       if (first[t].size() != second[t].size() || first[t].size() != host_count(specs_[t])) continue;  // said by check_run
@@ -98,7 +99,8 @@ class Checker {
       if (f.count > 0)
         problems_.push_back(function + " gave other values in a second run on the same inputs for " + of(f, first[t].size(), specs_[t]) +
                             " (first: element " + std::to_string(f.first) + ", " + number(first[t][f.first]) + " then " +
-                            number(second[t][f.first]) + "): it reads memory it never wrote or keeps state between calls");
+                            number(second[t][f.first]) + " on one thread): it reads memory it never wrote, keeps state between calls or " +
+                            "gives values that depend on how its work is split over threads");
     }
   }
 
@@ -135,14 +137,20 @@ ReferenceCheck check_host_reference(const Family& family, const Shape& shape, st
   const HostTensors inputs = draw_inputs(specs, seed);
   Checker checker(specs, inputs, result.problems);
 
+  // The second run on one thread: a reference whose work is spread over the host's threads
+  // (parallel.hpp) must give the values it gives alone.
   HostTensors first = poisoned(specs, inputs), second = poisoned(specs, inputs);
   family.reference(shape, first);
-  family.reference(shape, second);
+  {
+    const ScopedHostThreads one_thread(1);
+    family.reference(shape, second);
+  }
   checker.check_run("reference()", first);
   checker.check_repeat("reference()", first, second);
 
   HostTensors first_baseline = poisoned(specs, inputs), second_baseline = poisoned(specs, inputs);
   if (family.baseline(shape, first_baseline)) {
+    const ScopedHostThreads one_thread(1);
     family.baseline(shape, second_baseline);
     checker.check_run("baseline()", first_baseline);
     checker.check_repeat("baseline()", first_baseline, second_baseline);
