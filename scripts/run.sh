@@ -71,9 +71,8 @@ fi
 nvidia-smi -L
 mapfile -t gpus < <(kgate_visible_gpus)
 echo "kgate: correctness suite"
-# Four tests at a time on each GPU: most are short, and a GPU runs them side by side.
 rm -f "$build/correctness-junit.xml"
-"$KGATE_ROOT/scripts/gpu-tests.sh" --build "$build" --slots 4
+"$KGATE_ROOT/scripts/gpu-tests.sh" --build "$build"
 suite_ran=1
 lap correctness
 echo "kgate: benchmark suite"
