@@ -98,9 +98,12 @@ TEST(ParallelFor, ABlocksExceptionReachesTheCallerAndStopsTheRest) {
     if (threads == 1) EXPECT_EQ(ran.load(), 4u) << "blocks after the failure are not taken";
   }
   try {
-    kgate::parallel_for(10, 1, [](std::size_t begin, std::size_t) {
-      if (begin == 0) throw std::out_of_range("first");
-    }, 1);
+    kgate::parallel_for(
+        10, 1,
+        [](std::size_t begin, std::size_t) {
+          if (begin == 0) throw std::out_of_range("first");
+        },
+        1);
     FAIL() << "no exception";
   } catch (const std::out_of_range& e) {
     EXPECT_STREQ(e.what(), "first") << "the block's own exception, not a wrapper";

@@ -16,7 +16,9 @@ namespace {
 thread_local std::size_t scoped_threads = 0;  // 0: none in scope
 }  // namespace
 
-ScopedHostThreads::ScopedHostThreads(std::size_t threads) : previous_(scoped_threads) { scoped_threads = std::max<std::size_t>(threads, 1); }
+ScopedHostThreads::ScopedHostThreads(std::size_t threads) : previous_(scoped_threads) {
+  scoped_threads = std::max<std::size_t>(threads, 1);
+}
 ScopedHostThreads::~ScopedHostThreads() { scoped_threads = previous_; }
 
 std::size_t host_threads() {
