@@ -7,6 +7,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -56,7 +57,10 @@ void parallel_for(std::size_t count, std::size_t grain, const std::function<void
   };
   std::vector<std::thread> helpers;
   helpers.reserve(threads - 1);
-  for (std::size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
+  try {
+    for (std::size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
+  } catch (const std::system_error&) {  // no more threads to be had (a process or user limit): fewer do the work
+  }
   work();
   for (std::thread& helper : helpers) helper.join();
   if (first_error) std::rethrow_exception(first_error);
