@@ -196,7 +196,7 @@ def junit(results, wall_s):
 
 class Runner:
     def __init__(self, batches, gpus, slots, scratch, threads):
-        self.waiting = list(batches)  # in the order they are taken: longest first, reruns last
+        self.waiting = list(batches)  # in the order they are taken (plan_batches), reruns last
         self.held = set()  # (lock, GPU) of the locked batches running
         self.pending = len(batches)
         self.gpus, self.slots, self.scratch, self.threads = gpus, slots, scratch, threads

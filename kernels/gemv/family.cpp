@@ -85,16 +85,17 @@ double GemvFamily::flops(const Shape& shape) const {
   return 2.0 * static_cast<double>(shape.at("m")) * static_cast<double>(shape.at("n")) * static_cast<double>(shape.at("k"));
 }
 
-// W's rows over the host's threads, four at a time (reference_dots.hpp).
+// Blocks of W's rows over the host's threads, each block against every row of x, four of W's rows
+// at a time (reference_dots.hpp).
 void GemvFamily::reference(const Shape& shape, HostTensors& t) const {
   const auto m = static_cast<std::size_t>(shape.at("m")), n = static_cast<std::size_t>(shape.at("n")),
              k = static_cast<std::size_t>(shape.at("k"));
   constexpr std::size_t kRowsPerBlock = 64;
-  for (std::size_t i = 0; i < m; ++i)
-    parallel_for(n, kRowsPerBlock, [&](std::size_t first, std::size_t end) {
+  parallel_for(n, kRowsPerBlock, [&](std::size_t first, std::size_t end) {
+    for (std::size_t i = 0; i < m; ++i)
       dot_rows(
           &t[kX][i * k], k, end - first, [&](std::size_t j) { return &t[kW][(first + j) * k]; }, &t[kY][i * n + first]);
-    });
+  });
 }
 
 // An output is a sum of k products of random sign: typically sqrt(k)·rms(x)·rms(w) in size, but

@@ -65,11 +65,16 @@ void fill_random_on_device(const TensorSpec& spec, void* ptr, std::uint64_t seed
   KGATE_CHECK_LAUNCH();
 }
 
-std::vector<double> download_values(const TensorSpec& spec, const void* ptr, cudaStream_t stream) {
+// A tensor's bytes on the device, read back once the stream's work before it is done.
+std::vector<std::byte> download_bytes(const TensorSpec& spec, const void* ptr, cudaStream_t stream = nullptr) {
   std::vector<std::byte> raw(spec.bytes());
   KGATE_CUDA_CHECK(cudaMemcpyAsync(raw.data(), ptr, raw.size(), cudaMemcpyDeviceToHost, stream));
   KGATE_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return decode_values(spec.dtype, raw);
+  return raw;
+}
+
+std::vector<double> download_values(const TensorSpec& spec, const void* ptr, cudaStream_t stream) {
+  return decode_values(spec.dtype, download_bytes(spec, ptr, stream));
 }
 
 std::uint64_t tensor_seed(std::uint64_t seed, int copy, const TensorSpec& spec) {
@@ -204,8 +209,7 @@ HostTensors ProblemInstance::device_expected(const Variant& reference) const {
   for (std::size_t t = 0; t < specs_.size(); ++t) {
     const TensorSpec& spec = specs_[t];
     if (!is_checked(spec.access)) continue;
-    std::vector<std::byte> raw(spec.bytes());
-    KGATE_CUDA_CHECK(cudaMemcpy(raw.data(), instance.copies_[0][t].get(), raw.size(), cudaMemcpyDeviceToHost));
+    const std::vector<std::byte> raw = download_bytes(spec, instance.copies_[0][t].get());
     expected[t] = decode_values(spec.dtype, raw);
     std::size_t bad = 0;
     for (std::size_t i = 0; i < expected[t].size(); ++i)
@@ -221,9 +225,7 @@ HostTensors ProblemInstance::device_expected(const Variant& reference) const {
 InstanceCheck ProblemInstance::check() {
   std::vector<std::vector<std::byte>> outputs(specs_.size());
   for (std::size_t t = 0; t < specs_.size(); ++t) {
-    if (!is_checked(specs_[t].access)) continue;
-    outputs[t].resize(specs_[t].bytes());
-    KGATE_CUDA_CHECK(cudaMemcpy(outputs[t].data(), copies_[0][t].get(), outputs[t].size(), cudaMemcpyDeviceToHost));
+    if (is_checked(specs_[t].access)) outputs[t] = download_bytes(specs_[t], copies_[0][t].get());
   }
   if (const Variant* reference = Registry::instance().device_reference(*family_, shape_))
     return check_outputs(*family_, shape_, specs_, device_expected(*reference), nullptr, outputs,
