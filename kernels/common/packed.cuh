@@ -92,4 +92,23 @@ __device__ __forceinline__ void mma_bf16_16x8x16(float (&d)[4], std::uint32_t a0
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
+// A shared-memory pointer as the 32-bit address that ldmatrix, cp.async.bulk and mbarriers take.
+__device__ __forceinline__ std::uint32_t shared_address(const void* pointer) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(pointer));
+}
+
+// Four 8x8 matrices of 16-bit values from shared memory (sm_75+): lanes 8q..8q+7 give the
+// addresses of matrix q's eight 16-byte rows, and register q of lane 4g + t receives row g's
+// values 2t and 2t+1 of matrix q. `trans` gives the transposed matrices (column g, rows 2t, 2t+1).
+__device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], std::uint32_t address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(address));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], std::uint32_t address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(address));
+}
+
 }  // namespace kgate::kernels

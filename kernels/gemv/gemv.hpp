@@ -4,7 +4,7 @@
 // m is the decode batch (1..16). bf16 in and out, fp32 accumulation. The cublas variant is a
 // general GEMM and takes any m: the prefill workload (workloads/prefill.cpp) runs its linear
 // layers, m = prompt tokens, through it.
-// Variants: naive.cu (reference), cublas.cu (vendor), vectorized.cu.
+// Variants: naive.cu (reference), cublas.cu (vendor), vectorized.cu, streamed.cu (sm_90a).
 #include <cuda_bf16.h>
 
 #include "kgate/core/family.hpp"

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <string>
 
+#include "../common/launch_limits.hpp"
 #include "../common/packed.cuh"
 #include "kgate/core/cuda_check.hpp"
 #include "kgate/core/registry.hpp"
@@ -52,25 +53,10 @@ struct Tiling {
   static constexpr int kSmemBytes = kQBytes + 2 * 2 * kKvTileBytes + 1024;
 };
 
-__device__ __forceinline__ std::uint32_t shared_address(const void* pointer) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(pointer));
-}
-
 // Byte offset of 16-byte chunk `chunk` of tile row `row` (rows of D bf16, swizzled as above).
 template <int D>
 __device__ __forceinline__ std::uint32_t tile_offset(int row, int chunk) {
   return static_cast<std::uint32_t>(row * (2 * D) + ((chunk ^ (row & 7)) << 4));
-}
-
-__device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], std::uint32_t address) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(address));
-}
-__device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], std::uint32_t address) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(address));
 }
 
 // Copies tiles of a [seq_len, D] matrix into swizzled shared memory with the whole block: each
@@ -237,12 +223,7 @@ __global__ void __launch_bounds__(kThreads, 2) fa2_mma_kernel(const PrefillAtten
 template <int D>
 void launch_head_dim(const PrefillAttentionArgs& a, cudaStream_t stream) {
   constexpr int kSmemBytes = Tiling<D>::kSmemBytes;
-  // Once per process, before any capture: the launch itself stays capturable.
-  static const bool configured = [] {
-    KGATE_CUDA_CHECK(cudaFuncSetAttribute(fa2_mma_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
-    return true;
-  }();
-  (void)configured;
+  allow_dynamic_shared<fa2_mma_kernel<D>, kSmemBytes>();  // once per process, before any capture
   const dim3 grid(static_cast<unsigned>(a.batch * a.heads), static_cast<unsigned>((a.seq_len + kBlockQ - 1) / kBlockQ));
   fa2_mma_kernel<D><<<grid, kThreads, kSmemBytes, stream>>>(a);
   KGATE_CHECK_LAUNCH();

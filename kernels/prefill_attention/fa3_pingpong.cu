@@ -42,6 +42,7 @@
 #include <string>
 #include <type_traits>
 
+#include "../common/launch_limits.hpp"
 #include "kgate/core/cuda_check.hpp"
 #include "kgate/core/registry.hpp"
 #include "kgate/results/device.hpp"
@@ -227,7 +228,7 @@ __global__ void __launch_bounds__(SharedLayout<T>::kThreads, 1)
       mbarrier_init(k_empty(stage), 4 * T::kConsumers);
       mbarrier_init(v_empty(stage), 4 * T::kConsumers);
     }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");  // visible to the copy engine
+    fence_barrier_init();  // visible to the copy engine
   }
   __syncthreads();
 
@@ -408,12 +409,7 @@ template <class T>
 void launch_tiling(const PrefillAttentionArgs& a, const DeviceInfo& device, cudaStream_t stream) {
   using L = SharedLayout<T>;
   constexpr int D = T::kHeadDim;
-  // Once per process, before any capture: the launch itself stays capturable.
-  static const bool configured = [] {
-    KGATE_CUDA_CHECK(cudaFuncSetAttribute(fa3_pingpong_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kBytes));
-    return true;
-  }();
-  (void)configured;
+  allow_dynamic_shared<fa3_pingpong_kernel<T>, L::kBytes>();  // once per process, before any capture
   const TileSchedule schedule{.heads_total = a.batch * a.heads,
                               .query_tiles = (a.seq_len + L::kBlockQ - 1) / L::kBlockQ,
                               .causal = a.causal,

@@ -27,6 +27,7 @@
 #include <string>
 #include <type_traits>
 
+#include "../common/launch_limits.hpp"
 #include "kgate/core/cuda_check.hpp"
 #include "kgate/results/device.hpp"
 #include "kgate/core/registry.hpp"
@@ -94,7 +95,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       mbarrier_init(k_empty(stage), 4 * kConsumers);  // one arrive per consumer warp
       mbarrier_init(v_empty(stage), 4 * kConsumers);
     }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");  // visible to the copy engine
+    fence_barrier_init();  // visible to the copy engine
   }
   __syncthreads();
 
@@ -199,12 +200,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 template <int D>
 void launch_head_dim(const PrefillAttentionArgs& a, cudaStream_t stream) {
   constexpr int kSmemBytes = SharedLayout<D>::kBytes;
-  // Once per process, before any capture: the launch itself stays capturable.
-  static const bool configured = [] {
-    KGATE_CUDA_CHECK(cudaFuncSetAttribute(fa3_wgmma_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
-    return true;
-  }();
-  (void)configured;
+  allow_dynamic_shared<fa3_wgmma_kernel<D>, kSmemBytes>();  // once per process, before any capture
   const CUtensorMap q_map = head_tiles_map(a.q, a.batch * a.heads, a.seq_len, D, kBlockQ, "fa3_wgmma");
   const CUtensorMap k_map = head_tiles_map(a.k, a.batch * a.kv_heads, a.seq_len, D, kBlockK, "fa3_wgmma");
   const CUtensorMap v_map = head_tiles_map(a.v, a.batch * a.kv_heads, a.seq_len, D, kBlockK, "fa3_wgmma");

@@ -1,7 +1,8 @@
 #pragma once
 // The Hopper (sm_90a) building blocks of the FlashAttention-3 variants (fa3_wgmma, fa3_pingpong):
-// mbarriers, TMA bulk tensor copies of 128-byte-swizzled column slabs, wgmma on those slabs, and
-// the host side that describes a [heads, seq_len, head_dim] tensor to TMA.
+// TMA bulk tensor copies of 128-byte-swizzled column slabs, wgmma on those slabs, and the host side
+// that describes a [heads, seq_len, head_dim] tensor to TMA. The mbarriers, TMA box loads, the
+// tensor-map encoder and the check that the build and the GPU have sm_90a are ../common/sm90.cuh.
 //
 // Shared memory holds every tile as 128-byte-wide column slabs (64 bf16 of the head dimension,
 // one TMA box each) in the 128-byte swizzle that both TMA and wgmma understand, so no thread ever
@@ -15,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "../common/sm90.cuh"
 #include "kgate/core/cuda_check.hpp"
 #include "kgate/core/family.hpp"
 #include "kgate/measure/device.hpp"
@@ -25,48 +27,6 @@ inline constexpr int kSlabWidth = 64;  // bf16 per 128-byte swizzled row
 inline constexpr int kSlabRowBytes = 128;
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-
-__device__ __forceinline__ std::uint32_t shared_address(const void* pointer) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(pointer));
-}
-
-// --- mbarriers and TMA ---------------------------------------------------------------------------
-
-__device__ __forceinline__ void mbarrier_init(std::uint32_t barrier, int arrivals) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(barrier), "r"(arrivals) : "memory");
-}
-
-// The phase with this parity has completed (a fresh barrier counts its "previous" phase, parity 1,
-// as completed: the producer's first pass over the ring does not wait).
-__device__ __forceinline__ void mbarrier_wait(std::uint32_t barrier, std::uint32_t parity) {
-  std::uint32_t done = 0;
-  do {
-    asm volatile(
-        "{\n.reg .pred complete;\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 complete, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, complete;\n}\n"
-        : "=r"(done)
-        : "r"(barrier), "r"(parity)
-        : "memory");
-  } while (!done);
-}
-
-__device__ __forceinline__ void mbarrier_arrive(std::uint32_t barrier) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(barrier) : "memory");
-}
-
-__device__ __forceinline__ void mbarrier_arrive_expect_bytes(std::uint32_t barrier, int bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(barrier), "r"(bytes) : "memory");
-}
-
-// One box (64 of the head dimension x rows) of a (head_dim, seq_len, heads) tensor map.
-__device__ __forceinline__ void tma_load_box(std::uint32_t destination, const CUtensorMap& map, int column, int row, int head,
-                                             std::uint32_t barrier) {
-  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(
-                   destination),
-               "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(column), "r"(row), "r"(head), "r"(barrier)
-               : "memory");
-}
 
 // The reverse: one box from shared memory (in the same swizzled layout) to a (head_dim, seq_len,
 // heads) tensor map; rows past seq_len are not written. Completes in bulk groups (commit, wait).
@@ -209,47 +169,10 @@ __device__ __forceinline__ void issue_output(float (&o)[D / 8][4], const std::ui
 
 #endif  // sm_90a device code
 
-// The wgmma and setmaxnreg code exists only in the arch-specific sm_90a target, and the host cannot
-// tell at run time whether the binary has it: the build defines KGATE_HAS_SM90A for the files
-// that include this header when it compiles for 90a (kernels/CMakeLists.txt), and without it the
-// variants report themselves unsupported instead of launching an empty sm_90 kernel.
-#if defined(KGATE_HAS_SM90A)
-inline constexpr bool kBuiltForSm90a = true;
-#else
-inline constexpr bool kBuiltForSm90a = false;
-#endif
-
-// cuTensorMapEncodeTiled through the runtime's driver entry point: kgate binaries do not link
-// libcuda (they must load on machines without a driver).
-inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
-  static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
-    void* entry = nullptr;
-    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-    KGATE_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault, &found));
-    if (found != cudaDriverEntryPointSuccess || entry == nullptr) throw std::runtime_error("the CUDA driver has no cuTensorMapEncodeTiled");
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);
-  }();
-  return encode;
-}
-
 // A [heads, seq_len, head_dim] bf16 tensor as TMA boxes of 64 x box_rows (128-byte rows,
 // 128-byte swizzle). Three dimensions, so a box reaching past seq_len is zero-filled instead of
 // reading the next head. Pure host work: building it at every launch keeps launches capturable.
 // `variant` names the refusal.
-// The device, where this build has sm_90a code (wgmma, setmaxnreg) and it is a Hopper GPU;
-// otherwise UnsupportedShape saying which is missing.
-// variant is a view, not a const std::string&: g++ 13's -Wdangling-reference took the returned
-// reference for one into the temporary string a literal argument makes.
-inline const DeviceInfo& require_hopper(std::string_view variant) {
-  if (!kBuiltForSm90a)
-    throw UnsupportedShape(std::string(variant) +
-                           " needs sm_90a code (wgmma, setmaxnreg): configure with CMAKE_CUDA_ARCHITECTURES including 90a");
-  const DeviceProbe& probe = probe_device();
-  if (!probe.device || probe.device->compute_capability / 10 != 9)
-    throw UnsupportedShape(std::string(variant) + " runs on Hopper (compute capability 9.x) only");
-  return *probe.device;
-}
-
 inline CUtensorMap head_tiles_map(const __nv_bfloat16* data, int heads, int seq_len, int head_dim, int box_rows,
                                   const std::string& variant) {
   if (reinterpret_cast<std::uintptr_t>(data) % 16 != 0) throw UnsupportedShape(variant + " needs 16-byte aligned q, k and v for TMA");
