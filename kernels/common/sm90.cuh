@@ -1,11 +1,12 @@
 #pragma once
-// Hopper (sm_90a) building blocks any family may use: mbarriers, TMA box copies from global into
-// shared memory that complete on them, the tensor-map encoder, and the host-side check that this
-// build has sm_90a code and the GPU is a Hopper. The FlashAttention-3 variants add wgmma and
-// their tensor layouts on top (prefill_attention/sm90_tiles.cuh); gemv/streamed feeds a
-// shared-memory ring with box copies of W.
+// Hopper (sm_90a) building blocks any family may use: the slab layout in the 128-byte swizzle,
+// mbarriers, TMA box copies from global into shared memory that complete on them, tensor maps of
+// bf16 tensors in slabs, and the host-side check that this build has sm_90a code and the GPU is a
+// Hopper. The FlashAttention-3 variants add wgmma on top (prefill_attention/sm90_tiles.cuh);
+// gemv/streamed feeds a shared-memory ring with box copies of W and x.
 #include <cuda.h>
 #include <cudaTypedefs.h>
+#include <cuda_bf16.h>
 
 #include <cstdint>
 #include <stdexcept>
@@ -18,6 +19,17 @@
 #include "packed.cuh"  // shared_address
 
 namespace kgate::kernels {
+
+// Operands in shared memory as slabs of 128-byte rows (64 bf16) in the 128-byte swizzle, which TMA
+// writes and wgmma reads, and ldmatrix reads without bank conflicts: the 16-byte chunk c of row r
+// sits at chunk c ^ (r mod 8), so a slab must start on a 1 KiB boundary.
+inline constexpr int kSlabWidth = 64;  // bf16 per 128-byte swizzled row
+inline constexpr int kSlabRowBytes = 128;
+
+// The byte offset of 16-byte chunk `chunk` (0-7) of row `row` in a slab.
+__host__ __device__ constexpr std::uint32_t swizzled_chunk(int row, int chunk) {
+  return static_cast<std::uint32_t>(row * kSlabRowBytes + ((chunk ^ (row & 7)) << 4));
+}
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
@@ -77,7 +89,28 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   return encode;
 }
 
-// The sm_90a code (wgmma, setmaxnreg, the bulk copies above) exists only in the arch-specific
+// A [planes, rows, row_length] bf16 tensor (attention's [heads, seq_len, head_dim], a matrix as one
+// plane) as TMA boxes of 64 x box_rows in slabs. Three dimensions, so a box reaching past `rows`
+// is zero-filled instead of reading the next plane. Pure host work: building it at every launch
+// keeps launches capturable. `variant` names the refusal.
+inline CUtensorMap slab_boxes_map(const __nv_bfloat16* data, int planes, int rows, int row_length, int box_rows, std::string_view variant) {
+  if (reinterpret_cast<std::uintptr_t>(data) % 16 != 0)
+    throw UnsupportedShape(std::string(variant) + " needs 16-byte aligned tensors for TMA");
+  CUtensorMap map;
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(row_length), static_cast<cuuint64_t>(rows), static_cast<cuuint64_t>(planes)};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(row_length) * 2,
+                                 static_cast<cuuint64_t>(rows) * static_cast<cuuint64_t>(row_length) * 2};
+  const cuuint32_t box[3] = {static_cast<cuuint32_t>(kSlabWidth), static_cast<cuuint32_t>(box_rows), 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  const CUresult result = tensor_map_encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<__nv_bfloat16*>(data), dims, strides,
+                                               box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (result != CUDA_SUCCESS)
+    throw std::runtime_error(std::string(variant) + ": cuTensorMapEncodeTiled returned CUresult " + std::to_string(result));
+  return map;
+}
+
+// The sm_90a code (wgmma, setmaxnreg, the TMA copies above) exists only in the arch-specific
 // target, and the host cannot tell at run time whether the binary has it: the build defines
 // KGATE_HAS_SM90A for the files that include this header when it compiles for 90a
 // (kernels/CMakeLists.txt), and without it the variants report themselves unsupported instead of

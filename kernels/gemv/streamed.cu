@@ -36,8 +36,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
-#include <string>
 
 #include "../common/launch_limits.hpp"
 #include "../common/packed.cuh"
@@ -54,14 +52,13 @@ constexpr int kThreads = (kConsumerWarps + 1) * 32;  // the last warp is the pro
 constexpr int kTileRows = 16;                        // rows of one m16n8k16 A tile, and at most m
 constexpr int kGroupTiles = 4;                       // tiles of W a stage holds
 constexpr int kGroupRows = kGroupTiles * kTileRows;
-constexpr int kSlabK = 64;                   // k of one 128-byte swizzled row
-constexpr int kSlabBytes = kTileRows * 128;  // one box of W: 16 rows of a slab, 2 KB
-constexpr int kChunkSlabs = 4;               // slabs of a stage: 256 k
-constexpr int kChunkK = kChunkSlabs * kSlabK;
+constexpr int kSlabBytes = kTileRows * kSlabRowBytes;  // one box of W: 16 rows of a slab, 2 KB
+constexpr int kChunkSlabs = 4;                         // slabs of a stage: 256 k
+constexpr int kChunkK = kChunkSlabs * kSlabWidth;
 constexpr int kTileBytes = kChunkSlabs * kSlabBytes;  // one tile's 4 boxes: 8 KB
 constexpr int kHalfK = kChunkK / 2;                   // a consumer warp's k per stage
 static_assert(kConsumerWarps == 2 * kGroupTiles, "two warps per tile, one per half of the chunk");
-static_assert(kHalfK % kSlabK == 0, "a half chunk is whole slabs");
+static_assert(kHalfK % kSlabWidth == 0, "a half chunk is whole slabs");
 
 // [half of k][row of the group][x row]: the consumers' partial sums at the end of a group (+1 keeps
 // a column's rows in different banks).
@@ -85,8 +82,8 @@ struct Ring {
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
-constexpr int kSteps = kHalfK / 16;      // a consumer warp's MMA steps per stage
-constexpr int kSlabSteps = kSlabK / 16;  // steps per slab
+constexpr int kSteps = kHalfK / 16;          // a consumer warp's MMA steps per stage
+constexpr int kSlabSteps = kSlabWidth / 16;  // steps per slab
 
 // Tiles [first, end) of block b out of `blocks`, as even as whole tiles allow.
 __device__ __forceinline__ int first_tile(long long tiles, int blocks, int b) { return static_cast<int>(tiles * b / blocks); }
@@ -98,10 +95,6 @@ struct RingSlot {
   std::uint32_t parity;
   __device__ explicit RingSlot(int i) : stage(i % STAGES), parity(static_cast<std::uint32_t>(i / STAGES) & 1u) {}
 };
-
-// The byte offset of 16-byte chunk `chunk` (0-7) of row `row` in a slab of 128-byte rows in the
-// 128-byte swizzle: chunk c of row r sits at chunk c ^ (r % 8).
-__device__ __forceinline__ std::uint32_t swizzled(int row, int chunk) { return row * 128 + ((chunk ^ (row & 7)) << 4); }
 
 template <int COLS>
 __global__ void __launch_bounds__(kThreads, 1)
@@ -135,17 +128,17 @@ __global__ void __launch_bounds__(kThreads, 1)
       const int group_tiles = min(tile_end - group, kGroupTiles);
       for (int chunk = 0; chunk < chunks; ++chunk, ++fill) {
         const Slot slot(fill);
-        const int k0 = chunk * kChunkK, slabs = min(kChunkSlabs, (a.k - k0 + kSlabK - 1) / kSlabK);
+        const int k0 = chunk * kChunkK, slabs = min(kChunkSlabs, (a.k - k0 + kSlabWidth - 1) / kSlabWidth);
         mbarrier_wait(empty(slot.stage), slot.parity ^ 1u);
         if (lane == 0) mbarrier_arrive_expect_bytes(full(slot.stage), slabs * (group_tiles * kSlabBytes + R::kXSlabBytes));
         __syncwarp();
         const std::uint32_t stage = base + slot.stage * R::kStageBytes;
         if (slab < slabs) {
           if (tile < group_tiles)
-            tma_load_box(stage + tile * kTileBytes + slab * kSlabBytes, w_map, k0 + slab * kSlabK, (group + tile) * kTileRows, 0,
+            tma_load_box(stage + tile * kTileBytes + slab * kSlabBytes, w_map, k0 + slab * kSlabWidth, (group + tile) * kTileRows, 0,
                          full(slot.stage));
           else if (tile == kGroupTiles)
-            tma_load_box(stage + R::kXOffset + slab * R::kXSlabBytes, x_map, k0 + slab * kSlabK, 0, 0, full(slot.stage));
+            tma_load_box(stage + R::kXOffset + slab * R::kXSlabBytes, x_map, k0 + slab * kSlabWidth, 0, 0, full(slot.stage));
         }
       }
     }
@@ -161,8 +154,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   // k 0-7, 8-15, 16-23, 24-31 (two steps).
   const int w_row = (lane & 7) + 8 * (quad & 1), w_chunk = quad >> 1;
   const int x_row = (lane & 7) + (COLS == 2 ? 8 * (quad >> 1) : 0), x_chunk = COLS == 2 ? (quad & 1) : quad;
-  const std::uint32_t w_offset = tile * kTileBytes + half * (kHalfK / kSlabK) * kSlabBytes;
-  const std::uint32_t x_offset = R::kXOffset + half * (kHalfK / kSlabK) * R::kXSlabBytes;
+  const std::uint32_t w_offset = tile * kTileBytes + half * (kHalfK / kSlabWidth) * kSlabBytes;
+  const std::uint32_t x_offset = R::kXOffset + half * (kHalfK / kSlabWidth) * R::kXSlabBytes;
   int fill = 0;
   for (int group = tile_begin; group < tile_end; group += kGroupTiles) {
     float acc[COLS][4] = {};
@@ -176,7 +169,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int s = 0; s < kSteps; s += (COLS == 2 ? 1 : 2)) {
         if (k0 + 16 * s >= a.k) break;  // slabs past k were not copied (warp-uniform)
         std::uint32_t r[4];
-        ldmatrix_x4(r, stage + x_offset + (s / kSlabSteps) * R::kXSlabBytes + swizzled(x_row, 2 * (s % kSlabSteps) + x_chunk));
+        ldmatrix_x4(r, stage + x_offset + (s / kSlabSteps) * R::kXSlabBytes + swizzled_chunk(x_row, 2 * (s % kSlabSteps) + x_chunk));
         if constexpr (COLS == 2) {
           b[s][0][0] = r[0], b[s][0][1] = r[1], b[s][1][0] = r[2], b[s][1][1] = r[3];
         } else {
@@ -187,7 +180,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int s = 0; s < kSteps; ++s) {
         if (k0 + 16 * s >= a.k) break;
         std::uint32_t w[4];
-        ldmatrix_x4(w, stage + w_offset + (s / kSlabSteps) * kSlabBytes + swizzled(w_row, 2 * (s % kSlabSteps) + w_chunk));
+        ldmatrix_x4(w, stage + w_offset + (s / kSlabSteps) * kSlabBytes + swizzled_chunk(w_row, 2 * (s % kSlabSteps) + w_chunk));
 #pragma unroll
         for (int j = 0; j < COLS; ++j) mma_bf16_16x8x16(acc[j], w[0], w[1], w[2], w[3], b[s][j][0], b[s][j][1]);
       }
@@ -223,29 +216,14 @@ __global__ void gemv_streamed_kernel(const __grid_constant__ CUtensorMap, const 
 
 #endif
 
-// A [rows, k] bf16 matrix as TMA boxes of box_rows rows x 64 k in the 128-byte swizzle (rows past
-// the end zeros). Pure host work: building it at every launch keeps launches capturable.
-CUtensorMap slab_boxes_map(const __nv_bfloat16* data, int rows, int k, int box_rows) {
-  if (reinterpret_cast<std::uintptr_t>(data) % 16 != 0) throw UnsupportedShape("gemv/streamed needs 16-byte aligned x and W for TMA");
-  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(rows), 1};
-  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(k) * 2, static_cast<cuuint64_t>(k) * static_cast<cuuint64_t>(rows) * 2};
-  const cuuint32_t box[3] = {kSlabK, static_cast<cuuint32_t>(box_rows), 1};
-  const cuuint32_t element_strides[3] = {1, 1, 1};
-  CUtensorMap map;
-  const CUresult result = tensor_map_encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<__nv_bfloat16*>(data), dims, strides,
-                                               box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (result != CUDA_SUCCESS) throw std::runtime_error("gemv/streamed: cuTensorMapEncodeTiled returned CUresult " + std::to_string(result));
-  return map;
-}
-
 template <int COLS>
 void launch_with(const GemvArgs& a, cudaStream_t stream) {
   allow_dynamic_shared<gemv_streamed_kernel<COLS>, Ring<COLS>::kSmemBytes>();  // once per process, before any capture
   const long long tiles = (a.n + kTileRows - 1) / kTileRows;
   const int blocks = static_cast<int>(std::min<long long>(tiles, sm_count()));
-  gemv_streamed_kernel<COLS><<<blocks, kThreads, Ring<COLS>::kSmemBytes, stream>>>(slab_boxes_map(a.w, a.n, a.k, kTileRows),
-                                                                                   slab_boxes_map(a.x, a.m, a.k, Ring<COLS>::kXRows), a);
+  gemv_streamed_kernel<COLS>
+      <<<blocks, kThreads, Ring<COLS>::kSmemBytes, stream>>>(slab_boxes_map(a.w, 1, a.n, a.k, kTileRows, "gemv/streamed"),
+                                                             slab_boxes_map(a.x, 1, a.m, a.k, Ring<COLS>::kXRows, "gemv/streamed"), a);
   KGATE_CHECK_LAUNCH();
 }
 

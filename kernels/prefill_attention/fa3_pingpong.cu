@@ -414,10 +414,10 @@ void launch_tiling(const PrefillAttentionArgs& a, const DeviceInfo& device, cuda
                               .query_tiles = (a.seq_len + L::kBlockQ - 1) / L::kBlockQ,
                               .causal = a.causal,
                               .heads_per_section = heads_per_section(a, D, device)};
-  const CUtensorMap q_map = head_tiles_map(a.q, a.batch * a.heads, a.seq_len, D, L::kBlockQ, "fa3_pingpong");
-  const CUtensorMap k_map = head_tiles_map(a.k, a.batch * a.kv_heads, a.seq_len, D, kBlockK, "fa3_pingpong");
-  const CUtensorMap v_map = head_tiles_map(a.v, a.batch * a.kv_heads, a.seq_len, D, kBlockK, "fa3_pingpong");
-  const CUtensorMap o_map = head_tiles_map(a.o, a.batch * a.heads, a.seq_len, D, 64, "fa3_pingpong");  // a consumer's rows
+  const CUtensorMap q_map = slab_boxes_map(a.q, a.batch * a.heads, a.seq_len, D, L::kBlockQ, "fa3_pingpong");
+  const CUtensorMap k_map = slab_boxes_map(a.k, a.batch * a.kv_heads, a.seq_len, D, kBlockK, "fa3_pingpong");
+  const CUtensorMap v_map = slab_boxes_map(a.v, a.batch * a.kv_heads, a.seq_len, D, kBlockK, "fa3_pingpong");
+  const CUtensorMap o_map = slab_boxes_map(a.o, a.batch * a.heads, a.seq_len, D, 64, "fa3_pingpong");  // a consumer's rows
   const int blocks = std::min(schedule.tiles(), device.sm_count);  // one block per SM holds all its shared memory
   fa3_pingpong_kernel<T><<<blocks, L::kThreads, L::kBytes, stream>>>(q_map, k_map, v_map, o_map, a, schedule);
   KGATE_CHECK_LAUNCH();

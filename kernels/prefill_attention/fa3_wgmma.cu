@@ -201,9 +201,9 @@ template <int D>
 void launch_head_dim(const PrefillAttentionArgs& a, cudaStream_t stream) {
   constexpr int kSmemBytes = SharedLayout<D>::kBytes;
   allow_dynamic_shared<fa3_wgmma_kernel<D>, kSmemBytes>();  // once per process, before any capture
-  const CUtensorMap q_map = head_tiles_map(a.q, a.batch * a.heads, a.seq_len, D, kBlockQ, "fa3_wgmma");
-  const CUtensorMap k_map = head_tiles_map(a.k, a.batch * a.kv_heads, a.seq_len, D, kBlockK, "fa3_wgmma");
-  const CUtensorMap v_map = head_tiles_map(a.v, a.batch * a.kv_heads, a.seq_len, D, kBlockK, "fa3_wgmma");
+  const CUtensorMap q_map = slab_boxes_map(a.q, a.batch * a.heads, a.seq_len, D, kBlockQ, "fa3_wgmma");
+  const CUtensorMap k_map = slab_boxes_map(a.k, a.batch * a.kv_heads, a.seq_len, D, kBlockK, "fa3_wgmma");
+  const CUtensorMap v_map = slab_boxes_map(a.v, a.batch * a.kv_heads, a.seq_len, D, kBlockK, "fa3_wgmma");
   const dim3 grid(static_cast<unsigned>(a.batch * a.heads), static_cast<unsigned>((a.seq_len + kBlockQ - 1) / kBlockQ));
   fa3_wgmma_kernel<D><<<grid, kThreads, kSmemBytes, stream>>>(q_map, k_map, v_map, a);
   KGATE_CHECK_LAUNCH();

@@ -1,30 +1,19 @@
 #pragma once
 // The Hopper (sm_90a) building blocks of the FlashAttention-3 variants (fa3_wgmma, fa3_pingpong):
-// TMA bulk tensor copies of 128-byte-swizzled column slabs, wgmma on those slabs, and the host side
-// that describes a [heads, seq_len, head_dim] tensor to TMA. The mbarriers, TMA box loads, the
-// tensor-map encoder and the check that the build and the GPU have sm_90a are ../common/sm90.cuh.
+// TMA stores and ring-tile loads of 128-byte-swizzled column slabs, and wgmma on those slabs. The
+// mbarriers, the slabs' layout, TMA box loads, the tensor maps and the check that the build and
+// the GPU have sm_90a are ../common/sm90.cuh.
 //
 // Shared memory holds every tile as 128-byte-wide column slabs (64 bf16 of the head dimension,
 // one TMA box each) in the 128-byte swizzle that both TMA and wgmma understand, so no thread ever
 // touches operand bytes.
 #include <cuda.h>
-#include <cudaTypedefs.h>
-#include <cuda_bf16.h>
 
 #include <cstdint>
-#include <stdexcept>
-#include <string>
-#include <string_view>
 
 #include "../common/sm90.cuh"
-#include "kgate/core/cuda_check.hpp"
-#include "kgate/core/family.hpp"
-#include "kgate/measure/device.hpp"
 
 namespace kgate::kernels {
-
-inline constexpr int kSlabWidth = 64;  // bf16 per 128-byte swizzled row
-inline constexpr int kSlabRowBytes = 128;
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
@@ -168,25 +157,5 @@ __device__ __forceinline__ void issue_output(float (&o)[D / 8][4], const std::ui
 }
 
 #endif  // sm_90a device code
-
-// A [heads, seq_len, head_dim] bf16 tensor as TMA boxes of 64 x box_rows (128-byte rows,
-// 128-byte swizzle). Three dimensions, so a box reaching past seq_len is zero-filled instead of
-// reading the next head. Pure host work: building it at every launch keeps launches capturable.
-// `variant` names the refusal.
-inline CUtensorMap head_tiles_map(const __nv_bfloat16* data, int heads, int seq_len, int head_dim, int box_rows,
-                                  const std::string& variant) {
-  if (reinterpret_cast<std::uintptr_t>(data) % 16 != 0) throw UnsupportedShape(variant + " needs 16-byte aligned q, k and v for TMA");
-  CUtensorMap map;
-  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(head_dim), static_cast<cuuint64_t>(seq_len), static_cast<cuuint64_t>(heads)};
-  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(head_dim) * 2,
-                                 static_cast<cuuint64_t>(seq_len) * static_cast<cuuint64_t>(head_dim) * 2};
-  const cuuint32_t box[3] = {static_cast<cuuint32_t>(kSlabWidth), static_cast<cuuint32_t>(box_rows), 1};
-  const cuuint32_t element_strides[3] = {1, 1, 1};
-  const CUresult result = tensor_map_encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<__nv_bfloat16*>(data), dims, strides,
-                                               box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (result != CUDA_SUCCESS) throw std::runtime_error("cuTensorMapEncodeTiled returned CUresult " + std::to_string(result));
-  return map;
-}
 
 }  // namespace kgate::kernels
