@@ -23,6 +23,11 @@
 // still holds it at 81-83% of copy at n 28672 on the H200, against cuBLAS's 92%, is open: ncu
 // (H100, m 1, n 28672) has DRAM 82% busy and the warps waiting, not issuing.
 //
+// The copies ask for no L2 promotion: W is read once, and the 256-byte L2 fills that attention's
+// tensor maps ask for (its K and V are read again) cost time here. With them the landed ring was
+// 0.80-1.06x cuBLAS on an H200 (geomean 0.946); without, in the same run, 0.81-1.10x (0.972):
+// 1.04-1.07x faster at n 6144 and 28672, the same (±0.5%) at n 4096.
+//
 // Eight consumer warps: warp w takes tile w % 4 of the group and half w / 4 of each chunk's k (8
 // steps of 16), reads W's and x's fragments with ldmatrix, and multiplies with mma.sync m16n8k16
 // as gemv/vectorized does (x as the 8-column B operand, one or two column tiles for m ≤ 8 or
@@ -218,12 +223,13 @@ __global__ void gemv_streamed_kernel(const __grid_constant__ CUtensorMap, const 
 
 template <int COLS>
 void launch_with(const GemvArgs& a, cudaStream_t stream) {
+  constexpr CUtensorMapL2promotion kNoPromotion = CU_TENSOR_MAP_L2_PROMOTION_NONE;
   allow_dynamic_shared<gemv_streamed_kernel<COLS>, Ring<COLS>::kSmemBytes>();  // once per process, before any capture
   const long long tiles = (a.n + kTileRows - 1) / kTileRows;
   const int blocks = static_cast<int>(std::min<long long>(tiles, sm_count()));
-  gemv_streamed_kernel<COLS>
-      <<<blocks, kThreads, Ring<COLS>::kSmemBytes, stream>>>(slab_boxes_map(a.w, 1, a.n, a.k, kTileRows, "gemv/streamed"),
-                                                             slab_boxes_map(a.x, 1, a.m, a.k, Ring<COLS>::kXRows, "gemv/streamed"), a);
+  gemv_streamed_kernel<COLS><<<blocks, kThreads, Ring<COLS>::kSmemBytes, stream>>>(
+      slab_boxes_map(a.w, 1, a.n, a.k, kTileRows, "gemv/streamed", kNoPromotion),
+      slab_boxes_map(a.x, 1, a.m, a.k, Ring<COLS>::kXRows, "gemv/streamed", kNoPromotion), a);
   KGATE_CHECK_LAUNCH();
 }
 
@@ -237,12 +243,13 @@ void launch(const GemvArgs& a, cudaStream_t stream) {
 
 }  // namespace
 
-KGATE_REGISTER_VARIANT(GemvFamily, launch,
-                       {.name = "streamed",
-                        .description = "sm_90a: one block per SM, W and x copied by TMA (boxes of 16 rows x 64 k, 128-byte "
-                                       "swizzle) into a 5- or 6-stage shared-memory ring on mbarriers, a producer warp and 8 "
-                                       "consumer warps (ldmatrix + mma.sync), deterministic reduction of two k halves",
-                        .min_compute_capability = 90,
-                        .follows = "vectorized"});
+KGATE_REGISTER_VARIANT(
+    GemvFamily, launch,
+    {.name = "streamed",
+     .description = "sm_90a: one block per SM, W and x copied by TMA (boxes of 16 rows x 64 k, 128-byte "
+                    "swizzle, no L2 promotion) into a 5- or 6-stage shared-memory ring on mbarriers, a producer warp and 8 "
+                    "consumer warps (ldmatrix + mma.sync), deterministic reduction of two k halves",
+     .min_compute_capability = 90,
+     .follows = "vectorized"});
 
 }  // namespace kgate::kernels
