@@ -57,9 +57,11 @@ Shape ragged_attention(std::int64_t b, std::int64_t hq, std::int64_t hkv, std::i
 TEST(DecodeFamilies, AreRegisteredWithTheirVariants) {
   const auto& r = kgate::Registry::instance();
   const std::map<std::string, std::set<std::string>> expected = {
-      {"rope", {"naive", "vectorized", "token_block"}},        {"silu_and_mul", {"naive", "vectorized", "flat"}},
-      {"gemv", {"naive", "cublas", "vectorized", "streamed"}}, {"decode_attention", {"naive", "splitk"}},
-      {"decode_attention_paged", {"naive", "splitk"}},
+      {"rope", {"naive", "vectorized", "token_block"}},
+      {"silu_and_mul", {"naive", "vectorized", "flat"}},
+      {"gemv", {"naive", "cublas", "vectorized", "streamed"}},
+      {"decode_attention", {"naive", "splitk", "splitk_mma"}},
+      {"decode_attention_paged", {"naive", "splitk", "splitk_mma"}},
   };
   for (const auto& [name, variants] : expected) {
     std::set<std::string> found;

@@ -433,27 +433,31 @@ __global__ void __launch_bounds__(kSplitThreads) attention_split_kernel(Attentio
   if (completes) merge_pieces<D, G, kSplitThreads>(a, query0, pieces, used, shared);
 }
 
-template <class Kv, int D, int G>
-void launch_split_attention_for(const AttentionArgs& a, const Kv& kv, cudaStream_t stream) {
-  constexpr auto kernel = attention_split_kernel<Kv, D, G>;
-  const int splits = launch_splits(static_cast<std::int64_t>(a.batch) * a.kv_heads, a.max_len, resident_blocks<kernel, kSplitThreads>());
+// Launches `Kernel` (Threads threads, SharedBytes of dynamic shared memory) over the split plan of
+// its resident blocks: grid (piece, KV head, sequence). Any split kernel: (a, kv, piece, pieces).
+template <auto Kernel, int Threads, int SharedBytes, class Kv>
+void launch_split_plan(const AttentionArgs& a, const Kv& kv, cudaStream_t stream) {
+  const int splits =
+      launch_splits(static_cast<std::int64_t>(a.batch) * a.kv_heads, a.max_len, resident_blocks<Kernel, Threads, SharedBytes>());
   const int piece = split_length(a.max_len, splits), pieces = pieces_of(a.max_len, piece);
   if (pieces > a.max_splits) throw std::logic_error("split plan exceeds the scratch the family declared");
-  kernel<<<dim3(pieces, a.kv_heads, a.batch), kSplitThreads, 0, stream>>>(a, kv, piece, pieces);
+  Kernel<<<dim3(pieces, a.kv_heads, a.batch), Threads, SharedBytes, stream>>>(a, kv, piece, pieces);
   KGATE_CHECK_LAUNCH();
 }
 
-template <class Kv>
-void launch_split_attention(const AttentionArgs& a, const Kv& kv, cudaStream_t stream) {
+// Calls launch.template operator()<D, G>() with a's head dimension and GQA group where the split
+// kernels are compiled for them; otherwise throws UnsupportedShape.
+template <class Launch>
+void dispatch_split_attention(const AttentionArgs& a, Launch&& launch) {
   require_whole_groups(a);
   if (a.batch > 65535) throw UnsupportedShape("more than 65535 sequences (grid z)");
   const int group = a.q_heads / a.kv_heads;
   auto with_group = [&]<int D>() {
     switch (group) {
-      case 1: return launch_split_attention_for<Kv, D, 1>(a, kv, stream);
-      case 2: return launch_split_attention_for<Kv, D, 2>(a, kv, stream);
-      case 4: return launch_split_attention_for<Kv, D, 4>(a, kv, stream);
-      case 8: return launch_split_attention_for<Kv, D, 8>(a, kv, stream);
+      case 1: return launch.template operator()<D, 1>();
+      case 2: return launch.template operator()<D, 2>();
+      case 4: return launch.template operator()<D, 4>();
+      case 8: return launch.template operator()<D, 8>();
       default: throw UnsupportedShape("GQA group of " + std::to_string(group) + ": compiled for 1, 2, 4 and 8");
     }
   };
@@ -463,6 +467,12 @@ void launch_split_attention(const AttentionArgs& a, const Kv& kv, cudaStream_t s
     case 256: return with_group.template operator()<256>();
     default: throw UnsupportedShape("head_dim " + std::to_string(a.head_dim) + ": compiled for 64, 128 and 256");
   }
+}
+
+template <class Kv>
+void launch_split_attention(const AttentionArgs& a, const Kv& kv, cudaStream_t stream) {
+  dispatch_split_attention(a,
+                           [&]<int D, int G>() { launch_split_plan<attention_split_kernel<Kv, D, G>, kSplitThreads, 0>(a, kv, stream); });
 }
 
 }  // namespace kgate::kernels

@@ -101,4 +101,41 @@ __device__ void merge_pieces(const AttentionArgs& a, std::size_t query0, int pie
   }
 }
 
+// A block's share of the output for one column (four values of one head, `e` the first) of query
+// `query`: the output itself when the sequence has one piece (`used`), else the block's normalized
+// partial and, once per head, its log2-sum-exp `lse`.
+template <int D>
+__device__ __forceinline__ void write_piece_column(const AttentionArgs& a, std::size_t query, int used, int pieces, int e,
+                                                   const float4& value, float lse) {
+  if (used == 1) {
+    store_bf16x4(a.out + query * D + e, value);
+    return;
+  }
+  const std::size_t at = query * pieces + blockIdx.x;
+  *reinterpret_cast<float4*>(a.partial_out + at * D + e) = value;
+  if (e == 0) a.partial_lse[at] = lse;
+}
+
+// After every thread's write_piece_column, where the sequence has more than one piece: the block
+// counts itself in its (sequence, KV head)'s arrival counter (grid (piece, KV head, sequence)); the
+// block that completes the count resets it for the next launch and merges the pieces. All threads
+// of the block call it; `shared` as merge_pieces'.
+template <int D, int G, int Threads>
+__device__ __forceinline__ void finish_pieces(const AttentionArgs& a, std::size_t query0, int used, int pieces, void* shared) {
+  if (used == 1) return;
+  __shared__ bool completes;
+  __syncthreads();  // every thread's partial is written, and the block's states are read
+  if (threadIdx.x == 0) {
+    int* arrivals = a.arrivals + static_cast<std::size_t>(blockIdx.z) * a.kv_heads + blockIdx.y;
+    __threadfence();  // release: the block's partial before its count
+    completes = atomicAdd(arrivals, 1) == used - 1;
+    if (completes) {
+      *arrivals = 0;    // every piece has counted: zero again for the next launch
+      __threadfence();  // acquire: the other pieces' partials after their counts
+    }
+  }
+  __syncthreads();
+  if (completes) merge_pieces<D, G, Threads>(a, query0, pieces, used, shared);
+}
+
 }  // namespace kgate::kernels

@@ -80,6 +80,12 @@ __device__ __forceinline__ float fast_exp2(float x) {
   return y;
 }
 
+// Two floats rounded to bf16 in one 32-bit register, `low` in the low half: an MMA operand pair.
+__device__ __forceinline__ std::uint32_t pack_bf16x2(float low, float high) {
+  const __nv_bfloat162 v = __floats2bfloat162_rn(low, high);
+  return *reinterpret_cast<const std::uint32_t*>(&v);
+}
+
 // d += A·B for one m16n8k16 bf16 tensor-core tile with fp32 accumulation (sm_80+). Fragment
 // layout (lane = 4·g + t): a0 = A[g][2t..2t+1], a1 = A[g+8][2t..], a2 = A[g][2t+8..],
 // a3 = A[g+8][2t+8..]; b0 = B[2t..2t+1][g], b1 = B[2t+8..2t+9][g]; d0, d1 = D[g][2t, 2t+1],

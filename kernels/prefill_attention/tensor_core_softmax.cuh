@@ -90,11 +90,6 @@ __device__ __forceinline__ void rescale_rows(float (&acc)[NT][4], const float (&
   }
 }
 
-__device__ __forceinline__ std::uint32_t pack_bf16x2(float low, float high) {
-  const __nv_bfloat162 v = __floats2bfloat162_rn(low, high);
-  return *reinterpret_cast<const std::uint32_t*>(&v);
-}
-
 // Probabilities of 16 keys (two 8-column pieces) are exactly one m16n8k16 A fragment (a0 = row g,
 // keys 2t..2t+1; a1 = row g+8; a2, a3 = the same 8 keys later), which is also the register-A
 // layout of wgmma per warp: no shuffles between the two matrix products.
