@@ -20,7 +20,7 @@ using kgate::HostTensors;
 using kgate::Shape;
 namespace plan = kgate::kernels::prefill;
 
-enum Tensor { kQ, kK, kV, kO, kLse, kPartialO, kPartialLse };
+enum Tensor { kQ, kK, kV, kO, kLse, kPartialO, kPartialLse, kTileCounter };
 
 const kgate::Family& prefill() {
   const kgate::Family* f = kgate::Registry::instance().find_family("prefill_attention");
@@ -108,6 +108,7 @@ kgate::InstanceCheck check_emulation(const Shape& s, const Emulation& e) {
   std::vector<std::vector<std::byte>> outputs(inputs.size());
   outputs[kO] = kgate::encode_values(kgate::DType::bf16, got.o);
   outputs[kLse] = kgate::encode_values(kgate::DType::fp32, got.lse);
+  outputs[kTileCounter] = kgate::encode_values(kgate::DType::i32, std::vector<double>(2, 0.0));  // as a launch leaves it
   return kgate::check_outputs(prefill(), s, prefill().tensors(s), expected, &baseline, outputs, "the fp64 host reference");
 }
 
@@ -210,6 +211,19 @@ TEST(PrefillAttention, ScratchHoldsThePlannedSplitsOrNothing) {
   EXPECT_EQ(specs[kLse].dtype, DType::fp32);
   EXPECT_TRUE(specs[kLse].tolerance.has_value());
   EXPECT_FALSE(specs[kO].tolerance.has_value());
+}
+
+TEST(PrefillAttention, EveryShapeHasAZeroedTileCounter) {
+  // fa3_pingpong's blocks claim work tiles from [0] and count themselves done in [1]; the check
+  // requires both to read zero after every launch.
+  for (const Shape& s : prefill().test_shapes()) {
+    const auto specs = prefill().tensors(s);
+    ASSERT_EQ(specs.size(), static_cast<std::size_t>(kTileCounter) + 1) << s.id();
+    EXPECT_EQ(specs[kTileCounter].name, "tile_counter");
+    EXPECT_EQ(specs[kTileCounter].access, kgate::Access::zeroed_scratch);
+    EXPECT_EQ(specs[kTileCounter].dtype, DType::i32);
+    EXPECT_EQ(specs[kTileCounter].count, 2u);
+  }
 }
 
 TEST(PrefillAttention, ZeroQueriesAverageTheVisibleValuesOfTheirKvHead) {

@@ -10,19 +10,27 @@
 // Overlap within a warpgroup (section 3.2), kept from fa3_wgmma: S_j and P_{j-1}·V_{j-1} are
 // issued back to back, and the softmax of S_j runs while P_{j-1}·V_{j-1} is still in flight.
 //
-// A persistent grid: one block per SM loops over (batch·head, query tile) work tiles. Work tile
-// t goes to block t mod G in even rounds and G - 1 - (t mod G) in odd ones (G blocks), a snake
-// that evens out the work per block. Without the mask every tile has the same work, and tiles are
-// numbered head by head so that the blocks working at one time share the K and V of few heads in
-// L2. Under the causal mask the tiles are numbered longest first (the last query tiles, which see
-// the most keys), so that a block's final rounds hold short ones, but within sections of heads
-// whose K and V fit in half the L2 (heads_per_section says how many): numbered across all heads
-// at once, the 132 blocks of an H100 each read a different head's K/V, which L2 cannot hold
-// (b 8 h 16 S 2048: 128 MiB; L2 hit rate 36%, DRAM 82% busy, 0.66x cuDNN's speed on an H100;
-// 1.02x in sections). The producer runs ahead across work tiles: the K/V ring's position carries
-// over, and Q has two buffers, so the next tile's Q arrives while the consumers still work on the
-// current one; with one buffer its latency fell between every two work tiles, which shows where
-// a work tile is only a few key tiles (S 512 d64: 0.91x -> 0.95x cuDNN's speed).
+// A persistent grid: one block per SM loops over (batch·head, query tile) work tiles. With three
+// consumers (below), work tile t goes to block t mod G in even rounds and G - 1 - (t mod G) in odd
+// ones (G blocks), a snake that evens out the work per block. Without the mask every tile has the
+// same work, and tiles are numbered head by head so that the blocks working at one time share the
+// K and V of few heads in L2. Under the causal mask the tiles are numbered longest first (the last
+// query tiles, which see the most keys), so that a block's final rounds hold short ones, but within
+// sections of heads whose K and V fit in half the L2 (heads_per_section says how many): numbered
+// across all heads at once, the 132 blocks of an H100 each read a different head's K/V, which L2
+// cannot hold (b 8 h 16 S 2048: 128 MiB; L2 hit rate 36%, DRAM 82% busy, 0.66x cuDNN's speed on an
+// H100; 1.02x in sections). Blocks of two consumers (d128, short causal d64) claim their tiles in
+// that order instead: block b starts with tile b, and its producer claims each later one as it
+// starts loading it, from a counter in zeroed scratch (tile_counter, which the last block to finish
+// claiming zeroes again), and hands its number to the consumers beside its Q. Under the causal mask
+// the tiles differ in length, and where a block gets only a few of them (short causal sequences)
+// no static order evens out the blocks' loads; a block that finishes early takes the next longest
+// tile instead. Measured earlier (s23, H200) with kgate ab against the snake: 1.02-1.05x faster at
+// 6 of the 11 two-consumer causal bench shapes, the same at the rest. The producer runs ahead
+// across work tiles: the K/V ring's position carries over, and Q has two buffers, so the next
+// tile's Q arrives while the consumers still work on the current one; with one buffer its latency
+// fell between every two work tiles, which shows where a work tile is only a few key tiles (S 512
+// d64: 0.91x -> 0.95x cuDNN's speed).
 //
 // Tile shapes, per head dimension (Tiling below): d128 as fa3_wgmma, two consumers of 64 query
 // rows (128 per block) and 128-key tiles in a two-stage ring: 2 x Q 32 KiB + 2 x (K 32 + V 32) KiB;
@@ -66,6 +74,10 @@ struct Tiling {
   static constexpr int kStages = STAGES;
   static constexpr int kProducerRegisters = 24;
   static constexpr int kConsumerRegisters = (65536 / 128 - kProducerRegisters) / CONSUMERS / 8 * 8;
+  // Blocks of two consumers claim their work tiles as they go (see the file's comment). Three
+  // consumers (d64, unmasked or long causal sequences) keep the static snake: their rounds' tiles
+  // differ little in length, and their code is sensitive to instruction order.
+  static constexpr bool kClaimsTiles = CONSUMERS == 2;
   static_assert(128 * (kProducerRegisters + CONSUMERS * kConsumerRegisters) <= 65536, "an SM's registers");
 };
 using TilingD128 = Tiling<128, 2, 2>;
@@ -93,9 +105,12 @@ struct SharedLayout {
   // Per Q buffer q_full, q_empty; then per stage k_full, k_empty, v_full, v_empty.
   static constexpr int kBarriers = kV + T::kStages * kKvTileBytes;
   static constexpr int kBarrierCount = 2 * kQBuffers + 4 * T::kStages;
+  // Per Q buffer the number of its work tile, where blocks claim them (Tiling::kClaimsTiles).
+  static constexpr int kTileNumbers = kBarriers + 8 * kBarrierCount;
+  static constexpr int kTileNumberBytes = 4;
   // The swizzle pattern repeats every 1 KiB: tiles must start on such a boundary, so the launch
   // asks for 1 KiB of slack to align the dynamic shared memory.
-  static constexpr int kBytes = kBarriers + 8 * kBarrierCount + 1024;
+  static constexpr int kBytes = kTileNumbers + kTileNumberBytes * kQBuffers + 1024;
   static_assert(kQSlabBytes % 1024 == 0 && kKvSlabBytes % 1024 == 0, "slabs start on 1 KiB swizzle atoms");
 };
 
@@ -111,7 +126,7 @@ struct TileSchedule {
   __host__ __device__ int tiles() const { return heads_total * query_tiles; }
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   // The work tile a block takes in its round `round` (its n-th work tile), or tiles() and past
-  // when it has none left: the snake order over the grid.
+  // when it has none left: the snake order over the grid (blocks that claim tiles use locate only).
   __device__ int tile_of(int round) const {
     const int blocks = static_cast<int>(gridDim.x), block = static_cast<int>(blockIdx.x);
     return round * blocks + ((round & 1) ? blocks - 1 - block : block);
@@ -199,6 +214,7 @@ __global__ void __launch_bounds__(SharedLayout<T>::kThreads, 1)
   const auto v_full = [&](int stage) { return ring_barriers + 8 * (2 + 4 * stage); };
   const auto v_empty = [&](int stage) { return ring_barriers + 8 * (3 + 4 * stage); };
   const auto q_tile = [&](int buffer) { return base + buffer * L::kQBytes; };
+  const auto tile_number = [&](int buffer) { return base + L::kTileNumbers + buffer * L::kTileNumberBytes; };
   // Work tile `round` uses Q buffer round mod 2, whose barriers complete phase round / 2.
   const auto q_buffer_of = [](int round) { return round % L::kQBuffers; };
   const auto q_phase_of = [](int round) { return static_cast<std::uint32_t>(round / L::kQBuffers) & 1; };
@@ -238,15 +254,31 @@ __global__ void __launch_bounds__(SharedLayout<T>::kThreads, 1)
     if (threadIdx.x == 0) {
       int loaded = 0;  // K/V tiles issued so far
       for (int round = 0;; ++round) {
-        const int tile = schedule.tile_of(round);
-        if (tile >= schedule.tiles()) break;
+        int tile;
+        if constexpr (T::kClaimsTiles) {
+          // The number goes beside the tile's Q, so the tile is claimed once that buffer is free
+          // (its number was last read two work tiles ago). Past the end, the number alone tells the
+          // consumers to stop.
+          const int q_buffer = q_buffer_of(round);
+          mbarrier_wait(q_empty(q_buffer), q_phase_of(round) ^ 1);
+          tile = round == 0 ? static_cast<int>(blockIdx.x) : static_cast<int>(gridDim.x) + atomicAdd(&a.tile_counter[0], 1);
+          const bool past_end = tile >= schedule.tiles();
+          mbarrier_arrive_expect_bytes(q_full(q_buffer), (past_end ? 0 : L::kQBytes) + L::kTileNumberBytes);
+          store_word_to_waiters(tile_number(q_buffer), static_cast<std::uint32_t>(tile), q_full(q_buffer));
+          if (past_end) break;
+        } else {
+          tile = schedule.tile_of(round);
+          if (tile >= schedule.tiles()) break;
+        }
         int bh, query_tile;
         schedule.locate(tile, bh, query_tile);
         const int q0 = query_tile * kBlockQ, kv_head = kv_head_of(bh), tiles = key_tiles(query_tile);
         // Q first: its buffer was last read two work tiles ago.
         const int q_buffer = q_buffer_of(round);
-        mbarrier_wait(q_empty(q_buffer), q_phase_of(round) ^ 1);
-        mbarrier_arrive_expect_bytes(q_full(q_buffer), L::kQBytes);
+        if constexpr (!T::kClaimsTiles) {
+          mbarrier_wait(q_empty(q_buffer), q_phase_of(round) ^ 1);
+          mbarrier_arrive_expect_bytes(q_full(q_buffer), L::kQBytes);
+        }
         for (int slab = 0; slab < L::kSlabs; ++slab)
           tma_load_box(q_tile(q_buffer) + slab * L::kQSlabBytes, q_map, slab * kSlabWidth, q0, bh, q_full(q_buffer));
         for (int j = 0; j < tiles; ++j, ++loaded) {
@@ -256,6 +288,16 @@ __global__ void __launch_bounds__(SharedLayout<T>::kThreads, 1)
                                                      kv_head);
           load_ring_tile<L::kSlabs, L::kKvSlabBytes>(v_tile(stage), v_full(stage), v_empty(stage), free_parity, v_map, j * kBlockK,
                                                      kv_head);
+        }
+      }
+      if constexpr (T::kClaimsTiles) {
+        // Every block claims once past the end before it counts itself here, so the last to count
+        // comes after every claim of this launch and zeroes the counter for the next.
+        __threadfence();  // release: this block's claims before its count
+        if (atomicAdd(&a.tile_counter[1], 1) == static_cast<int>(gridDim.x) - 1) {
+          __threadfence();  // acquire: the other blocks' claims before the zeroing
+          a.tile_counter[0] = 0;
+          a.tile_counter[1] = 0;
         }
       }
     }
@@ -281,7 +323,14 @@ __global__ void __launch_bounds__(SharedLayout<T>::kThreads, 1)
     std::uint32_t p[kBlockK / 16][4];
     int consumed = 0;  // K/V tiles of earlier work tiles
     for (int round = 0;; ++round) {
-      const int tile = schedule.tile_of(round);
+      int tile;
+      if constexpr (T::kClaimsTiles) {
+        // The producer's number for this round arrives with its Q, or alone past the end.
+        mbarrier_wait(q_full(q_buffer_of(round)), q_phase_of(round));
+        tile = static_cast<int>(load_shared_word(tile_number(q_buffer_of(round))));
+      } else {
+        tile = schedule.tile_of(round);
+      }
       if (tile >= schedule.tiles()) break;
       int bh, query_tile;
       schedule.locate(tile, bh, query_tile);
@@ -301,7 +350,7 @@ __global__ void __launch_bounds__(SharedLayout<T>::kThreads, 1)
 
       const int q_buffer = q_buffer_of(round);
       const std::uint64_t q_desc = smem_descriptor(q_tile(q_buffer) + consumer * 64 * kSlabRowBytes, 16);
-      mbarrier_wait(q_full(q_buffer), q_phase_of(round));
+      if constexpr (!T::kClaimsTiles) mbarrier_wait(q_full(q_buffer), q_phase_of(round));  // claiming blocks waited above
       mbarrier_wait(k_full(stage_of(consumed)), phase_of(consumed));
       wait_for_turn(consumer);
       wgmma_fence();
@@ -441,8 +490,10 @@ KGATE_REGISTER_VARIANT(PrefillAttentionFamily, launch,
                         .description = "fa3_wgmma plus FlashAttention-3 scheduling (sm_90a): consumer warpgroups "
                                        "take turns at the tensor cores (named-barrier ping-pong) so one's softmax "
                                        "overlaps another's products, a persistent grid (causal tiles longest "
-                                       "first in L2-sized sections of heads), two Q buffers, d64 with three "
-                                       "consumers (192 query rows; two for causal sequences up to 2048)",
+                                       "first in L2-sized sections of heads; blocks of two consumers claim "
+                                       "their work tiles dynamically from a counter, three take a static "
+                                       "snake), two Q buffers, d64 with three consumers (192 query rows; two "
+                                       "for causal sequences up to 2048)",
                         .min_compute_capability = 90,
                         .follows = "fa3_wgmma"});
 

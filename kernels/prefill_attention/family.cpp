@@ -13,7 +13,7 @@ namespace kgate::kernels {
 
 namespace {
 
-enum Tensor { kQ, kK, kV, kO, kLse, kPartialO, kPartialLse };
+enum Tensor { kQ, kK, kV, kO, kLse, kPartialO, kPartialLse, kTileCounter };
 
 struct PrefillDims {
   std::int64_t batch, heads, kv_heads, seq_len, head_dim;
@@ -167,6 +167,7 @@ std::vector<TensorSpec> PrefillAttentionFamily::tensors(const Shape& shape) cons
       {.name = "lse", .dtype = DType::fp32, .count = count(d.rows()), .access = Access::output, .tolerance = lse_tolerance},
       {.name = "partial_o", .dtype = DType::fp32, .count = scratch_splits * query_elements, .access = Access::scratch},
       {.name = "partial_lse", .dtype = DType::fp32, .count = scratch_splits * count(d.rows()), .access = Access::scratch},
+      {.name = "tile_counter", .dtype = DType::i32, .count = 2, .access = Access::zeroed_scratch},
   };
 }
 
@@ -231,7 +232,8 @@ PrefillAttentionArgs PrefillAttentionFamily::make_args(const Shape& shape, const
           .seq_len = static_cast<int>(d.seq_len),
           .head_dim = static_cast<int>(d.head_dim),
           .causal = d.causal,
-          .scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d.head_dim)))};
+          .scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d.head_dim))),
+          .tile_counter = v.get<int>(kTileCounter)};
 }
 
 KGATE_REGISTER_FAMILY(PrefillAttentionFamily);

@@ -32,6 +32,10 @@ struct PrefillAttentionArgs {
   int head_dim;  // 64 or 128
   bool causal;
   float scale;  // 1/sqrt(head_dim)
+  // Zeroed scratch the family declares for variants whose blocks claim work tiles (fa3_pingpong):
+  // [0] the tiles claimed past the first wave, [1] the blocks done claiming; zero again at exit.
+  // Last, so that the fields before it keep their offsets in a kernel's parameters.
+  int* tile_counter;
 };
 
 class PrefillAttentionFamily final : public TypedFamily<PrefillAttentionArgs> {
