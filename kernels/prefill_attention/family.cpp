@@ -122,6 +122,8 @@ std::vector<Shape> PrefillAttentionFamily::test_shapes() const {
       prefill_shape(1, 4, 2, 1000, 128, false, "GQA 2/1, no multiple of any tile"),
       prefill_shape(1, 4, 2, 1000, 128, true, "GQA 2/1, no multiple of any tile"),
       prefill_shape(1, 2, 2, 1000, 64, true, "MHA, d 64"),
+      prefill_shape(2, 80, 80, 129, 64, true, "more work tiles than a wave of blocks: fa3_pingpong's blocks claim tiles"),
+      prefill_shape(2, 80, 80, 129, 128, true, "more work tiles than a wave of blocks, d 128"),
       prefill_shape(2, 2, 1, 2048, 128, true, "long: naive is the reference"),
       prefill_shape(1, 4, 4, 4096, 64, false, "long: naive is the reference"),
       prefill_shape(1, 2, 1, 4096, 128, true, "long: naive is the reference"),
