@@ -20,7 +20,7 @@ using kgate::HostTensors;
 using kgate::Shape;
 namespace plan = kgate::kernels::prefill;
 
-enum Tensor { kQ, kK, kV, kO, kLse, kPartialO, kPartialLse, kTileCounter };
+enum Tensor { kQ, kK, kV, kO, kLse, kPartialO, kPartialLse, kTileCounter, kTileSlots };
 
 const kgate::Family& prefill() {
   const kgate::Family* f = kgate::Registry::instance().find_family("prefill_attention");
@@ -218,11 +218,15 @@ TEST(PrefillAttention, EveryShapeHasAZeroedTileCounter) {
   // requires both to read zero after every launch.
   for (const Shape& s : prefill().test_shapes()) {
     const auto specs = prefill().tensors(s);
-    ASSERT_EQ(specs.size(), static_cast<std::size_t>(kTileCounter) + 1) << s.id();
+    ASSERT_EQ(specs.size(), static_cast<std::size_t>(kTileSlots) + 1) << s.id();
     EXPECT_EQ(specs[kTileCounter].name, "tile_counter");
     EXPECT_EQ(specs[kTileCounter].access, kgate::Access::zeroed_scratch);
     EXPECT_EQ(specs[kTileCounter].dtype, DType::i32);
     EXPECT_EQ(specs[kTileCounter].count, 2u);
+    // And a 16-byte slot per block and Q buffer, which need not start zeroed.
+    EXPECT_EQ(specs[kTileSlots].name, "tile_slots");
+    EXPECT_EQ(specs[kTileSlots].access, kgate::Access::scratch);
+    EXPECT_EQ(specs[kTileSlots].count, 1024u * 2 * 4);  // kMaxClaimingBlocks x Q buffers x kTileSlotInts
   }
 }
 

@@ -13,8 +13,12 @@
 // ldmatrix. The weights P of the 16 keys are then exactly the A operand of P·V (the S tiles'
 // accumulator layout is the A fragment's: no shuffles), and V's rows arrive as B by
 // ldmatrix.trans. Softmax as splitk's: base 2 (the scale applied to the fp32 scores), a
-// reference raised only when a step's maximum passes it by kRescaleSlack; P is rounded to bf16
-// for the product, as FlashAttention's kernels do, while the sums of the weights stay fp32.
+// reference raised only when a step's maximum passes it by kRescaleSlack. P·V takes P in two bf16
+// parts (its rounding and the rest: split_bf16x2), so the weighted sums carry the fp32 weights to
+// about 16 bits: P rounded to bf16 once, as FlashAttention's kernels do, moves an output by up to
+// 2^-9 of the values' scale, past decode attention's tolerance (2 bf16 ulps) where outputs cancel;
+// on an H200 that failed 24 of the 26 test shapes that exercise it. The second product is cheap:
+// the tensor cores are otherwise idle most of the step.
 //
 // Each warp streams its own steps (warp w takes keys w·16 + j·64 + [0, 16) of the piece) through
 // its own three-stage ring of cp.async copies, 16 rows of K and of V per stage, each row's 16-byte
@@ -204,15 +208,20 @@ __global__ void __launch_bounds__(kMmaThreads) attention_mma_kernel(AttentionArg
       p[i] = fast_exp2(x[i] - shift);
       total += p[i];
     }
-    // P as the A operand of P·V: a0 = P[g][2t, +1], a2 = P[g][8 + 2t, +1] (rows 8-15 zero); V's
-    // matrices (keys 0-7 | 8-15) x (chunk n | n + 1), transposed, give b0, b1 of d tiles n, n + 1.
-    const std::uint32_t p_low = pack_bf16x2(p[0], p[1]), p_high = pack_bf16x2(p[2], p[3]);
+    // P as the A operand of P·V: a0 = P[g][2t, +1], a2 = P[g][8 + 2t, +1] (rows 8-15 zero), each
+    // split into its bf16 rounding and the rest; V's matrices (keys 0-7 | 8-15) x (chunk n | n + 1),
+    // transposed, give b0, b1 of d tiles n, n + 1.
+    std::uint32_t a0_high, a0_rest, a2_high, a2_rest;
+    split_bf16x2(p[0], p[1], a0_high, a0_rest);
+    split_bf16x2(p[2], p[3], a2_high, a2_rest);
 #pragma unroll
     for (int n = 0; n < D / 8; n += 2) {
       std::uint32_t v[4];
       ldmatrix_x4_trans(v, v_tile + swizzled_row_chunk<D>((matrix & 1) * 8 + matrix_row, n + (matrix >> 1)));
-      mma_bf16_16x8x16(o[n], p_low, 0u, p_high, 0u, v[0], v[1]);
-      mma_bf16_16x8x16(o[n + 1], p_low, 0u, p_high, 0u, v[2], v[3]);
+      mma_bf16_16x8x16(o[n], a0_high, 0u, a2_high, 0u, v[0], v[1]);
+      mma_bf16_16x8x16(o[n + 1], a0_high, 0u, a2_high, 0u, v[2], v[3]);
+      mma_bf16_16x8x16(o[n], a0_rest, 0u, a2_rest, 0u, v[0], v[1]);
+      mma_bf16_16x8x16(o[n + 1], a0_rest, 0u, a2_rest, 0u, v[2], v[3]);
     }
   }
   total += __shfl_xor_sync(0xffffffffu, total, 1);
@@ -265,10 +274,13 @@ __global__ void __launch_bounds__(kMmaThreads) attention_mma_kernel(AttentionArg
   finish_pieces<D, G, kMmaThreads>(a, query0, used, pieces, shared);
 }
 
+// Head dimensions 64 and 128: at 256 the accumulators alone (o, rows 8-15 included) take 128
+// registers a thread, and the kernel spilled.
 template <class Kv>
 void launch_mma_attention(const AttentionArgs& a, const Kv& kv, cudaStream_t stream) {
   dispatch_split_attention(a, [&]<int D, int G>() {
-    launch_split_plan<attention_mma_kernel<Kv, D, G>, kMmaThreads, MmaTile<D, G>::kSharedBytes>(a, kv, stream);
+    if constexpr (D <= 128) launch_split_plan<attention_mma_kernel<Kv, D, G>, kMmaThreads, MmaTile<D, G>::kSharedBytes>(a, kv, stream);
+    else throw UnsupportedShape("head_dim " + std::to_string(D) + ": splitk_mma is compiled for 64 and 128");
   });
 }
 

@@ -86,6 +86,16 @@ __device__ __forceinline__ std::uint32_t pack_bf16x2(float low, float high) {
   return *reinterpret_cast<const std::uint32_t*>(&v);
 }
 
+// Two floats (`first` in the low halves) as two bf16 pairs that add up to them to about 16 significant bits: `high` rounds them
+// to bf16 and `rest` rounds what that leaves out. Products of both with the same bf16 operand,
+// added in fp32, come within 2^-16 of the fp32 values' product, where `high` alone is off by up to
+// 2^-9.
+__device__ __forceinline__ void split_bf16x2(float first, float second, std::uint32_t& high, std::uint32_t& rest) {
+  const __nv_bfloat162 rounded = __floats2bfloat162_rn(first, second);
+  high = *reinterpret_cast<const std::uint32_t*>(&rounded);
+  rest = pack_bf16x2(first - __low2float(rounded), second - __high2float(rounded));
+}
+
 // d += A·B for one m16n8k16 bf16 tensor-core tile with fp32 accumulation (sm_80+). Fragment
 // layout (lane = 4·g + t): a0 = A[g][2t..2t+1], a1 = A[g+8][2t..], a2 = A[g][2t+8..],
 // a3 = A[g+8][2t+8..]; b0 = B[2t..2t+1][g], b1 = B[2t+8..2t+9][g]; d0, d1 = D[g][2t, 2t+1],

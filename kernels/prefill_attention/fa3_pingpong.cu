@@ -107,11 +107,12 @@ struct SharedLayout {
   static constexpr int kBarrierCount = 2 * kQBuffers + 4 * T::kStages;
   // Per Q buffer the number of its work tile, where blocks claim them (Tiling::kClaimsTiles).
   static constexpr int kTileNumbers = kBarriers + 8 * kBarrierCount;
-  static constexpr int kTileNumberBytes = 4;
+  static constexpr int kTileNumberBytes = kTileSlotInts * 4;  // a 16-byte bulk copy of the slot
   // The swizzle pattern repeats every 1 KiB: tiles must start on such a boundary, so the launch
   // asks for 1 KiB of slack to align the dynamic shared memory.
   static constexpr int kBytes = kTileNumbers + kTileNumberBytes * kQBuffers + 1024;
   static_assert(kQSlabBytes % 1024 == 0 && kKvSlabBytes % 1024 == 0, "slabs start on 1 KiB swizzle atoms");
+  static_assert(kTileNumbers % 16 == 0, "bulk copies land on 16-byte boundaries");
 };
 
 // The persistent grid's work: `heads_total` (batch·heads) x `query_tiles` work tiles, numbered
@@ -263,8 +264,15 @@ __global__ void __launch_bounds__(SharedLayout<T>::kThreads, 1)
           mbarrier_wait(q_empty(q_buffer), q_phase_of(round) ^ 1);
           tile = round == 0 ? static_cast<int>(blockIdx.x) : static_cast<int>(gridDim.x) + atomicAdd(&a.tile_counter[0], 1);
           const bool past_end = tile >= schedule.tiles();
+          // The number travels as Q does, by the copy engine onto Q's barrier, from the block's slot
+          // in global memory: a plain shared store before the arrive was reported by racecheck as
+          // a race with the consumers' read, and st.async into the block's own shared memory
+          // stopped the kernel with an illegal instruction (H200, no cluster launch).
+          int* const slot = a.tile_slots + (static_cast<int>(blockIdx.x) * L::kQBuffers + q_buffer) * kTileSlotInts;
+          *slot = tile;
+          fence_proxy_async_global();  // the store before the copy engine's read
           mbarrier_arrive_expect_bytes(q_full(q_buffer), (past_end ? 0 : L::kQBytes) + L::kTileNumberBytes);
-          store_word_to_waiters(tile_number(q_buffer), static_cast<std::uint32_t>(tile), q_full(q_buffer));
+          bulk_copy(tile_number(q_buffer), slot, L::kTileNumberBytes, q_full(q_buffer));
           if (past_end) break;
         } else {
           tile = schedule.tile_of(round);
@@ -468,6 +476,8 @@ void launch_tiling(const PrefillAttentionArgs& a, const DeviceInfo& device, cuda
   const CUtensorMap v_map = slab_boxes_map(a.v, a.batch * a.kv_heads, a.seq_len, D, kBlockK, "fa3_pingpong");
   const CUtensorMap o_map = slab_boxes_map(a.o, a.batch * a.heads, a.seq_len, D, 64, "fa3_pingpong");  // a consumer's rows
   const int blocks = std::min(schedule.tiles(), device.sm_count);  // one block per SM holds all its shared memory
+  if (T::kClaimsTiles && blocks > kMaxClaimingBlocks)
+    throw UnsupportedShape("fa3_pingpong claims work tiles for at most " + std::to_string(kMaxClaimingBlocks) + " blocks (SMs)");
   fa3_pingpong_kernel<T><<<blocks, L::kThreads, L::kBytes, stream>>>(q_map, k_map, v_map, o_map, a, schedule);
   KGATE_CHECK_LAUNCH();
 }

@@ -13,7 +13,7 @@ namespace kgate::kernels {
 
 namespace {
 
-enum Tensor { kQ, kK, kV, kO, kLse, kPartialO, kPartialLse, kTileCounter };
+enum Tensor { kQ, kK, kV, kO, kLse, kPartialO, kPartialLse, kTileCounter, kTileSlots };
 
 struct PrefillDims {
   std::int64_t batch, heads, kv_heads, seq_len, head_dim;
@@ -170,6 +170,7 @@ std::vector<TensorSpec> PrefillAttentionFamily::tensors(const Shape& shape) cons
       {.name = "partial_o", .dtype = DType::fp32, .count = scratch_splits * query_elements, .access = Access::scratch},
       {.name = "partial_lse", .dtype = DType::fp32, .count = scratch_splits * count(d.rows()), .access = Access::scratch},
       {.name = "tile_counter", .dtype = DType::i32, .count = 2, .access = Access::zeroed_scratch},
+      {.name = "tile_slots", .dtype = DType::i32, .count = std::size_t{kMaxClaimingBlocks} * 2 * kTileSlotInts, .access = Access::scratch},
   };
 }
 
@@ -235,7 +236,8 @@ PrefillAttentionArgs PrefillAttentionFamily::make_args(const Shape& shape, const
           .head_dim = static_cast<int>(d.head_dim),
           .causal = d.causal,
           .scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d.head_dim))),
-          .tile_counter = v.get<int>(kTileCounter)};
+          .tile_counter = v.get<int>(kTileCounter),
+          .tile_slots = v.get<int>(kTileSlots)};
 }
 
 KGATE_REGISTER_FAMILY(PrefillAttentionFamily);

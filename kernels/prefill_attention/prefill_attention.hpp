@@ -32,11 +32,18 @@ struct PrefillAttentionArgs {
   int head_dim;  // 64 or 128
   bool causal;
   float scale;  // 1/sqrt(head_dim)
-  // Zeroed scratch the family declares for variants whose blocks claim work tiles (fa3_pingpong):
-  // [0] the tiles claimed past the first wave, [1] the blocks done claiming; zero again at exit.
-  // Last, so that the fields before it keep their offsets in a kernel's parameters.
+  // Scratch the family declares for variants whose blocks claim work tiles (fa3_pingpong); last, so
+  // that the fields before them keep their offsets in a kernel's parameters.
+  // Zeroed: [0] the tiles claimed past the first wave, [1] the blocks done claiming; zero again at exit.
   int* tile_counter;
+  // [block][Q buffer] 16-byte slots, kMaxClaimingBlocks blocks: where a block's producer puts a
+  // claimed tile's number for the copy engine to bring beside the tile's Q.
+  int* tile_slots;
 };
+
+// The most blocks of a launch that claims work tiles (one per SM): the size of tile_slots.
+inline constexpr int kMaxClaimingBlocks = 1024;
+inline constexpr int kTileSlotInts = 4;  // 16 bytes, a bulk copy's least
 
 class PrefillAttentionFamily final : public TypedFamily<PrefillAttentionArgs> {
  public:
