@@ -223,10 +223,10 @@ TEST(PrefillAttention, EveryShapeHasAZeroedTileCounter) {
     EXPECT_EQ(specs[kTileCounter].access, kgate::Access::zeroed_scratch);
     EXPECT_EQ(specs[kTileCounter].dtype, DType::i32);
     EXPECT_EQ(specs[kTileCounter].count, 2u);
-    // And a 16-byte slot per block and Q buffer, which need not start zeroed.
+    // And a slot per block and Q buffer, which need not start zeroed.
     EXPECT_EQ(specs[kTileSlots].name, "tile_slots");
     EXPECT_EQ(specs[kTileSlots].access, kgate::Access::scratch);
-    EXPECT_EQ(specs[kTileSlots].count, 1024u * 2 * 4);  // kMaxClaimingBlocks x Q buffers x kTileSlotInts
+    EXPECT_EQ(specs[kTileSlots].count, 1024u * 2);  // kMaxClaimingBlocks x Q buffers
   }
 }
 

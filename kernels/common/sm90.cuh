@@ -1,8 +1,8 @@
 #pragma once
 // Hopper (sm_90a) building blocks any family may use: the slab layout in the 128-byte swizzle,
-// mbarriers, TMA box and bulk copies from global into shared memory that complete on them, tensor
-// maps of bf16 tensors in slabs, and the host-side check that this build has sm_90a code and the
-// GPU is a Hopper. The FlashAttention-3 variants add wgmma on top (prefill_attention/sm90_tiles.cuh);
+// mbarriers, TMA box copies from global into shared memory that complete on them, tensor maps of
+// bf16 tensors in slabs, and the host-side check that this build has sm_90a code and the GPU is a
+// Hopper. The FlashAttention-3 variants add wgmma on top (prefill_attention/sm90_tiles.cuh);
 // gemv/streamed feeds a shared-memory ring with box copies of W and x.
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -72,26 +72,6 @@ __device__ __forceinline__ void tma_load_box(std::uint32_t destination, const CU
                    destination),
                "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(x), "r"(y), "r"(z), "r"(barrier)
                : "memory");
-}
-
-// `bytes` contiguous bytes (a multiple of 16, both addresses 16-byte aligned) from global into
-// shared memory by the copy engine, counted toward `barrier`'s expected bytes.
-__device__ __forceinline__ void bulk_copy(std::uint32_t destination, const void* source, int bytes, std::uint32_t barrier) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(destination), "l"(source),
-               "r"(bytes), "r"(barrier)
-               : "memory");
-}
-
-// Orders this thread's earlier global stores before the copy engine's later reads of them (the
-// generic and async proxies see memory through different paths).
-__device__ __forceinline__ void fence_proxy_async_global() { asm volatile("fence.proxy.async.global;\n" ::: "memory"); }
-
-// A word at a 32-bit shared-memory address (as mbarriers and TMA take them), read where this thread
-// is (not hoisted above a wait on the barrier that delivered it).
-__device__ __forceinline__ std::uint32_t load_shared_word(std::uint32_t address) {
-  std::uint32_t value;
-  asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(value) : "r"(address) : "memory");
-  return value;
 }
 
 #endif  // sm_90a device code

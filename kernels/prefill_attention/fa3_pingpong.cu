@@ -105,14 +105,10 @@ struct SharedLayout {
   // Per Q buffer q_full, q_empty; then per stage k_full, k_empty, v_full, v_empty.
   static constexpr int kBarriers = kV + T::kStages * kKvTileBytes;
   static constexpr int kBarrierCount = 2 * kQBuffers + 4 * T::kStages;
-  // Per Q buffer the number of its work tile, where blocks claim them (Tiling::kClaimsTiles).
-  static constexpr int kTileNumbers = kBarriers + 8 * kBarrierCount;
-  static constexpr int kTileNumberBytes = kTileSlotInts * 4;  // a 16-byte bulk copy of the slot
   // The swizzle pattern repeats every 1 KiB: tiles must start on such a boundary, so the launch
   // asks for 1 KiB of slack to align the dynamic shared memory.
-  static constexpr int kBytes = kTileNumbers + kTileNumberBytes * kQBuffers + 1024;
+  static constexpr int kBytes = kBarriers + 8 * kBarrierCount + 1024;
   static_assert(kQSlabBytes % 1024 == 0 && kKvSlabBytes % 1024 == 0, "slabs start on 1 KiB swizzle atoms");
-  static_assert(kTileNumbers % 16 == 0, "bulk copies land on 16-byte boundaries");
 };
 
 // The persistent grid's work: `heads_total` (batch·heads) x `query_tiles` work tiles, numbered
@@ -215,7 +211,8 @@ __global__ void __launch_bounds__(SharedLayout<T>::kThreads, 1)
   const auto v_full = [&](int stage) { return ring_barriers + 8 * (2 + 4 * stage); };
   const auto v_empty = [&](int stage) { return ring_barriers + 8 * (3 + 4 * stage); };
   const auto q_tile = [&](int buffer) { return base + buffer * L::kQBytes; };
-  const auto tile_number = [&](int buffer) { return base + L::kTileNumbers + buffer * L::kTileNumberBytes; };
+  // Where a claiming block's producer puts the number of the work tile in Q buffer `buffer`.
+  const auto tile_slot = [](int buffer) { return static_cast<int>(blockIdx.x) * L::kQBuffers + buffer; };
   // Work tile `round` uses Q buffer round mod 2, whose barriers complete phase round / 2.
   const auto q_buffer_of = [](int round) { return round % L::kQBuffers; };
   const auto q_phase_of = [](int round) { return static_cast<std::uint32_t>(round / L::kQBuffers) & 1; };
@@ -264,15 +261,13 @@ __global__ void __launch_bounds__(SharedLayout<T>::kThreads, 1)
           mbarrier_wait(q_empty(q_buffer), q_phase_of(round) ^ 1);
           tile = round == 0 ? static_cast<int>(blockIdx.x) : static_cast<int>(gridDim.x) + atomicAdd(&a.tile_counter[0], 1);
           const bool past_end = tile >= schedule.tiles();
-          // The number travels as Q does, by the copy engine onto Q's barrier, from the block's slot
-          // in global memory: a plain shared store before the arrive was reported by racecheck as
-          // a race with the consumers' read, and st.async into the block's own shared memory
-          // stopped the kernel with an illegal instruction (H200, no cluster launch).
-          int* const slot = a.tile_slots + (static_cast<int>(blockIdx.x) * L::kQBuffers + q_buffer) * kTileSlotInts;
-          *slot = tile;
-          fence_proxy_async_global();  // the store before the copy engine's read
-          mbarrier_arrive_expect_bytes(q_full(q_buffer), (past_end ? 0 : L::kQBytes) + L::kTileNumberBytes);
-          bulk_copy(tile_number(q_buffer), slot, L::kTileNumberBytes, q_full(q_buffer));
+          // The number goes into the block's slot in global memory before the arrive on Q's barrier
+          // (a release), which the consumers' wait acquires. In shared memory racecheck reported the
+          // slot's reuse two tiles later as a race, whether the number came by a plain store or by a
+          // bulk copy (it does not follow the order through the mbarriers), and st.async into the
+          // block's own shared memory stopped the kernel with an illegal instruction (H200).
+          a.tile_slots[tile_slot(q_buffer)] = tile;
+          mbarrier_arrive_expect_bytes(q_full(q_buffer), past_end ? 0 : L::kQBytes);
           if (past_end) break;
         } else {
           tile = schedule.tile_of(round);
@@ -335,7 +330,7 @@ __global__ void __launch_bounds__(SharedLayout<T>::kThreads, 1)
       if constexpr (T::kClaimsTiles) {
         // The producer's number for this round arrives with its Q, or alone past the end.
         mbarrier_wait(q_full(q_buffer_of(round)), q_phase_of(round));
-        tile = static_cast<int>(load_shared_word(tile_number(q_buffer_of(round))));
+        tile = __ldcg(&a.tile_slots[tile_slot(q_buffer_of(round))]);  // from L2: the slot was rewritten since its last read
       } else {
         tile = schedule.tile_of(round);
       }

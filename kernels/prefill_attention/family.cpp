@@ -170,7 +170,7 @@ std::vector<TensorSpec> PrefillAttentionFamily::tensors(const Shape& shape) cons
       {.name = "partial_o", .dtype = DType::fp32, .count = scratch_splits * query_elements, .access = Access::scratch},
       {.name = "partial_lse", .dtype = DType::fp32, .count = scratch_splits * count(d.rows()), .access = Access::scratch},
       {.name = "tile_counter", .dtype = DType::i32, .count = 2, .access = Access::zeroed_scratch},
-      {.name = "tile_slots", .dtype = DType::i32, .count = std::size_t{kMaxClaimingBlocks} * 2 * kTileSlotInts, .access = Access::scratch},
+      {.name = "tile_slots", .dtype = DType::i32, .count = std::size_t{kMaxClaimingBlocks} * 2, .access = Access::scratch},
   };
 }
 

@@ -36,14 +36,13 @@ struct PrefillAttentionArgs {
   // that the fields before them keep their offsets in a kernel's parameters.
   // Zeroed: [0] the tiles claimed past the first wave, [1] the blocks done claiming; zero again at exit.
   int* tile_counter;
-  // [block][Q buffer] 16-byte slots, kMaxClaimingBlocks blocks: where a block's producer puts a
-  // claimed tile's number for the copy engine to bring beside the tile's Q.
+  // [block][Q buffer], kMaxClaimingBlocks blocks of two: where a block's producer puts the number of
+  // the work tile it claimed for the consumers.
   int* tile_slots;
 };
 
 // The most blocks of a launch that claims work tiles (one per SM): the size of tile_slots.
 inline constexpr int kMaxClaimingBlocks = 1024;
-inline constexpr int kTileSlotInts = 4;  // 16 bytes, a bulk copy's least
 
 class PrefillAttentionFamily final : public TypedFamily<PrefillAttentionArgs> {
  public:
