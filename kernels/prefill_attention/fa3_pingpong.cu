@@ -19,10 +19,10 @@
 // sections of heads whose K and V fit in half the L2 (heads_per_section says how many): numbered
 // across all heads at once, the 132 blocks of an H100 each read a different head's K/V, which L2
 // cannot hold (b 8 h 16 S 2048: 128 MiB; L2 hit rate 36%, DRAM 82% busy, 0.66x cuDNN's speed on an
-// H100; 1.02x in sections). Blocks of two consumers (d128, short causal d64) claim their tiles in
-// that order instead: block b starts with tile b, and its producer claims each later one as it
-// starts loading it, from a counter in zeroed scratch (tile_counter, which the last block to finish
-// claiming zeroes again), and hands its number to the consumers beside its Q. Under the causal mask
+// H100; 1.02x in sections). Causal blocks of two consumers (d128, short causal d64) claim their
+// tiles in that order instead: block b starts with tile b, and its producer claims each later one
+// as it starts loading it, from a counter in zeroed scratch (tile_counter, which the last block to
+// finish claiming zeroes again), and hands its number to the consumers beside its Q. Under the mask
 // the tiles differ in length, and where a block gets only a few of them (short causal sequences)
 // no static order evens out the blocks' loads; a block that finishes early takes the next longest
 // tile instead. Measured earlier (s23, H200) with kgate ab against the snake: 1.02-1.05x faster at
@@ -64,29 +64,33 @@ namespace {
 
 constexpr int kBlockK = 128;  // keys per tile (the n of the S product, the k of P·V)
 
-// A block's shape: head dimension, consumer warpgroups (64 query rows each) and K/V ring stages.
+// A block's shape: head dimension, consumer warpgroups (64 query rows each) and K/V ring stages,
+// and whether its blocks claim their work tiles (see the file's comment).
 // The producer warpgroup gives its registers to the consumers: 128 x (24 + consumers x R) of the
 // 65536 (d128 with two consumers: R = 240; three: 160).
-template <int HEAD_DIM, int CONSUMERS, int STAGES>
+template <int HEAD_DIM, int CONSUMERS, int STAGES, bool CLAIMS = false>
 struct Tiling {
   static constexpr int kHeadDim = HEAD_DIM;
   static constexpr int kConsumers = CONSUMERS;
   static constexpr int kStages = STAGES;
   static constexpr int kProducerRegisters = 24;
   static constexpr int kConsumerRegisters = (65536 / 128 - kProducerRegisters) / CONSUMERS / 8 * 8;
-  // Blocks of two consumers claim their work tiles as they go (see the file's comment). Three
-  // consumers (d64, unmasked or long causal sequences) keep the static snake: their rounds' tiles
-  // differ little in length, and their code is sensitive to instruction order.
-  static constexpr bool kClaimsTiles = CONSUMERS == 2;
+  static constexpr bool kClaimsTiles = CLAIMS;
   static_assert(128 * (kProducerRegisters + CONSUMERS * kConsumerRegisters) <= 65536, "an SM's registers");
 };
+// Causal blocks of two consumers claim their work tiles. Without the mask every tile has the same
+// work and the snake is even already; claiming there cost its producer's claim and the consumers'
+// read of the tile's number per tile: d128 S 512 and 1024 were 5-6% slower on an H200. Three
+// consumers (d64, unmasked or long causal sequences) keep the snake too: their rounds' tiles differ
+// little in length, and their code is sensitive to instruction order.
 using TilingD128 = Tiling<128, 2, 2>;
+using TilingD128Causal = Tiling<128, 2, 2, true>;
 using TilingD64 = Tiling<64, 3, 3>;
 // Short causal sequences at d64 take two consumers (128 query rows): with 192, the diagonal tiles
 // waste more of their products on masked keys and the few tiles per head differ more in length.
 // Measured on an H100 against cuDNN, three consumers -> two: S 512 0.67x -> 0.86x, S 1024 0.68x ->
 // 0.86x, S 2048 0.76x -> 0.88x; at S 4096 three were better (0.97x against 0.94x).
-using TilingD64Causal = Tiling<64, 2, 3>;
+using TilingD64Causal = Tiling<64, 2, 3, true>;
 constexpr int kShortCausalD64 = 2048;
 
 template <class T>
@@ -482,7 +486,7 @@ void launch(const PrefillAttentionArgs& a, cudaStream_t stream) {
   if (static_cast<std::int64_t>(a.batch) * a.heads * a.seq_len > (std::int64_t{1} << 31) - 1)
     throw UnsupportedShape("fa3_pingpong numbers its work tiles and rows in 32 bits");
   prefill::dispatch_head_dim(a, "fa3_pingpong", [&]<int D>() {
-    if constexpr (D == 128) launch_tiling<TilingD128>(a, device, stream);
+    if constexpr (D == 128) a.causal ? launch_tiling<TilingD128Causal>(a, device, stream) : launch_tiling<TilingD128>(a, device, stream);
     else if (a.causal && a.seq_len <= kShortCausalD64) launch_tiling<TilingD64Causal>(a, device, stream);
     else launch_tiling<TilingD64>(a, device, stream);
   });
@@ -490,16 +494,16 @@ void launch(const PrefillAttentionArgs& a, cudaStream_t stream) {
 
 }  // namespace
 
-KGATE_REGISTER_VARIANT(PrefillAttentionFamily, launch,
-                       {.name = "fa3_pingpong",
-                        .description = "fa3_wgmma plus FlashAttention-3 scheduling (sm_90a): consumer warpgroups "
-                                       "take turns at the tensor cores (named-barrier ping-pong) so one's softmax "
-                                       "overlaps another's products, a persistent grid (causal tiles longest "
-                                       "first in L2-sized sections of heads; blocks of two consumers claim "
-                                       "their work tiles dynamically from a counter, three take a static "
-                                       "snake), two Q buffers, d64 with three consumers (192 query rows; two "
-                                       "for causal sequences up to 2048)",
-                        .min_compute_capability = 90,
-                        .follows = "fa3_wgmma"});
+KGATE_REGISTER_VARIANT(
+    PrefillAttentionFamily, launch,
+    {.name = "fa3_pingpong",
+     .description = "fa3_wgmma plus FlashAttention-3 scheduling (sm_90a): consumer warpgroups "
+                    "take turns at the tensor cores (named-barrier ping-pong) so one's softmax "
+                    "overlaps another's products, a persistent grid (causal tiles longest "
+                    "first in L2-sized sections of heads, claimed from a counter by blocks of "
+                    "two consumers; otherwise a static snake), two Q buffers, d64 with three consumers (192 query rows; two "
+                    "for causal sequences up to 2048)",
+     .min_compute_capability = 90,
+     .follows = "fa3_wgmma"});
 
 }  // namespace kgate::kernels
