@@ -1156,8 +1156,9 @@ TEST(ReportPeers, RecordedH100RunNamesWinningPeerKernels) {
   const std::string markdown = kgate::report::render_markdown(kgate::report::build_report(inputs_for({path, run})).full);
   EXPECT_NE(markdown.find("`torch-compile` (peer)"), std::string::npos);
   EXPECT_NE(markdown.find("s per shape (before timing, not in its time)"), std::string::npos);
-  // RMSNorm: Liger's Triton kernel is the faster at 4 shapes, one block per row as kgate's.
-  EXPECT_NE(markdown.find("`liger` ran `_rms_norm_forward_kernel` at 4 shapes (grids 1×1×1 to 256×1×1, block 512×1×1)"), std::string::npos);
+  // RMSNorm: Liger's Triton kernel is the faster at 5 shapes, one block per row as kgate's.
+  EXPECT_NE(markdown.find("`liger` ran `_rms_norm_forward_kernel` at 5 shapes (grids 1×1×1 to 256×1×1, blocks 512×1×1 and 256×1×1)"),
+            std::string::npos);
   // The prefill family's journey, each step against the one before it (the run records `follows`).
   const std::size_t journey = markdown.find("`naive` → `fa1_seqkv` ");
   ASSERT_NE(journey, std::string::npos);
