@@ -19,18 +19,20 @@
 // sections of heads whose K and V fit in half the L2 (heads_per_section says how many): numbered
 // across all heads at once, the 132 blocks of an H100 each read a different head's K/V, which L2
 // cannot hold (b 8 h 16 S 2048: 128 MiB; L2 hit rate 36%, DRAM 82% busy, 0.66x cuDNN's speed on an
-// H100; 1.02x in sections). Causal blocks of two consumers (d128, short causal d64) claim their
-// tiles in that order instead: block b starts with tile b, and its producer claims each later one
-// as it starts loading it, from a counter in zeroed scratch (tile_counter, which the last block to
-// finish claiming zeroes again), and hands its number to the consumers beside its Q. Under the mask
-// the tiles differ in length, and where a block gets only a few of them (short causal sequences)
-// no static order evens out the blocks' loads; a block that finishes early takes the next longest
-// tile instead. Measured earlier (s23, H200) with kgate ab against the snake: 1.02-1.05x faster at
-// 6 of the 11 two-consumer causal bench shapes, the same at the rest. The producer runs ahead
-// across work tiles: the K/V ring's position carries over, and Q has two buffers, so the next
-// tile's Q arrives while the consumers still work on the current one; with one buffer its latency
-// fell between every two work tiles, which shows where a work tile is only a few key tiles (S 512
-// d64: 0.91x -> 0.95x cuDNN's speed).
+// H100; 1.02x in sections). Causal d64 blocks of two consumers at S 1024-2048 claim their tiles in
+// that order instead: block b starts with tile b, and its producer claims each later one as it
+// starts loading it, from a counter in zeroed scratch (tile_counter, which the last block to finish
+// claiming zeroes again), and hands its number to the consumers beside its Q. Under the mask the
+// tiles differ in length, and where a block gets only a few of them no static order evens out the
+// blocks' loads; a block that finishes early takes the next longest tile instead. Measured with
+// kgate ab against the snake (H200, 3 rounds): d64 causal S 1024 1.03x and S 2048 1.07x faster, but
+// S 512 0.96x (31 tiles a block, each waiting for its number's L2 read) and six of the eight d128
+// causal shapes 0.95-0.99x (the other two the same), so those keep the snake. Claiming a tile ahead
+// (its number read at the end of the tile before) lost the d64 gains (0.96-0.98x) and still left
+// d128 0.98x. The producer runs ahead across work tiles: the K/V ring's position carries over, and
+// Q has two buffers, so the next tile's Q arrives while the consumers still work on the current
+// one; with one buffer its latency fell between every two work tiles, which shows where a work tile
+// is only a few key tiles (S 512 d64: 0.91x -> 0.95x cuDNN's speed).
 //
 // Tile shapes, per head dimension (Tiling below): d128 as fa3_wgmma, two consumers of 64 query
 // rows (128 per block) and 128-key tiles in a two-stage ring: 2 x Q 32 KiB + 2 x (K 32 + V 32) KiB;
@@ -78,20 +80,17 @@ struct Tiling {
   static constexpr bool kClaimsTiles = CLAIMS;
   static_assert(128 * (kProducerRegisters + CONSUMERS * kConsumerRegisters) <= 65536, "an SM's registers");
 };
-// Causal blocks of two consumers claim their work tiles. Without the mask every tile has the same
-// work and the snake is even already; claiming there cost its producer's claim and the consumers'
-// read of the tile's number per tile: d128 S 512 and 1024 were 5-6% slower on an H200. Three
-// consumers (d64, unmasked or long causal sequences) keep the snake too: their rounds' tiles differ
-// little in length, and their code is sensitive to instruction order.
 using TilingD128 = Tiling<128, 2, 2>;
-using TilingD128Causal = Tiling<128, 2, 2, true>;
 using TilingD64 = Tiling<64, 3, 3>;
 // Short causal sequences at d64 take two consumers (128 query rows): with 192, the diagonal tiles
 // waste more of their products on masked keys and the few tiles per head differ more in length.
 // Measured on an H100 against cuDNN, three consumers -> two: S 512 0.67x -> 0.86x, S 1024 0.68x ->
-// 0.86x, S 2048 0.76x -> 0.88x; at S 4096 three were better (0.97x against 0.94x).
-using TilingD64Causal = Tiling<64, 2, 3, true>;
+// 0.86x, S 2048 0.76x -> 0.88x; at S 4096 three were better (0.97x against 0.94x). Above S 512
+// their blocks claim their work tiles (see the file's comment).
+using TilingD64Causal = Tiling<64, 2, 3>;
+using TilingD64CausalClaims = Tiling<64, 2, 3, true>;
 constexpr int kShortCausalD64 = 2048;
+constexpr int kClaimingCausalD64 = 512;  // claims above this length
 
 template <class T>
 struct SharedLayout {
@@ -486,24 +485,24 @@ void launch(const PrefillAttentionArgs& a, cudaStream_t stream) {
   if (static_cast<std::int64_t>(a.batch) * a.heads * a.seq_len > (std::int64_t{1} << 31) - 1)
     throw UnsupportedShape("fa3_pingpong numbers its work tiles and rows in 32 bits");
   prefill::dispatch_head_dim(a, "fa3_pingpong", [&]<int D>() {
-    if constexpr (D == 128) a.causal ? launch_tiling<TilingD128Causal>(a, device, stream) : launch_tiling<TilingD128>(a, device, stream);
-    else if (a.causal && a.seq_len <= kShortCausalD64) launch_tiling<TilingD64Causal>(a, device, stream);
+    if constexpr (D == 128) launch_tiling<TilingD128>(a, device, stream);
+    else if (a.causal && a.seq_len <= kClaimingCausalD64) launch_tiling<TilingD64Causal>(a, device, stream);
+    else if (a.causal && a.seq_len <= kShortCausalD64) launch_tiling<TilingD64CausalClaims>(a, device, stream);
     else launch_tiling<TilingD64>(a, device, stream);
   });
 }
 
 }  // namespace
 
-KGATE_REGISTER_VARIANT(
-    PrefillAttentionFamily, launch,
-    {.name = "fa3_pingpong",
-     .description = "fa3_wgmma plus FlashAttention-3 scheduling (sm_90a): consumer warpgroups "
-                    "take turns at the tensor cores (named-barrier ping-pong) so one's softmax "
-                    "overlaps another's products, a persistent grid (causal tiles longest "
-                    "first in L2-sized sections of heads, claimed from a counter by blocks of "
-                    "two consumers; otherwise a static snake), two Q buffers, d64 with three consumers (192 query rows; two "
-                    "for causal sequences up to 2048)",
-     .min_compute_capability = 90,
-     .follows = "fa3_wgmma"});
+KGATE_REGISTER_VARIANT(PrefillAttentionFamily, launch,
+                       {.name = "fa3_pingpong",
+                        .description = "fa3_wgmma plus FlashAttention-3 scheduling (sm_90a): consumer warpgroups "
+                                       "take turns at the tensor cores (named-barrier ping-pong) so one's softmax "
+                                       "overlaps another's products, a persistent grid (causal tiles longest "
+                                       "first in L2-sized sections of heads, claimed from a counter at d64 S "
+                                       "1024-2048; otherwise a static snake), two Q buffers, d64 with three consumers (192 query rows; two "
+                                       "for causal sequences up to 2048)",
+                        .min_compute_capability = 90,
+                        .follows = "fa3_wgmma"});
 
 }  // namespace kgate::kernels
