@@ -17,9 +17,17 @@
 // with this rule, 1.021x geomean against 1.000x on an H100, faster or equal at all 8 shapes; with
 // four values at all 8 shapes, 1.108x against 1.091x on an H200, but 0.997x against 1.009x at
 // m 256 i 28672 (14.7 MB), hence the line.
+//
+// Plain loads and stores, and the row from a FastDivisor: with the streaming (evict-first) hints
+// on its 16-byte loads and stores, the kernel ran 1.048-1.056x slower than without them at m 4096
+// and 32768 on an H200 (two runs, same process: 82.4 against 78.6 us at m 4096 i 14336, where
+// torch.compile's kernel, the same grid without hints, took 78.6), and dividing the block index
+// by a runtime tile count cost 1.006-1.023x at m <= 256, as the integer-division routine stood
+// before the first load (both together: 1.027x geomean over the 12 bench shapes).
 #include <climits>
 
 #include "../common/activations.cuh"
+#include "../common/fast_divisor.hpp"
 #include "../common/row_plan.hpp"
 #include "../common/row_vectors.cuh"
 #include "kgate/core/registry.hpp"
@@ -33,17 +41,17 @@ constexpr int kThreads = 128;
 // Block b covers tile b % tiles of row b / tiles: vector tile·kThreads + threadIdx.x of the row's
 // row_vectors output vectors.
 template <int VEC>
-__global__ void __launch_bounds__(kThreads) silu_and_mul_flat_kernel(SiluAndMulArgs a, int row_vectors, unsigned tiles) {
+__global__ void __launch_bounds__(kThreads) silu_and_mul_flat_kernel(SiluAndMulArgs a, int row_vectors, FastDivisor tiles) {
   using Vector = BF16Vector<VEC>;
-  const unsigned row = blockIdx.x / tiles, tile = blockIdx.x - row * tiles;
+  const unsigned row = tiles.quotient(blockIdx.x), tile = blockIdx.x - row * tiles.divisor();
   const Vector* gate = reinterpret_cast<const Vector*>(a.x + static_cast<std::size_t>(row) * 2 * a.cols);
   const Vector* up = gate + row_vectors;
   Vector* out = reinterpret_cast<Vector*>(a.out + static_cast<std::size_t>(row) * a.cols);
   const int c = static_cast<int>(tile) * kThreads + static_cast<int>(threadIdx.x);
   if (c >= row_vectors) return;
-  const Vector g = load_vector_evict_first(gate + c);
-  const Vector u = load_vector_evict_first(up + c);
-  store_vector_evict_first(out + c, silu_and_mul(kept_packed(g), kept_packed(u)));
+  const Vector g = gate[c];
+  const Vector u = up[c];
+  out[c] = silu_and_mul(kept_packed(g), kept_packed(u));
 }
 
 template <int VEC>
@@ -52,7 +60,8 @@ void launch_with(const SiluAndMulArgs& a, cudaStream_t stream) {
   const unsigned long long tiles = (row_vectors + kThreads - 1) / kThreads;
   const unsigned long long blocks = tiles * static_cast<unsigned long long>(a.rows);
   if (blocks > INT_MAX) throw UnsupportedShape("more than 2^31 - 1 blocks");
-  silu_and_mul_flat_kernel<VEC><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(a, row_vectors, static_cast<unsigned>(tiles));
+  silu_and_mul_flat_kernel<VEC>
+      <<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(a, row_vectors, FastDivisor(static_cast<std::uint32_t>(tiles)));
   KGATE_CHECK_LAUNCH();
 }
 
@@ -69,7 +78,7 @@ void launch(const SiluAndMulArgs& a, cudaStream_t stream) {
 KGATE_REGISTER_VARIANT(SiluAndMulFamily, launch,
                        {.name = "flat",
                         .description = "one block per 128-vector tile of a row, no loop, one 16-byte vector of gate "
-                                       "and up per thread, evict-first loads and stores",
+                                       "and up per thread, the row by a multiply-high rather than a division",
                         .follows = "vectorized"});
 
 }  // namespace kgate::kernels
