@@ -28,6 +28,11 @@
 // 1.016x at t 4096. (A 500-cycle spin planted at the top of the last block had made the kernel
 // 1.03-1.09x faster at t 16-256 too; its SASS differs from the old kernel's only by the spin loop
 // and register assignment, and this change is ahead of it at 8 of the 9 shapes that moved.)
+//
+// Once the tokens fill many waves, q and k are loaded and stored without the streaming
+// (evict-first) hints: on an H200 (two runs, same process) that was 1.016-1.018x faster at t 4096
+// and 32768 with 32 query heads and 1.002-1.009x with 64, where L2 was 80% busy and DRAM 65% (ncu,
+// t 4096 hq 64). With few tokens the hints stay: without them t 1 hq 64 took 1.63 us against 1.60.
 #include "../common/launch_limits.hpp"
 #include "../common/packed.cuh"
 #include "../common/row_plan.hpp"
@@ -43,8 +48,9 @@ constexpr int kFewTokensThreads = 512;  // a token's block size below many waves
 
 // VEC divides d/2, so both halves of every head and every cache row stay VEC-aligned. blockIdx.y
 // picks the slice of the token's units when they need more than one block. CHUNKS: a head's half
-// in VEC-pair chunks when known at compile time, else 0 and runtime_chunks.
-template <int VEC, int CHUNKS>
+// in VEC-pair chunks when known at compile time, else 0 and runtime_chunks. STREAMING: q and k
+// loaded and stored with the evict-first hints (see the top).
+template <int VEC, int CHUNKS, bool STREAMING>
 __global__ void __launch_bounds__(kMaxThreads) rope_token_block_kernel(RopeArgs a, int runtime_chunks) {
   using Vector = BF16Vector<VEC>;
   const int chunks = CHUNKS ? CHUNKS : runtime_chunks;
@@ -56,16 +62,27 @@ __global__ void __launch_bounds__(kMaxThreads) rope_token_block_kernel(RopeArgs 
   const int half_vectors = chunks;  // a head's half is its chunks of VEC pairs
   // The chunk in the first half; the second half is half_vectors on.
   Vector* first = reinterpret_cast<Vector*>(head_of(a, token, head)) + chunk;
-  const Vector x = load_vector_evict_first(first);
-  const Vector y = load_vector_evict_first(first + half_vectors);
+  const Vector x = STREAMING ? load_vector_evict_first(first) : first[0];
+  const Vector y = STREAMING ? load_vector_evict_first(first + half_vectors) : first[half_vectors];
   const std::size_t cache_row = static_cast<std::size_t>(position) * (a.head_dim / 2);
   float c[VEC], s[VEC];
   load_fp32<VEC>(a.cos + cache_row, chunk, c);
   load_fp32<VEC>(a.sin + cache_row, chunk, s);
   Vector rotated_x, rotated_y;
   rotate_pairs<VEC>(kept_packed(x), kept_packed(y), c, s, rotated_x, rotated_y);
-  store_vector_evict_first(first, rotated_x);
-  store_vector_evict_first(first + half_vectors, rotated_y);
+  if constexpr (STREAMING) {
+    store_vector_evict_first(first, rotated_x);
+    store_vector_evict_first(first + half_vectors, rotated_y);
+  } else {
+    first[0] = rotated_x;
+    first[half_vectors] = rotated_y;
+  }
+}
+
+template <int VEC, int CHUNKS>
+void launch_kernel(const RopeArgs& a, int chunks, dim3 grid, int threads, bool many_waves, cudaStream_t stream) {
+  if (many_waves) rope_token_block_kernel<VEC, CHUNKS, false><<<grid, threads, 0, stream>>>(a, chunks);
+  else rope_token_block_kernel<VEC, CHUNKS, true><<<grid, threads, 0, stream>>>(a, chunks);
 }
 
 template <int VEC>
@@ -73,13 +90,14 @@ void launch_with(const RopeArgs& a, cudaStream_t stream) {
   const int chunks = a.head_dim / 2 / VEC;
   const int units = chunks * (a.q_heads + a.k_heads);
   // Units split evenly over as few blocks as hold them.
-  const int block_limit = rows_for_many_waves(a.tokens) ? kMaxThreads : kFewTokensThreads;
+  const bool many_waves = rows_for_many_waves(a.tokens);
+  const int block_limit = many_waves ? kMaxThreads : kFewTokensThreads;
   const int slices = (units + block_limit - 1) / block_limit;
   const int threads = ((units + slices - 1) / slices + 31) / 32 * 32;
   if (slices > 65535) throw UnsupportedShape("a token's heads need more than 65535 blocks");
-  if (a.head_dim == 128)  // the division by the chunk count a shift (see the top)
-    rope_token_block_kernel<VEC, 64 / VEC><<<dim3(a.tokens, slices), threads, 0, stream>>>(a, chunks);
-  else rope_token_block_kernel<VEC, 0><<<dim3(a.tokens, slices), threads, 0, stream>>>(a, chunks);
+  const dim3 grid(a.tokens, slices);
+  if (a.head_dim == 128) launch_kernel<VEC, 64 / VEC>(a, chunks, grid, threads, many_waves, stream);  // a shift (see the top)
+  else launch_kernel<VEC, 0>(a, chunks, grid, threads, many_waves, stream);
   KGATE_CHECK_LAUNCH();
 }
 
@@ -92,7 +110,7 @@ void launch(const RopeArgs& a, cudaStream_t stream) {
 KGATE_REGISTER_VARIANT(RopeFamily, launch,
                        {.name = "token_block",
                         .description = "one block per token, one head per thread, position then q/k then cos/sin "
-                                       "loads issued at once",
+                                       "loads issued at once, no streaming hints once tokens fill many waves",
                         .follows = "vectorized"});
 
 }  // namespace kgate::kernels
