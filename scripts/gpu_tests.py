@@ -89,23 +89,22 @@ def list_cases(ctest_json):
     return cases
 
 
-def plan_batches(cases, workers, gpus):
-    """The batches in the order they are taken: first a lock's cases, one batch per GPU (a GPU
-    test's lock guards what each GPU has once: its profiler, CUPTI_ERROR_HARDWARE_BUSY for a second
-    session), as they are the longest chain (13 CUPTI cases, 7 s on one H200) and cannot be split
-    on one GPU; then the others, split per binary into batches of about the same count,
-    BATCHES_PER_WORKER for each worker the locked batches leave, longest first. Taken last, the
-    locked batch ran after a worker's free batch, and with one batch a worker that added 3-4 s;
-    taken first beside 15 processes that each took a second batch later, it waited on their
-    contexts (the driver makes them one at a time), which one batch a worker does not do."""
+def plan_batches(cases, workers):
+    """The batches in the order they are taken: first a lock's cases, in one batch (one process,
+    on whichever GPU takes it: a GPU test's lock guards what each GPU has once, its profiler,
+    CUPTI_ERROR_HARDWARE_BUSY for a second session), as they are the longest chain (13 CUPTI cases,
+    6.6 s alone on an H200); then the others, split per binary into batches of about the same
+    count, BATCHES_PER_WORKER for each worker the locked batch leaves, longest first. Split over
+    GPUs, one batch per GPU, the lock's cases were slower everywhere: the driver serves profiling
+    sessions one at a time host-wide, so on a 4x H200 host four copies of the CUPTI tests, one per
+    GPU, took 17.5 s against 6.6 s for one alone (each case 2.6 times as slow), and the correctness
+    phase 10.5-12.9 s on four GPUs against 11.1 s on one of them. Taken last, the locked batch ran
+    after a worker's free batch, and with one batch a worker that added 3-4 s."""
     locked, free = {}, {}
     for case in cases:
         (locked.setdefault((case.binary, case.cwd, case.lock), []) if case.lock
          else free.setdefault((case.binary, case.cwd), [])).append(case)
-    first = []
-    for (_, _, lock), group in locked.items():
-        count = min(gpus, len(group))
-        first += [Batch(group[i::count], lock) for i in range(count)]
+    first = [Batch(group, lock) for (_, _, lock), group in locked.items()]
     batches = []
     unlocked = sum(len(group) for group in free.values())
     size = max(1, math.ceil(unlocked / max(1, workers * BATCHES_PER_WORKER - len(first))))
@@ -322,7 +321,7 @@ def main(argv):
         print(f"gpu-tests: ctest lists no GPU test (label gpu) in {options.build}: nothing to run")
         return 0
     workers = len(options.gpu) * options.slots
-    batches = plan_batches(cases, workers, len(options.gpu))
+    batches = plan_batches(cases, workers)
     given = os.environ.get("KGATE_HOST_THREADS")
     threads = given if given else str(host_threads(available_cores(), workers))
     print(f"gpu-tests: {len(cases)} cases in {len(batches)} processes, {workers} at a time "
