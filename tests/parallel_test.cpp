@@ -95,7 +95,9 @@ TEST(ParallelFor, ABlocksExceptionReachesTheCallerAndStopsTheRest) {
                  std::runtime_error);
     // One thread takes the blocks in order and stops at the failure; with more, the others may
     // finish the blocks they hold (how many depends on timing), but the exception still arrives.
-    if (threads == 1) EXPECT_EQ(ran.load(), 4u) << "blocks after the failure are not taken";
+    if (threads == 1) {
+      EXPECT_EQ(ran.load(), 4u) << "blocks after the failure are not taken";
+    }
   }
   try {
     kgate::parallel_for(

@@ -58,7 +58,11 @@ TEST(SuiteBenchmarkNames, ShardsSplitTheSuiteOnceBetweenThem) {
 // Synthetic callables, never instantiated: only their names are read before the GPU work.
 std::vector<kgate::CallableBenchmark> synthetic_callables(int count) {
   std::vector<kgate::CallableBenchmark> callables;
-  for (int i = 0; i < count; ++i) callables.push_back({.name = "synthetic_py/triton/m:" + std::to_string(i + 1) + "/bf16"});
+  for (int i = 0; i < count; ++i) {
+    kgate::CallableBenchmark callable;
+    callable.name = "synthetic_py/triton/m:" + std::to_string(i + 1) + "/bf16";
+    callables.push_back(std::move(callable));
+  }
   return callables;
 }
 
