@@ -264,6 +264,9 @@ TEST(RangeProfiler, CopyKernelReadsItsInputOnceAndProfilesAgain) {
   KGATE_CUDA_CHECK(cudaMemset(in.get(), 0, kLargeFloats * sizeof(float)));
 
   kgate::RangeProfiler profiler;
+  // The default set fits two replay passes on Hopper (sm__throughput alone would take eight; see
+  // default_range_metrics); other chips are only asked for at least one.
+  if (kgate::probe_device().device->compute_capability / 10 == 9) EXPECT_LE(profiler.passes(), 2u);
   EXPECT_GE(profiler.passes(), 1u);
   const kgate::RangeProfile first = profiler.profile([&] { launch_copy(in.get(), out.get(), kLargeFloats); });
   const kgate::KernelMetrics& copy = only_kernel(first);
@@ -293,7 +296,7 @@ TEST(RangeProfiler, DurationIsCollectedButNotReportedUnlessAsked) {
   if (const std::string why = counters_missing(); !why.empty()) GTEST_SKIP() << why;
   constexpr std::size_t n = std::size_t{1} << 20;
   const Floats a(n), b(n);
-  kgate::RangeProfiler profiler({"dram__bytes_read.sum", "sm__throughput.avg.pct_of_peak_sustained_elapsed"});
+  kgate::RangeProfiler profiler({"dram__bytes_read.sum", "sm__inst_issued.avg.pct_of_peak_sustained_elapsed"});
   const kgate::RangeProfile profile = profiler.profile([&] { launch_copy(a.get(), b.get(), n); });
   const kgate::KernelMetrics& copy = only_kernel(profile);
   EXPECT_EQ(copy.values.size(), 2u);

@@ -641,6 +641,29 @@ TEST(Report, AppendixShowsTheWallTimePerPhaseAndTheExtraEntries) {
                                                        {"`l2_flush`", "read"}}));
 }
 
+// The classification's SM-side mean is the counter the run recorded: instruction issue (kgate's
+// default set), or SM throughput in runs recorded before it; synthetic runs.
+TEST(Report, ClassificationMeansTheSmSideCounterTheRunRecorded) {
+  const auto columns = [](const char* metric) {
+    BenchmarkRecord record = syn::benchmark("rmsnorm/vectorized/m:4096/n:4096/bf16", {});
+    record.metrics = {{metric, 41.0}, {kgate::report::kDramThroughputMetric, 88.0}};
+    const kgate::report::Report report = kgate::report::build_report(inputs_for({"synthetic-run.json", syn::run({record})}));
+    const Section* hardware = find_section(report.full, "Hardware behaviour");
+    EXPECT_NE(hardware, nullptr);
+    std::vector<std::string> titles;
+    if (hardware && !tables(*hardware).empty())
+      for (const auto& column : tables(*hardware).front()->columns) titles.push_back(column.title);
+    return titles;
+  };
+  const auto has = [](const std::vector<std::string>& titles, const char* title) {
+    return std::find(titles.begin(), titles.end(), title) != titles.end();
+  };
+  const std::vector<std::string> issue = columns(kgate::report::kIssueMetric);
+  EXPECT_TRUE(has(issue, "Mean issue %") && !has(issue, "Mean SM %") && has(issue, "Mean DRAM %")) << testing::PrintToString(issue);
+  const std::vector<std::string> older = columns(kgate::report::kSmThroughputMetric);
+  EXPECT_TRUE(has(older, "Mean SM %") && !has(older, "Mean issue %") && has(older, "Mean DRAM %")) << testing::PrintToString(older);
+}
+
 // The wall time of the job that made the run (context.kgate.job_s) in the Environment, beside the
 // baseline's; synthetic runs. A job's time is the run's, not its environment: not highlighted.
 TEST(Report, EnvironmentShowsTheJobWallTimeOfTheRunAndTheBaseline) {

@@ -47,6 +47,8 @@ std::size_t block_count(const KernelRecord& kernel);
 // The CUPTI metrics (kgate's default set, cupti.hpp) the report and the story read by name.
 inline constexpr const char* kOccupancyMetric = "sm__warps_active.avg.pct_of_peak_sustained_active";
 inline constexpr const char* kDramThroughputMetric = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char* kIssueMetric = "sm__inst_issued.avg.pct_of_peak_sustained_elapsed";
+// The SM throughput of runs recorded before kIssueMetric replaced it (8 replay passes against 2).
 inline constexpr const char* kSmThroughputMetric = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
 inline constexpr const char* kL2HitMetric = "lts__t_sector_hit_rate.pct";
 inline constexpr const char* kTensorMetric = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active";

@@ -204,11 +204,12 @@ struct KnownMetric {
   const char* name;
   const char* label;
 };
-// Percentages kgate's default metric set collects (cupti.hpp), with the words a reader knows.
+// Percentages kgate's default metric set collects (range_profiler.cpp), with the words a reader knows.
 constexpr KnownMetric kKnownPercentMetrics[] = {
     {"sm__warps_active.avg.pct_of_peak_sustained_active", "achieved occupancy"},
     {"dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM throughput"},
-    {"sm__throughput.avg.pct_of_peak_sustained_elapsed", "SM throughput"},
+    {"sm__inst_issued.avg.pct_of_peak_sustained_elapsed", "instruction issue"},
+    {"sm__throughput.avg.pct_of_peak_sustained_elapsed", "SM throughput"},  // runs recorded before the issue metric
     {"lts__t_sector_hit_rate.pct", "L2 hit rate"},
     {"l1tex__t_sector_hit_rate.pct", "L1 hit rate"},
     {"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", "tensor-core activity"},

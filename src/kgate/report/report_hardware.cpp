@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "kgate/report/format.hpp"
 #include "report_sections.hpp"
@@ -24,6 +25,7 @@ constexpr MetricColumn kMetricColumns[] = {
     {"dram__bytes_read.sum", "DRAM read", Unit::bytes},
     {"dram__bytes_write.sum", "DRAM written", Unit::bytes},
     {kDramThroughputMetric, "DRAM %", Unit::percent},
+    {kIssueMetric, "Issue %", Unit::percent},
     {kSmThroughputMetric, "SM %", Unit::percent},
     {kOccupancyMetric, "Occupancy %", Unit::percent},
     {kL2HitMetric, "L2 hit %", Unit::percent},
@@ -83,10 +85,21 @@ std::string metric_legend(const Table& table) {
 // Per roofline class: how many benchmarks, their mean share of the roof and the mean of the
 // main counters, as a profiling report's classification table.
 Table classification_table(const ReportModel& model) {
-  const std::vector<std::pair<const char*, const char*>> means = {{kSmThroughputMetric, "Mean SM %"},
-                                                                  {kDramThroughputMetric, "Mean DRAM %"},
-                                                                  {kOccupancyMetric, "Mean occupancy %"},
-                                                                  {kL2HitMetric, "Mean L2 hit %"}};
+  // The SM side: instruction issue, or the SM throughput of a run recorded before kIssueMetric
+  // replaced it; whichever the run has.
+  const std::vector<std::pair<const char*, const char*>> counters = {{kIssueMetric, "Mean issue %"},
+                                                                     {kSmThroughputMetric, "Mean SM %"},
+                                                                     {kDramThroughputMetric, "Mean DRAM %"},
+                                                                     {kOccupancyMetric, "Mean occupancy %"},
+                                                                     {kL2HitMetric, "Mean L2 hit %"}};
+  std::vector<std::pair<const char*, const char*>> means;
+  for (const auto& counter : counters) {
+    const std::string_view name = counter.first;
+    const bool sm_side = name == kIssueMetric || name == kSmThroughputMetric;
+    const bool recorded = std::any_of(model.views.begin(), model.views.end(),
+                                      [&](const BenchmarkView& v) { return v.record->metrics.contains(counter.first); });
+    if (recorded || !sm_side) means.push_back(counter);
+  }
   Table table;
   table.columns = {{"Class"}, {"Benchmarks", true}, {"Share", true}, {"Mean % of roof", true}};
   for (const auto& [metric, title] : means) table.columns.push_back({title, true, false});

@@ -30,6 +30,7 @@ using report::Tone;
 using report::kDramThroughputMetric;
 using report::kL2HitMetric;
 using report::kOccupancyMetric;
+using report::kIssueMetric;
 using report::kSmThroughputMetric;
 using report::kTensorMetric;
 
@@ -417,8 +418,9 @@ Section narrative_section(const Story& story) {
       text += indent + "→ step " + bound(s) + ", " + format_pct(s.roof_pct) + " of the " + s.ceiling + " ceiling (" +
               (s.ceiling == "compute" ? report::format_flops(s.roof.flops_per_s) : report::format_bandwidth(s.roof.bytes_per_s)) + ")\n";
     std::string counters;
-    for (const auto& [name, title] : {std::pair{kDramThroughputMetric, "DRAM"}, std::pair{kSmThroughputMetric, "SM"},
-                                      std::pair{kOccupancyMetric, "occupancy"}, std::pair{kL2HitMetric, "L2 hit"}})
+    for (const auto& [name, title] :
+         {std::pair{kDramThroughputMetric, "DRAM"}, std::pair{kIssueMetric, "issue"}, std::pair{kSmThroughputMetric, "SM"},
+          std::pair{kOccupancyMetric, "occupancy"}, std::pair{kL2HitMetric, "L2 hit"}})
       if (const auto it = k.kernel->metrics.find(name); it != k.kernel->metrics.end())
         counters += (counters.empty() ? "" : ", ") + std::string(title) + " " + format_pct(it->second);
     if (!counters.empty()) text += indent + "→ " + counters + "\n";
@@ -545,7 +547,7 @@ Section top_kernels_section(const Story& story) {
       Paragraph{"The step's kernels by time, as a profiling report's top-kernel table: bound class and share of the roof are the "
                 "step's (the models are per step); the counters are the range profiler's, each kernel of a step run after the "
                 "L2 was emptied as for a cold run (`kgate_bench`'s counter pass): DRAM % = " +
-                code(kDramThroughputMetric) + ", SM % = " + code(kSmThroughputMetric) + ", Occupancy % = " + code(kOccupancyMetric) +
+                code(kDramThroughputMetric) + ", Issue % = " + code(kIssueMetric) + ", Occupancy % = " + code(kOccupancyMetric) +
                 ", L2 hit % = " + code(kL2HitMetric) + ", Tensor % = " + code(kTensorMetric) + ". " + report::kCounterReplayNote + "."});
   if (!counters) {
     const std::string why = story.record->metrics_unavailable;
@@ -562,7 +564,7 @@ Section top_kernels_section(const Story& story) {
                    {"Bound"},
                    {"% of roof", true, false},
                    {"DRAM %", true, false},
-                   {"SM %", true, false},
+                   {"Issue %", true, false},
                    {"Occupancy %", true, false},
                    {"L2 hit %", true, false},
                    {"Tensor %", true, false},
@@ -579,7 +581,7 @@ Section top_kernels_section(const Story& story) {
                           {bound(s)},
                           {roof(s)},
                           {metric(*k.kernel, kDramThroughputMetric)},
-                          {metric(*k.kernel, kSmThroughputMetric)},
+                          {metric(*k.kernel, kIssueMetric)},
                           {metric(*k.kernel, kOccupancyMetric)},
                           {metric(*k.kernel, kL2HitMetric)},
                           {metric(*k.kernel, kTensorMetric)},
