@@ -318,6 +318,33 @@ TEST(Story, TraceEventsAreTheTimeline) {
   }
 }
 
+// The top-kernel table's SM-side column is the counter the run recorded: instruction issue, or the
+// SM throughput of runs from before it (the synthetic fixture, then the same run renamed).
+TEST(Story, TopKernelsShowTheSmSideCounterTheRunRecorded) {
+  const auto columns = [](const NamedRun& run) {
+    const Document doc = kgate::story::build_story({run, kDecode, ""});
+    std::vector<std::string> titles;
+    for (const auto& column : first_table(*find_section(doc, "Top kernels"))->columns) titles.push_back(column.title);
+    return titles;
+  };
+  const auto has = [](const std::vector<std::string>& titles, const char* title) {
+    return std::find(titles.begin(), titles.end(), title) != titles.end();
+  };
+  const std::vector<std::string> older = columns(run_of(kFixture));
+  EXPECT_TRUE(has(older, "SM %") && !has(older, "Issue %")) << testing::PrintToString(older);
+
+  NamedRun renamed = run_of(kFixture);
+  for (BenchmarkRecord& record : renamed.run.benchmarks)
+    if (record.workload)
+      for (kgate::TimelineKernel& kernel : record.workload->timeline)
+        if (const auto it = kernel.metrics.find(kgate::report::kSmThroughputMetric); it != kernel.metrics.end()) {
+          kernel.metrics[kgate::report::kIssueMetric] = it->second;
+          kernel.metrics.erase(it);
+        }
+  const std::vector<std::string> issue = columns(renamed);
+  EXPECT_TRUE(has(issue, "Issue %") && !has(issue, "SM %")) << testing::PrintToString(issue);
+}
+
 TEST(Story, CountersAbove100PercentAreFlagged) {
   EXPECT_EQ(kgate::report::format_counter_pct(99.5), "99.5%");
   EXPECT_EQ(kgate::report::format_counter_pct(131), "131% ⚠");  // an L2 hit rate from the replay: not a measurement

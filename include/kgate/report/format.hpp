@@ -50,6 +50,19 @@ inline constexpr const char* kDramThroughputMetric = "dram__throughput.avg.pct_o
 inline constexpr const char* kIssueMetric = "sm__inst_issued.avg.pct_of_peak_sustained_elapsed";
 // The SM throughput of runs recorded before kIssueMetric replaced it (8 replay passes against 2).
 inline constexpr const char* kSmThroughputMetric = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
+
+// The SM-side counter a table shows: kIssueMetric, or kSmThroughputMetric where `recorded(metric)`
+// says only that one is there (a run from before kIssueMetric); `title` is its column title.
+struct SmSideCounter {
+  const char* metric;
+  const char* title;       // "Issue %" or "SM %"
+  const char* mean_title;  // "Mean issue %" or "Mean SM %"
+};
+template <class Recorded>
+SmSideCounter sm_side_counter(const Recorded& recorded) {
+  if (!recorded(kIssueMetric) && recorded(kSmThroughputMetric)) return {kSmThroughputMetric, "SM %", "Mean SM %"};
+  return {kIssueMetric, "Issue %", "Mean issue %"};
+}
 inline constexpr const char* kL2HitMetric = "lts__t_sector_hit_rate.pct";
 inline constexpr const char* kTensorMetric = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active";
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <string_view>
 
 #include "kgate/report/format.hpp"
 #include "report_sections.hpp"
@@ -85,21 +84,13 @@ std::string metric_legend(const Table& table) {
 // Per roofline class: how many benchmarks, their mean share of the roof and the mean of the
 // main counters, as a profiling report's classification table.
 Table classification_table(const ReportModel& model) {
-  // The SM side: instruction issue, or the SM throughput of a run recorded before kIssueMetric
-  // replaced it; whichever the run has.
-  const std::vector<std::pair<const char*, const char*>> counters = {{kIssueMetric, "Mean issue %"},
-                                                                     {kSmThroughputMetric, "Mean SM %"},
-                                                                     {kDramThroughputMetric, "Mean DRAM %"},
-                                                                     {kOccupancyMetric, "Mean occupancy %"},
-                                                                     {kL2HitMetric, "Mean L2 hit %"}};
-  std::vector<std::pair<const char*, const char*>> means;
-  for (const auto& counter : counters) {
-    const std::string_view name = counter.first;
-    const bool sm_side = name == kIssueMetric || name == kSmThroughputMetric;
-    const bool recorded = std::any_of(model.views.begin(), model.views.end(),
-                                      [&](const BenchmarkView& v) { return v.record->metrics.contains(counter.first); });
-    if (recorded || !sm_side) means.push_back(counter);
-  }
+  const SmSideCounter sm = sm_side_counter([&](const char* metric) {
+    return std::any_of(model.views.begin(), model.views.end(), [&](const BenchmarkView& v) { return v.record->metrics.contains(metric); });
+  });
+  const std::vector<std::pair<const char*, const char*>> means = {{sm.metric, sm.mean_title},
+                                                                  {kDramThroughputMetric, "Mean DRAM %"},
+                                                                  {kOccupancyMetric, "Mean occupancy %"},
+                                                                  {kL2HitMetric, "Mean L2 hit %"}};
   Table table;
   table.columns = {{"Class"}, {"Benchmarks", true}, {"Share", true}, {"Mean % of roof", true}};
   for (const auto& [metric, title] : means) table.columns.push_back({title, true, false});

@@ -543,11 +543,14 @@ Section top_kernels_section(const Story& story) {
   });
   if (kernels.size() > kTopKernels) kernels.resize(kTopKernels);
   const bool counters = std::any_of(kernels.begin(), kernels.end(), [](const KernelView* k) { return !k->kernel->metrics.empty(); });
+  const report::SmSideCounter sm = report::sm_side_counter([&](const char* metric) {
+    return std::any_of(kernels.begin(), kernels.end(), [&](const KernelView* k) { return k->kernel->metrics.contains(metric); });
+  });
   section.blocks.push_back(
       Paragraph{"The step's kernels by time, as a profiling report's top-kernel table: bound class and share of the roof are the "
                 "step's (the models are per step); the counters are the range profiler's, each kernel of a step run after the "
                 "L2 was emptied as for a cold run (`kgate_bench`'s counter pass): DRAM % = " +
-                code(kDramThroughputMetric) + ", Issue % = " + code(kIssueMetric) + ", Occupancy % = " + code(kOccupancyMetric) +
+                code(kDramThroughputMetric) + ", " + sm.title + " = " + code(sm.metric) + ", Occupancy % = " + code(kOccupancyMetric) +
                 ", L2 hit % = " + code(kL2HitMetric) + ", Tensor % = " + code(kTensorMetric) + ". " + report::kCounterReplayNote + "."});
   if (!counters) {
     const std::string why = story.record->metrics_unavailable;
@@ -564,7 +567,7 @@ Section top_kernels_section(const Story& story) {
                    {"Bound"},
                    {"% of roof", true, false},
                    {"DRAM %", true, false},
-                   {"Issue %", true, false},
+                   {sm.title, true, false},
                    {"Occupancy %", true, false},
                    {"L2 hit %", true, false},
                    {"Tensor %", true, false},
@@ -581,7 +584,7 @@ Section top_kernels_section(const Story& story) {
                           {bound(s)},
                           {roof(s)},
                           {metric(*k.kernel, kDramThroughputMetric)},
-                          {metric(*k.kernel, kIssueMetric)},
+                          {metric(*k.kernel, sm.metric)},
                           {metric(*k.kernel, kOccupancyMetric)},
                           {metric(*k.kernel, kL2HitMetric)},
                           {metric(*k.kernel, kTensorMetric)},
