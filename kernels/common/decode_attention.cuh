@@ -404,9 +404,9 @@ __global__ void __launch_bounds__(kSplitThreads) attention_split_kernel(Attentio
   const std::size_t query0 = static_cast<std::size_t>(b) * a.q_heads + kv_head * G;
   // Four consecutive values of one head per thread and column. This tail is splitk_mma's
   // write_piece_column and finish_pieces (decode_attention_merge.cuh) written out: ending through
-  // them, with the same registers and a PTX that differed only in the tail's index conversions and
-  // where the arrival flag sits in shared memory, made all 16 splitk benchmarks 3.2-13.3% slower
-  // (kgate ab, 3 rounds, one H200, session 26).
+  // them made all 16 splitk benchmarks 3.2-13.3% slower (kgate ab, 3 rounds, one H200, session 26).
+  // The PTX differed only in the tail's index conversions and where the arrival flag sits in shared
+  // memory, the registers were the same, but ptxas scheduled the key loop's SASS differently.
   for (int column = threadIdx.x; column < G * D / 4; column += kSplitThreads) {
     const int h = column / (D / 4), e = column % (D / 4) * 4;
     float4 value = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
