@@ -212,10 +212,12 @@ TEST(CuptiTimer, SamplesAreTheKernelsOwnSpan) {
   const kgate::DeviceInfo& device = *kgate::probe_device().device;
   kgate::TimingOptions options;
   // A 5 us kernel meets the noise target long before the suite's 0.5 s of GPU time (100k
-  // samples, which took the whole 1 s cap for each of the three measurements here): 0.05 s of it
-  // are 10k samples, plenty for medians that must fall in a 1.5 us window.
-  options.stopping.min_gpu_time_s = 0.05;
-  options.stopping.max_wall_time_s = 1;
+  // samples, which took the whole 1 s cap for each of the three measurements here): 0.01 s of it
+  // are 2k samples, plenty for medians that must fall in a 1.5 us window, and a 0.25 s cap still
+  // thousands. (0.05 s and a 1 s cap made this the longest CUPTI case, 1.05 s on an H200, on the
+  // chain that runs in one process.)
+  options.stopping.min_gpu_time_s = 0.01;
+  options.stopping.max_wall_time_s = 0.25;
   kgate::GpuTimer timer(device, options);
   ASSERT_EQ(timer.timer(), kgate::Timer::cupti) << timer.timer_fallback_reason();
   constexpr unsigned long long kSpinNs = 5'000;
