@@ -44,12 +44,14 @@ std::string full_kernel_name(const KernelRecord& kernel);  // demangled, else ma
 // The blocks of its grid.
 std::size_t block_count(const KernelRecord& kernel);
 
-// The CUPTI metrics (kgate's default set, cupti.hpp) the report and the story read by name.
+// The CUPTI metrics (kgate's default set, range_profiler.cpp) the report and the story read by name.
 inline constexpr const char* kOccupancyMetric = "sm__warps_active.avg.pct_of_peak_sustained_active";
 inline constexpr const char* kDramThroughputMetric = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
 inline constexpr const char* kIssueMetric = "sm__inst_issued.avg.pct_of_peak_sustained_elapsed";
 // The SM throughput of runs recorded before kIssueMetric replaced it (8 replay passes against 2).
 inline constexpr const char* kSmThroughputMetric = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char* kL2HitMetric = "lts__t_sector_hit_rate.pct";
+inline constexpr const char* kTensorMetric = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active";
 
 // The SM-side counter a table shows: kIssueMetric, or kSmThroughputMetric where `recorded(metric)`
 // says only that one is there (a run from before kIssueMetric); `title` is its column title.
@@ -63,8 +65,6 @@ SmSideCounter sm_side_counter(const Recorded& recorded) {
   if (!recorded(kIssueMetric) && recorded(kSmThroughputMetric)) return {kSmThroughputMetric, "SM %", "Mean SM %"};
   return {kIssueMetric, "Issue %", "Mean issue %"};
 }
-inline constexpr const char* kL2HitMetric = "lts__t_sector_hit_rate.pct";
-inline constexpr const char* kTensorMetric = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active";
 
 // "a, b and c"
 std::string join_words(const std::vector<std::string>& words);
