@@ -48,6 +48,7 @@ struct FakeMachine {
     for (std::size_t s = 0; s < names.size(); ++s) {
       kgate::RunResults run = syn::run({syn::benchmark(names[s], {.seed = s + 1})});
       run.context.extra = {{"shard", std::to_string(s) + "/2"}, {"cuda_visible_devices", "@CUDA_VISIBLE_DEVICES@"}};
+      run.context.wall_s = {{"timing", 20.0 + static_cast<double>(s)}, {"timing.cold", 15.0}, {"startup", 4.5}, {"counters", 3.25}};
       kgate::write_results_file(dir.file("bench-shard-" + std::to_string(s) + ".json"), kgate::to_json(run));
     }
   }
@@ -87,6 +88,9 @@ TEST(ShardRun, OneShardPerGpuThenMerged) {
   EXPECT_EQ(merged.benchmarks[1].provenance.at("gpu_index"), "1");
   EXPECT_EQ(merged.benchmarks[1].provenance.at("shard"), "1/2");
   EXPECT_NE(machine.log().find("kgate shard-run: shard 1/2 on GPU 1 (NVIDIA H200, GPU-synthetic-1): exit 0"), std::string::npos)
+      << machine.log();
+  // Where each shard's time went, from its results: the top-level phases, in the processes' order.
+  EXPECT_NE(machine.log().find(" (its processes 28.8 s: startup 4.50 s, timing 21.0 s, counters 3.25 s)\n"), std::string::npos)
       << machine.log();
 }
 

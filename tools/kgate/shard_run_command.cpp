@@ -15,6 +15,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "kgate/base/parallel.hpp"
+#include "kgate/report/format.hpp"
 #include "kgate/results/provenance.hpp"
 #include "kgate/results/results_io.hpp"
 #include "process.hpp"
@@ -136,6 +137,28 @@ std::string suite_of(const std::string& bench) {
   return file.ends_with("_bench") ? file.substr(0, file.size() - 6) : file;
 }
 
+// Where a finished shard's time went, from the wall time per phase its results record (summed over
+// its timing processes): " (its processes 36.2 s: startup 5.1 s, calibration 0.9 s, timing 27.0 s,
+// counters 3.2 s)". On a host of several GPUs the fixed phases, not the timing, are what keeps the
+// shards from scaling (docs/ci.md). Empty when the file is missing, unreadable or has no phases.
+std::string shard_phases(const std::string& results) {
+  if (!fs::exists(results)) return "";
+  PhaseSeconds wall;
+  try {
+    wall = read_results_file(results).context.wall_s;
+  } catch (const std::exception&) {  // judge_shards says what is wrong with the file
+    return "";
+  }
+  std::vector<JobPhase> phases;
+  for (const char* known : {"startup", "calibration", "timing", "counters"})
+    if (const auto it = wall.find(known); it != wall.end()) phases.push_back({it->first, it->second});
+  for (const auto& [phase, seconds] : wall)  // any other top-level phase, after the known ones
+    if (phase.find('.') == std::string::npos &&
+        std::none_of(phases.begin(), phases.end(), [&](const JobPhase& p) { return p.phase == phase; }))
+      phases.push_back({phase, seconds});
+  return phases.empty() ? "" : " (its processes " + report::format_job_phases(phases) + ")";
+}
+
 // One shard-run's processes: shard s of `count` runs as `bench --kgate_shard=s/count` on one GPU,
 // its results in DIR/shard-<s>-of-<count>.json and its log in DIR/shard-<s>.log.
 struct ShardJob {
@@ -185,7 +208,7 @@ std::map<std::size_t, int> run_shards(const ShardJob& job, const std::vector<std
       const std::lock_guard lock(printing);
       statuses[s] = status;
       io.out << "kgate shard-run: shard " << s << "/" << job.count << " on GPU " << gpus[slot].id << " (" << gpus[slot].description
-             << "): exit " << status << " after " << seconds_since(started) << "\n"
+             << "): exit " << status << " after " << seconds_since(started) << shard_phases(job.results(s)) << "\n"
              << std::flush;
     }
   };
