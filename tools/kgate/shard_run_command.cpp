@@ -138,8 +138,8 @@ std::string suite_of(const std::string& bench) {
 }
 
 // Where a finished shard's time went, from the wall time per phase its results record (summed over
-// its timing processes): " (its processes 36.2 s: startup 5.1 s, calibration 0.9 s, timing 27.0 s,
-// counters 3.2 s)". On a host of several GPUs the fixed phases, not the timing, are what keeps the
+// its timing processes): " (its processes P s: startup …, calibration …, timing …, counters …)".
+// On a host of several GPUs the fixed phases, not the timing, are what keeps the
 // shards from scaling (docs/ci.md). Empty when the file is missing, unreadable or has no phases.
 std::string shard_phases(const std::string& results) {
   if (!fs::exists(results)) return "";
@@ -205,10 +205,11 @@ std::map<std::size_t, int> run_shards(const ShardJob& job, const std::vector<std
         std::ofstream(job.log(s)) << e.what() << "\n";
         status = 127;
       }
+      const std::string phases = shard_phases(job.results(s));  // read before the lock the other GPUs' threads wait on
       const std::lock_guard lock(printing);
       statuses[s] = status;
       io.out << "kgate shard-run: shard " << s << "/" << job.count << " on GPU " << gpus[slot].id << " (" << gpus[slot].description
-             << "): exit " << status << " after " << seconds_since(started) << shard_phases(job.results(s)) << "\n"
+             << "): exit " << status << " after " << seconds_since(started) << phases << "\n"
              << std::flush;
     }
   };
