@@ -4,7 +4,8 @@
 # 0.4 s to start, which was most of the suite's time when ctest ran each case in its own. Each
 # process gets its share of the cores (KGATE_HOST_THREADS) for the host references. A case
 # that takes its process down fails alone; ctest's timeouts and resource locks are kept. It ends
-# with each GPU's share of the cases and its wall time.
+# with each GPU's share of the cases and its wall time. On several GPUs the cases under a
+# RESOURCE_LOCK (the CUPTI tests) run first and alone on the first GPU, the others on the rest.
 # Usage: scripts/gpu-tests.sh [--build DIR] [--gpus N] [--slots N] [ctest -R/-E arguments...]
 #   --build DIR  the build to test (default: build)
 #   --gpus N     the first N visible GPUs (default: all)

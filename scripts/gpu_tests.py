@@ -7,9 +7,9 @@ So the cases ctest lists are run in batches, one GoogleTest process per batch (-
 as many at once per GPU as --slots, each worker taking the next batch when it finishes, and each
 process its share of the host's cores for the references' threads (KGATE_HOST_THREADS).
 What ctest would have done is kept: each case's working directory and timeout, a RESOURCE_LOCK's
-cases one at a time on each GPU, and a case that takes its process down (a crash, a lost
-context, a timeout) fails alone: the cases of its batch that did not finish run again, one process
-each. The results are written as ctest writes its JUnit (--junit), which `kgate report
+cases one at a time on each GPU (on several GPUs, alone on the first: lock_gpu), and a case
+that takes its process down (a crash, a lost context, a timeout) fails alone: the cases of its
+batch that did not finish run again, one process each. The results are written as ctest writes its JUnit (--junit), which `kgate report
 --correctness` reads, and each GPU's share of the work and its wall time are printed.
 
 Usage (scripts/gpu-tests.sh calls it): gpu_tests.py --build DIR --gpu ID [--gpu ID ...]
@@ -89,12 +89,12 @@ def list_cases(ctest_json):
     return cases
 
 
-def plan_batches(cases, workers):
+def plan_batches(cases, free_workers):
     """The batches in the order they are taken: first a lock's cases, in one batch (one process,
     on whichever GPU takes it: a GPU test's lock guards what each GPU has once, its profiler,
     CUPTI_ERROR_HARDWARE_BUSY for a second session), as they are the longest chain (13 CUPTI cases,
     6.6 s alone on an H200); then the others, split per binary into batches of about the same
-    count, BATCHES_PER_WORKER for each worker the locked batch leaves, longest first. Split over
+    count, BATCHES_PER_WORKER for each of the free_workers that run them, longest first. Split over
     GPUs, one batch per GPU, the lock's cases were slower everywhere: the driver serves profiling
     sessions one at a time host-wide, so on a 4x H200 host four copies of the CUPTI tests, one per
     GPU, took 17.5 s against 6.6 s for one alone (each case 2.6 times as slow), and the correctness
@@ -107,12 +107,31 @@ def plan_batches(cases, workers):
     first = [Batch(group, lock) for (_, _, lock), group in locked.items()]
     batches = []
     unlocked = sum(len(group) for group in free.values())
-    size = max(1, math.ceil(unlocked / max(1, workers * BATCHES_PER_WORKER - len(first))))
+    size = max(1, math.ceil(unlocked / max(1, free_workers * BATCHES_PER_WORKER)))
     for group in free.values():
         # Interleaved rather than cut in runs: neighbouring cases are often one variant's large shapes.
         count = math.ceil(len(group) / size)
         batches += [Batch(group[i::count]) for i in range(count)]
     return first + sorted(batches, key=lambda b: -len(b.cases))
+
+
+def lock_gpu(cases, gpus):
+    """The GPU kept for the locked cases on a host of several GPUs, or None (one GPU, or no lock).
+    There the lock's batch has its GPU to itself, and the other GPUs run the rest: the 13 CUPTI
+    cases took 4.9-5.5 s alone on an H200 of a 4x H200 host, and 8.2 s beside another process on
+    the same GPU, the longest process of the phase (a profiling pass counts the whole GPU's work,
+    and replays beside another context's kernels). On one GPU they still run beside the others,
+    which would otherwise wait for them."""
+    return gpus[0] if len(gpus) > 1 and any(case.lock for case in cases) else None
+
+
+def free_workers(cases, gpus, slots):
+    """The workers the cases without a lock are spread over: every worker but one per locked
+    batch, or, where a GPU is kept for the lock (lock_gpu), the other GPUs' workers."""
+    if lock_gpu(cases, gpus) is not None:
+        return (len(gpus) - 1) * slots
+    locks = {(case.binary, case.cwd, case.lock) for case in cases if case.lock}
+    return max(1, len(gpus) * slots - len(locks))
 
 
 def host_threads(cores, workers):
@@ -194,9 +213,11 @@ def junit(results, wall_s):
 
 
 class Runner:
-    def __init__(self, batches, gpus, slots, scratch, threads):
+    def __init__(self, batches, gpus, slots, scratch, threads, lock_gpu=None):
         self.waiting = list(batches)  # in the order they are taken (plan_batches), reruns last
         self.held = set()  # (lock, GPU) of the locked batches running
+        self.lock_gpu = lock_gpu  # the GPU kept for the locked batches, run alone there (lock_gpu())
+        self.running = {gpu: 0 for gpu in gpus}  # batches running on each GPU
         self.pending = len(batches)
         self.gpus, self.slots, self.scratch, self.threads = gpus, slots, scratch, threads
         self.outcomes = {}
@@ -221,11 +242,23 @@ class Runner:
                 if self.pending == 0:
                     return None
                 for i, batch in enumerate(self.waiting):
-                    if not batch.lock or (batch.lock, gpu) not in self.held:
+                    if self.may_take(batch, gpu):
                         if batch.lock:
                             self.held.add((batch.lock, gpu))
+                        self.running[gpu] += 1
                         return self.waiting.pop(i)
                 self.changed.wait()
+
+    def may_take(self, batch, gpu):
+        """Whether this GPU may start the batch now (called holding the lock)."""
+        if self.lock_gpu is None:
+            return not batch.lock or (batch.lock, gpu) not in self.held
+        if gpu != self.lock_gpu:
+            return not batch.lock
+        # The kept GPU: the locked batches one at a time with nothing beside them, then the others.
+        if any(b.lock for b in self.waiting) or self.held:
+            return bool(batch.lock) and self.running[gpu] == 0
+        return True
 
     def worker(self, gpu):
         while (batch := self.take(gpu)) is not None:
@@ -239,6 +272,7 @@ class Runner:
                 print(f"gpu-tests: {len(batch.cases)} case(s) failed by gpu_tests.py itself: {e!r}", file=sys.stderr)
             with self.changed:
                 self.held.discard((batch.lock, gpu))
+                self.running[gpu] -= 1
                 self.changed.notify_all()
 
     def run_batch(self, batch, gpu):
@@ -320,16 +354,21 @@ def main(argv):
     if not cases:
         print(f"gpu-tests: ctest lists no GPU test (label gpu) in {options.build}: nothing to run")
         return 0
-    workers = len(options.gpu) * options.slots
-    batches = plan_batches(cases, workers)
+    kept = lock_gpu(cases, options.gpu)
+    spread_over = free_workers(cases, options.gpu, options.slots)
+    batches = plan_batches(cases, spread_over)
+    # The processes at once: the free batches' workers, and the locked batches (one at a time on a kept GPU).
+    at_once = min(len(batches), spread_over + (1 if kept is not None else sum(1 for b in batches if b.lock)))
     given = os.environ.get("KGATE_HOST_THREADS")
-    threads = given if given else str(host_threads(available_cores(), workers))
-    print(f"gpu-tests: {len(cases)} cases in {len(batches)} processes, {workers} at a time "
+    threads = given if given else str(host_threads(available_cores(), at_once))
+    print(f"gpu-tests: {len(cases)} cases in {len(batches)} processes, {at_once} at a time "
           f"({options.slots} per GPU on {len(options.gpu)} GPU(s): {', '.join(options.gpu)}), "
           f"{threads} host thread(s) each{' (KGATE_HOST_THREADS)' if given else ''}")
+    if kept is not None:
+        print(f"gpu-tests: the cases under a RESOURCE_LOCK run first and alone on GPU {kept}, the others on the other GPUs")
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="kgate-gpu-tests.") as scratch:
-        runner = Runner(batches, options.gpu, options.slots, scratch, threads)
+        runner = Runner(batches, options.gpu, options.slots, scratch, threads, kept)
         runner.run()
     wall_s = time.monotonic() - started
     results = [(c.name, runner.outcomes[c.name]) for c in cases]

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """scripts/gpu_tests.py on CPU, with a synthetic GoogleTest binary and a synthetic `ctest` listing:
 the batches, the GPUs they run on, a RESOURCE_LOCK's cases one process per GPU and never two at once
-on a GPU, a crashing case
+on a GPU (on several GPUs, alone on the first), a crashing case
 failed alone while its batch's other cases run again, skips and failures as ctest's JUnit says
 them (and as kgate report reads them), each GPU's share, and the exit status.
 
@@ -26,6 +26,7 @@ xml_path = args["--gtest_output"].removeprefix("xml:")
 log = os.environ["FAKE_LOG"]
 rows = []
 gpu = os.environ.get("CUDA_VISIBLE_DEVICES")
+started = time.time()
 with open(log + ".threads", "a") as f:
     f.write(os.environ.get("KGATE_HOST_THREADS", "unset") + "\n")
 for name in names:
@@ -57,6 +58,8 @@ for name in names:
                 f'{body}</testcase>')
 with open(xml_path, "w") as f:
     f.write('<?xml version="1.0"?><testsuites><testsuite name="all">' + "".join(rows) + "</testsuite></testsuites>")
+with open(log + ".spans", "a") as f:  # when this process ran, on which GPU, and whether it held the lock
+    f.write(f"{gpu} {started} {time.time()} {int(any(n.startswith('Cupti.') for n in names))}\n")
 sys.exit(1 if any("Fails" in n for n in names) else 0)
 '''
 
@@ -87,7 +90,7 @@ def run(scripts, work, names, lock_names=(), gpus=("0", "1"), slots=2, threads=N
     # `ctest` on PATH prints the listing, as ctest -N --show-only=json-v1 would.
     executable(os.path.join(work, "ctest"), f"#!/bin/sh\ncat {work}/listing.json\n")
     log = os.path.join(work, "ran.log")
-    for old in (log, log + ".threads"):
+    for old in (log, log + ".threads", log + ".spans"):
         if os.path.exists(old):
             os.remove(old)
     environment = dict(os.environ, PATH=f"{work}:{os.environ['PATH']}", FAKE_LOG=log)
@@ -103,6 +106,8 @@ def run(scripts, work, names, lock_names=(), gpus=("0", "1"), slots=2, threads=N
         ran = [line.split() for line in f]
     with open(log + ".threads") as f:
         run.threads = {line.strip() for line in f}  # KGATE_HOST_THREADS as the processes saw it
+    with open(log + ".spans") as f:
+        run.spans = [(gpu, float(start), float(end), held == "1") for gpu, start, end, held in map(str.split, f)]
     return done, ran, ET.parse(junit).getroot() if os.path.exists(junit) else None
 
 
@@ -132,8 +137,16 @@ def main(scripts):
         check(all(c.get("status") == "run" for c in cases), "passed cases are status run")
         check("GPU 0:" in done.stdout and "GPU 1:" in done.stdout, f"each GPU's share is said:\n{done.stdout}")
         check("46 cases: 46 passed, 0 failed, 0 skipped" in done.stdout, done.stdout)
-        share = str(max(1, len(os.sched_getaffinity(0)) // 4))
-        check(run.threads == {share}, f"each of 4 processes at once has its share of the cores: {run.threads}, not {share}")
+        # On two GPUs the lock's process has its GPU to itself: nothing else runs there beside it.
+        lock_spans = [s for s in run.spans if s[3]]
+        check(len(lock_spans) == 1, f"one locked process: {run.spans}")
+        gpu, start, end, _ = lock_spans[0]
+        beside = [s for s in run.spans if s[0] == gpu and not s[3] and s[1] < end and s[2] > start]
+        check(not beside, f"nothing beside the locked process on GPU {gpu}: {beside}")
+        check("run first and alone on GPU 0" in done.stdout, done.stdout)
+        # Three processes at once: the locked one, and one per slot of the other GPU.
+        share = str(max(1, len(os.sched_getaffinity(0)) // 3))
+        check(run.threads == {share}, f"each of 3 processes at once has its share of the cores: {run.threads}, not {share}")
         check(f"{share} host thread(s) each" in done.stdout, done.stdout)
         check("the cases' own time by step: inputs 11.5 s, check 23.0 s" in done.stdout, done.stdout)
         check("the slowest cases: " in done.stdout and done.stdout.count("0.01 s (inputs 0.25, check 0.50)") == 5,
@@ -153,9 +166,13 @@ def main(scripts):
         done, ran, junit = run(scripts, work, names[:6] + locked, lock_names=locked, gpus=("0",), slots=1)
         check(done.returncode == 0 and ran and ran[0][0] in locked and ran[-1][0] not in locked,
               f"the locked batch runs first: {ran[:2]} ... {ran[-2:]}")
-        # One batch a worker, the locked one among them: 2 GPUs x 2 slots are 1 locked batch and 3 others.
+        # One batch a worker: 2 GPUs x 2 slots are the locked batch on GPU 0, and one for each of GPU 1's slots.
         done, ran, junit = run(scripts, work, names + locked, lock_names=locked)
-        check(len({r[2] for r in ran}) == 4, f"one process a worker: {len({r[2] for r in ran})} processes")
+        check(len({r[2] for r in ran}) == 3, f"one process a worker: {len({r[2] for r in ran})} processes")
+        # Without a lock every GPU's slots share the cases: 2 GPUs x 2 slots are four batches.
+        done, ran, junit = run(scripts, work, names)
+        check(len({r[2] for r in ran}) == 4 and {r[1] for r in ran} == {"0", "1"},
+              f"no lock, one process a worker on both GPUs: {len({r[2] for r in ran})} processes")
 
         # A failure, a skip, and a crash that takes down its process: the crash fails alone, the
         # other cases of its process run again, each in its own.
