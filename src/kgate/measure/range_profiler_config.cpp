@@ -5,6 +5,8 @@
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
 
+#include <map>
+#include <mutex>
 #include <utility>
 
 #include "cupti_check.hpp"
@@ -21,6 +23,17 @@ CUptiResult add_metrics(const HostObject& host, std::vector<const char*> names) 
   params.ppMetricNames = names.data();
   params.numMetrics = names.size();
   return cuptiProfilerHostConfigAddMetrics(&params);
+}
+
+// What the driver says of a device or context, asked once per process and key: every
+// RangeProfiler needs the chip and the counter availability, and asking took 0.13 s on an H200
+// alone and up to 0.5 s while the host's other GPUs' processes started or profiled (the driver
+// serves them one at a time), a third of a CUPTI test case's time.
+template <typename Key, typename Value, typename Ask>
+Value asked_once(std::map<Key, Value>& answers, std::mutex& mutex, const Key& key, const Ask& ask) {
+  const std::lock_guard<std::mutex> hold(mutex);
+  if (const auto it = answers.find(key); it != answers.end()) return it->second;
+  return answers.emplace(key, ask()).first->second;
 }
 
 }  // namespace
@@ -71,21 +84,29 @@ void require_supported_device(CUdevice device) {
 }
 
 std::string chip_name(CUdevice device) {
-  auto params = KGATE_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
-  params.deviceIndex = static_cast<std::size_t>(device);
-  KGATE_CUPTI_CHECK(cuptiDeviceGetChipName(&params));
-  return params.pChipName;
+  static std::mutex mutex;
+  static std::map<CUdevice, std::string> by_device;
+  return asked_once(by_device, mutex, device, [device] {
+    auto params = KGATE_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
+    params.deviceIndex = static_cast<std::size_t>(device);
+    KGATE_CUPTI_CHECK(cuptiDeviceGetChipName(&params));
+    return std::string(params.pChipName);
+  });
 }
 
 std::vector<std::uint8_t> counter_availability(CUcontext context) {
-  auto params = KGATE_CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
-  params.ctx = context;
-  KGATE_CUPTI_CHECK(cuptiProfilerGetCounterAvailability(&params));
-  std::vector<std::uint8_t> image(params.counterAvailabilityImageSize);
-  params.pCounterAvailabilityImage = image.data();
-  KGATE_CUPTI_CHECK(cuptiProfilerGetCounterAvailability(&params));
-  image.resize(params.counterAvailabilityImageSize);
-  return image;
+  static std::mutex mutex;
+  static std::map<CUcontext, std::vector<std::uint8_t>> by_context;
+  return asked_once(by_context, mutex, context, [context] {
+    auto params = KGATE_CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
+    params.ctx = context;
+    KGATE_CUPTI_CHECK(cuptiProfilerGetCounterAvailability(&params));
+    std::vector<std::uint8_t> image(params.counterAvailabilityImageSize);
+    params.pCounterAvailabilityImage = image.data();
+    KGATE_CUPTI_CHECK(cuptiProfilerGetCounterAvailability(&params));
+    image.resize(params.counterAvailabilityImageSize);
+    return image;
+  });
 }
 
 std::vector<const char*> c_strings(const std::vector<std::string>& strings) {

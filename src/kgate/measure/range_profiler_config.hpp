@@ -24,7 +24,8 @@ void initialize_profiler_interface();
 void require_supported_device(CUdevice device);
 std::string chip_name(CUdevice device);
 // Which counters this context may read (some are withheld, e.g. under MIG or vGPU); the host
-// object schedules metrics only onto those.
+// object schedules metrics only onto those. Both are asked of the driver once per process (per
+// device, per context) and remembered.
 std::vector<std::uint8_t> counter_availability(CUcontext context);
 
 // CUPTI's host object for one chip: it turns metric names into a configuration and counter data
