@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 
+#include "kgate/base/parallel.hpp"
 #include "kgate/core/registry.hpp"
 #include "rope.hpp"
 
@@ -21,16 +22,20 @@ double angle(double position, std::int64_t i, std::int64_t head_dim) {
 
 // The cache as a model precomputes it: row p holds cos (or sin) of p's angle for every pair. The
 // same for every seed and shape of one head_dim, so generated once per process (shared_init_key):
-// 8M values at 128K positions.
+// 8M values at 128K positions, about 0.2 s each on one core, and once in each of a suite's
+// processes: on a 4x H200 host a shard's first RoPE benchmark took 1.5-1.9 s more than the
+// one-GPU durations the shards are balanced by say. So the rows are spread over the host's
+// threads (each value depends on its position alone: the same table whatever the thread count).
 CustomInit angle_table(std::int64_t head_dim, double (*function)(double)) {
   return [head_dim, function](std::uint64_t, std::span<double> values) {
-    const std::int64_t half = head_dim / 2;
-    std::vector<double> frequency(static_cast<std::size_t>(half));
-    for (std::int64_t i = 0; i < half; ++i) frequency[static_cast<std::size_t>(i)] = angle(1.0, i, head_dim);
-    for (std::size_t j = 0; j < values.size(); ++j) {
-      const auto position = static_cast<double>(static_cast<std::int64_t>(j) / half);
-      values[j] = function(position * frequency[j % static_cast<std::size_t>(half)]);
-    }
+    const auto half = static_cast<std::size_t>(head_dim / 2);
+    std::vector<double> frequency(half);
+    for (std::size_t i = 0; i < half; ++i) frequency[i] = angle(1.0, static_cast<std::int64_t>(i), head_dim);
+    constexpr std::size_t kRowsPerBlock = 4096;
+    parallel_for(values.size() / half, kRowsPerBlock, [&](std::size_t first, std::size_t end) {
+      for (std::size_t position = first; position < end; ++position)
+        for (std::size_t i = 0; i < half; ++i) values[position * half + i] = function(static_cast<double>(position) * frequency[i]);
+    });
   };
 }
 
