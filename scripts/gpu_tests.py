@@ -9,8 +9,9 @@ process its share of the host's cores for the references' threads (KGATE_HOST_TH
 What ctest would have done is kept: each case's working directory and timeout, a RESOURCE_LOCK's
 cases one at a time on each GPU (on several GPUs, alone on the first: lock_gpu), and a case
 that takes its process down (a crash, a lost context, a timeout) fails alone: the cases of its
-batch that did not finish run again, one process each. The results are written as ctest writes its JUnit (--junit), which `kgate report
---correctness` reads, and each GPU's share of the work and its wall time are printed.
+batch that did not finish run again, one process each. The results are written as ctest writes
+its JUnit (--junit), which `kgate report --correctness` reads, and each GPU's share of the work
+and its wall time are printed.
 
 Usage (scripts/gpu-tests.sh calls it): gpu_tests.py --build DIR --gpu ID [--gpu ID ...]
     [--slots N] [--junit FILE] [ctest's -R/-E/-L arguments...]
