@@ -90,16 +90,17 @@ def list_cases(ctest_json):
     return cases
 
 
-def plan_batches(cases, free_workers):
+def plan_batches(cases, workers, kept_slots=0):
     """The batches in the order they are taken: first a lock's cases, in one batch (one process,
     on whichever GPU takes it: a GPU test's lock guards what each GPU has once, its profiler,
     CUPTI_ERROR_HARDWARE_BUSY for a second session), as they are the longest chain (13 CUPTI cases,
     6.6 s alone on an H200); then the others, split per binary into batches of about the same
-    count, BATCHES_PER_WORKER for each of the free_workers that run them, longest first. Split over
-    GPUs, one batch per GPU, the lock's cases were slower everywhere: the driver serves profiling
-    sessions one at a time host-wide, so on a 4x H200 host four copies of the CUPTI tests, one per
-    GPU, took 17.5 s against 6.6 s for one alone (each case 2.6 times as slow), and the correctness
-    phase 10.5-12.9 s on four GPUs against 11.1 s on one of them. Taken last, the locked batch ran
+    count, BATCHES_PER_WORKER for each worker left to them (every worker but one per locked batch;
+    where a GPU is kept for the lock, lock_gpu, the workers of the others: all but its kept_slots),
+    longest first. Split over GPUs, one batch per GPU, the lock's cases were slower everywhere: the
+    driver serves profiling sessions one at a time host-wide, so on a 4x H200 host four copies of
+    the CUPTI tests, one per GPU, took 17.5 s against 6.6 s for one alone (each case 2.6 times as
+    slow), and the correctness phase 10.5-12.9 s on four GPUs against 11.1 s on one of them. Taken last, the locked batch ran
     after a worker's free batch, and with one batch a worker that added 3-4 s."""
     locked, free = {}, {}
     for case in cases:
@@ -108,6 +109,7 @@ def plan_batches(cases, free_workers):
     first = [Batch(group, lock) for (_, _, lock), group in locked.items()]
     batches = []
     unlocked = sum(len(group) for group in free.values())
+    free_workers = workers - (kept_slots if kept_slots else len(first))
     size = max(1, math.ceil(unlocked / max(1, free_workers * BATCHES_PER_WORKER)))
     for group in free.values():
         # Interleaved rather than cut in runs: neighbouring cases are often one variant's large shapes.
@@ -124,15 +126,6 @@ def lock_gpu(cases, gpus):
     and replays beside another context's kernels). On one GPU they still run beside the others,
     which would otherwise wait for them."""
     return gpus[0] if len(gpus) > 1 and any(case.lock for case in cases) else None
-
-
-def free_workers(cases, gpus, slots):
-    """The workers the cases without a lock are spread over: every worker but one per locked
-    batch, or, where a GPU is kept for the lock (lock_gpu), the other GPUs' workers."""
-    if lock_gpu(cases, gpus) is not None:
-        return (len(gpus) - 1) * slots
-    locks = {(case.binary, case.cwd, case.lock) for case in cases if case.lock}
-    return max(1, len(gpus) * slots - len(locks))
 
 
 def host_threads(cores, workers):
@@ -355,11 +348,12 @@ def main(argv):
     if not cases:
         print(f"gpu-tests: ctest lists no GPU test (label gpu) in {options.build}: nothing to run")
         return 0
+    workers = len(options.gpu) * options.slots
     kept = lock_gpu(cases, options.gpu)
-    spread_over = free_workers(cases, options.gpu, options.slots)
-    batches = plan_batches(cases, spread_over)
-    # The processes at once: the free batches' workers, and the locked batches (one at a time on a kept GPU).
-    at_once = min(len(batches), spread_over + (1 if kept is not None else sum(1 for b in batches if b.lock)))
+    kept_slots = options.slots if kept is not None else 0
+    batches = plan_batches(cases, workers, kept_slots)
+    # The processes at once: every worker, or, beside a kept GPU's one locked batch, the other GPUs'.
+    at_once = min(len(batches), workers - kept_slots + 1 if kept_slots else workers)
     given = os.environ.get("KGATE_HOST_THREADS")
     threads = given if given else str(host_threads(available_cores(), at_once))
     print(f"gpu-tests: {len(cases)} cases in {len(batches)} processes, {at_once} at a time "
