@@ -23,7 +23,7 @@ class ProblemInstance {
   const Family& family() const { return *family_; }
   const Shape& shape() const { return shape_; }
   const std::vector<TensorSpec>& specs() const { return specs_; }
-  int copies() const { return static_cast<int>(copies_.size()); }
+  int copies() const { return static_cast<int>(views_.size()); }
   std::size_t bytes_per_copy() const;
 
   // Fresh random inputs in every copy (copy c draws from derive_seed(seed, c)), drawn on the
@@ -46,10 +46,12 @@ class ProblemInstance {
   const Family* family_;
   Shape shape_;
   std::vector<TensorSpec> specs_;
-  std::vector<std::vector<DeviceAllocation>> copies_;  // [copy][tensor]
-  std::vector<TensorViews> views_;                     // [copy], built once: launches stay allocation-free
-  HostTensors host_inputs_;                            // copy 0, as generated
-  std::optional<std::uint64_t> seed_;                  // of the last fill_inputs
+  std::vector<DeviceAllocation> allocations_;  // [tensor]: all its copies (copy_layout)
+  std::vector<TensorViews> views_;             // [copy], built once: launches stay allocation-free
+  HostTensors host_inputs_;                    // copy 0, as generated
+  std::optional<std::uint64_t> seed_;          // of the last fill_inputs
+
+  void* pointer(int copy, std::size_t tensor) const { return views_[static_cast<std::size_t>(copy)].get<void>(tensor); }
 
   // What `compute` (a reference or baseline) makes of the kept inputs, handed to it in place
   // rather than copied (a GEMV's W is 128 MB of doubles at n = k = 4096, and a copy cost as much
@@ -60,6 +62,19 @@ class ProblemInstance {
   std::optional<HostTensors> compute_on_host(const std::function<bool(HostTensors&)>& compute);
   HostTensors device_expected(const Variant& reference) const;
 };
+
+// Where a tensor's copies lie in the one allocation that holds them all: copy c at c * stride,
+// the stride being the tensor's bytes rounded up to 256 (the alignment cudaMalloc gives a buffer
+// of its own). One allocation per tensor rather than per copy: a cold benchmark has up to a few
+// hundred copies, and the driver serves cudaMalloc and cudaFree one call at a time across the
+// host's GPUs: four suite shards at once spent 4.4-6.1 s each making instances with an
+// allocation per copy, 2.3-2.7 s with one per tensor (a 4x H200 host, docs/timing.md). With one copy (the correctness suite, scripts/sanitize.sh) the
+// allocation is the tensor's bytes exactly, so compute-sanitizer's bounds are the tensor's own.
+struct CopyLayout {
+  std::size_t stride = 0;            // bytes from one copy's start to the next's
+  std::size_t allocation_bytes = 0;  // for all the copies; 0 for an empty tensor
+};
+CopyLayout copy_layout(std::size_t tensor_bytes, int copies);
 
 // Bytes needed on the device for `copies` copies of a shape's tensors.
 std::size_t instance_bytes(const Family& family, const Shape& shape, int copies = 1);

@@ -89,25 +89,31 @@ std::size_t instance_bytes(const Family& family, const Shape& shape, int copies)
   return total * static_cast<std::size_t>(copies);
 }
 
+CopyLayout copy_layout(std::size_t tensor_bytes, int copies) {
+  if (copies < 1) throw std::invalid_argument("copy_layout needs at least one copy, got " + std::to_string(copies));
+  constexpr std::size_t kAlignment = 256;
+  const std::size_t stride = (tensor_bytes + kAlignment - 1) / kAlignment * kAlignment;
+  return {.stride = stride, .allocation_bytes = tensor_bytes == 0 ? 0 : stride * static_cast<std::size_t>(copies - 1) + tensor_bytes};
+}
+
 ProblemInstance::ProblemInstance(const Family& family, Shape shape, int copies)
     : family_(&family), shape_(std::move(shape)), specs_(family.tensors(shape_)) {
   if (copies < 1) throw std::invalid_argument("ProblemInstance needs at least one copy");
+  std::vector<std::vector<void*>> pointers(static_cast<std::size_t>(copies));
   bool zeroed = false;
-  for (int c = 0; c < copies; ++c) {
-    std::vector<DeviceAllocation> buffers;
-    std::vector<void*> pointers;
-    for (const TensorSpec& spec : specs_) {
-      buffers.emplace_back(spec.bytes());
-      pointers.push_back(buffers.back().get());
-      // The only time the harness writes it: from here on, launches keep it zeroed themselves.
-      if (spec.access == Access::zeroed_scratch && spec.count > 0) {
-        KGATE_CUDA_CHECK(cudaMemsetAsync(pointers.back(), 0, spec.bytes(), nullptr));
-        zeroed = true;
-      }
+  for (const TensorSpec& spec : specs_) {
+    const CopyLayout layout = copy_layout(spec.bytes(), copies);
+    DeviceAllocation& allocation = allocations_.emplace_back(layout.allocation_bytes);
+    for (int c = 0; c < copies; ++c)
+      pointers[static_cast<std::size_t>(c)].push_back(spec.bytes() == 0 ? nullptr
+                                                                        : static_cast<std::byte*>(allocation.get()) + c * layout.stride);
+    // The only time the harness writes it: from here on, launches keep it zeroed themselves.
+    if (spec.access == Access::zeroed_scratch && spec.count > 0) {
+      KGATE_CUDA_CHECK(cudaMemsetAsync(allocation.get(), 0, allocation.bytes(), nullptr));
+      zeroed = true;
     }
-    copies_.push_back(std::move(buffers));
-    views_.emplace_back(std::move(pointers));
   }
+  for (std::vector<void*>& copy : pointers) views_.emplace_back(std::move(copy));
   // Launches come on other streams: the zeros must be in place before any of them.
   if (zeroed) KGATE_CUDA_CHECK(cudaStreamSynchronize(nullptr));
 }
@@ -126,11 +132,15 @@ void ProblemInstance::fill_inputs(std::uint64_t seed, bool keep_host_copy, cudaS
       const TensorSpec& spec = specs_[t];
       if (spec.access != Access::input && spec.access != Access::inout) continue;  // only what a launch reads
       const std::uint64_t tseed = tensor_seed(seed, c, spec);
-      void* ptr = copies_[c][t].get();
-      if (!spec.shared_init_key.empty()) {
+      void* ptr = pointer(c, t);
+      if (!spec.shared_init_key.empty() && c > 0) {
+        // The key's values are the same in every copy: copy 0's, copied at the device's bandwidth
+        // rather than again from the host's pageable memory.
+        KGATE_CUDA_CHECK(cudaMemcpyAsync(ptr, pointer(0, t), spec.bytes(), cudaMemcpyDeviceToDevice, stream));
+      } else if (!spec.shared_init_key.empty()) {
         const auto raw = shared_encoded_values(spec);  // held by the cache beyond this copy
         KGATE_CUDA_CHECK(cudaMemcpyAsync(ptr, raw->data(), raw->size(), cudaMemcpyHostToDevice, stream));
-        if (c == 0 && keep_host_copy) host_inputs_[t] = decode_values(spec.dtype, *raw);
+        if (keep_host_copy) host_inputs_[t] = decode_values(spec.dtype, *raw);
       } else if (spec.custom_init) {
         std::vector<double> values = generate_on_host(spec, tseed);
         const std::vector<std::byte> raw = encode_values(spec.dtype, values);
@@ -151,22 +161,21 @@ void ProblemInstance::fill_inputs(std::uint64_t seed, bool keep_host_copy, cudaS
 }
 
 void ProblemInstance::poison_outputs(cudaStream_t stream) {
-  for (auto& buffers : copies_) {
-    for (std::size_t t = 0; t < specs_.size(); ++t) {
-      const TensorSpec& spec = specs_[t];
-      // A shape may need no scratch at all (a split plan of one split): nothing to poison. Zeroed
-      // scratch keeps the zeros the launches maintain.
-      if ((spec.access != Access::output && spec.access != Access::scratch) || spec.count == 0) continue;
-      const unsigned blocks = fill_blocks(spec.count);
-      if (size_of(spec.dtype) == 2) {
-        fill_pattern_kernel<<<blocks, kFillThreads, 0, stream>>>(static_cast<std::uint16_t*>(buffers[t].get()), spec.count,
-                                                                 poison_bits_16());
-      } else {
-        fill_pattern_kernel<<<blocks, kFillThreads, 0, stream>>>(static_cast<std::uint32_t*>(buffers[t].get()), spec.count,
-                                                                 poison_bits_32());
-      }
-      KGATE_CHECK_LAUNCH();
+  for (std::size_t t = 0; t < specs_.size(); ++t) {
+    const TensorSpec& spec = specs_[t];
+    // A shape may need no scratch at all (a split plan of one split): nothing to poison. Zeroed
+    // scratch keeps the zeros the launches maintain.
+    if ((spec.access != Access::output && spec.access != Access::scratch) || spec.count == 0) continue;
+    // Every copy at once, with the padding between them: one launch, whatever the copies.
+    void* all_copies = allocations_[t].get();
+    const std::size_t count = allocations_[t].bytes() / size_of(spec.dtype);
+    const unsigned blocks = fill_blocks(count);
+    if (size_of(spec.dtype) == 2) {
+      fill_pattern_kernel<<<blocks, kFillThreads, 0, stream>>>(static_cast<std::uint16_t*>(all_copies), count, poison_bits_16());
+    } else {
+      fill_pattern_kernel<<<blocks, kFillThreads, 0, stream>>>(static_cast<std::uint32_t*>(all_copies), count, poison_bits_32());
     }
+    KGATE_CHECK_LAUNCH();
   }
   KGATE_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
@@ -209,7 +218,7 @@ HostTensors ProblemInstance::device_expected(const Variant& reference) const {
   for (std::size_t t = 0; t < specs_.size(); ++t) {
     const TensorSpec& spec = specs_[t];
     if (!is_checked(spec.access)) continue;
-    const std::vector<std::byte> raw = download_bytes(spec, instance.copies_[0][t].get());
+    const std::vector<std::byte> raw = download_bytes(spec, instance.pointer(0, t));
     expected[t] = decode_values(spec.dtype, raw);
     std::size_t bad = 0;
     for (std::size_t i = 0; i < expected[t].size(); ++i)
@@ -225,7 +234,7 @@ HostTensors ProblemInstance::device_expected(const Variant& reference) const {
 InstanceCheck ProblemInstance::check() {
   std::vector<std::vector<std::byte>> outputs(specs_.size());
   for (std::size_t t = 0; t < specs_.size(); ++t) {
-    if (is_checked(specs_[t].access)) outputs[t] = download_bytes(specs_[t], copies_[0][t].get());
+    if (is_checked(specs_[t].access)) outputs[t] = download_bytes(specs_[t], pointer(0, t));
   }
   if (const Variant* reference = Registry::instance().device_reference(*family_, shape_))
     return check_outputs(*family_, shape_, specs_, device_expected(*reference), nullptr, outputs,
