@@ -201,6 +201,7 @@ int run(int argc, char** argv) {
   for (const std::string& name : suite.names()) due += suite.due(name);
   Progress progress(due, suite.process());
   register_suite(suite, progress, original_args);
+  if (suite.counts_first()) suite.count();
   SilentReporter silent;
   if (suite.process().last()) benchmark::RunSpecifiedBenchmarks();
   else benchmark::RunSpecifiedBenchmarks(&silent);
@@ -208,7 +209,7 @@ int run(int argc, char** argv) {
   suite.finish_timing();
   if (!suite.process().last()) continue_in_new_process(suite.results(), original_args);
 
-  suite.count();
+  if (!suite.counts_first()) suite.count();
   write_outputs(suite.results(), flags, original_args);
   const auto failed = [](const BenchmarkRecord& r) { return r.status == BenchmarkStatus::failed; };
   return std::ranges::any_of(suite.results().benchmarks, failed) ? 1 : 0;

@@ -82,4 +82,21 @@ TEST(TimingProcesses, EachProcessMeasuresEachSuccessfulBenchmarkOnce) {
   EXPECT_FALSE(kgate::due(&failed, second, 1));
 }
 
+TEST(TimingProcesses, TheLastProcessOfAnOddShardCountsBeforeItsTiming) {
+  kgate::SuiteOptions options;
+  const TimingProcess last{2, 3}, middle{1, 3};
+  EXPECT_FALSE(kgate::counts_before_timing(options, last)) << "not a shard: one GPU counts after its timing";
+  for (int index = 0; index < 4; ++index) {
+    options.shard = kgate::ShardSpec{index, 4};
+    EXPECT_EQ(kgate::counts_before_timing(options, last), index % 2 == 1) << "shard " << index << " of 4";
+    EXPECT_FALSE(kgate::counts_before_timing(options, middle)) << "only the last process profiles";
+  }
+  options.shard = kgate::ShardSpec{1, 4};
+  options.profile = false;  // --kgate_counters=trace: no pass to place
+  EXPECT_FALSE(kgate::counts_before_timing(options, last));
+  options.profile = true;
+  options.counters = false;
+  EXPECT_FALSE(kgate::counts_before_timing(options, last));
+}
+
 }  // namespace

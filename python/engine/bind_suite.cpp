@@ -212,6 +212,7 @@ void bind_suite(nb::module_& module) {
       .def("due", [](PythonSuite& s, const std::string& name) { return s.process().due(name); })
       .def("measure", &PythonSuite::measure, nb::arg("name"))
       .def("finish_timing", [](PythonSuite& s) { s.process().finish_timing(); })
+      .def_prop_ro("counts_first", [](PythonSuite& s) { return s.process().counts_first(); })
       .def("count", [](PythonSuite& s) { s.process().count(); })
       .def("records", &PythonSuite::records)
       .def("continuation", &PythonSuite::continuation, nb::arg("args"))

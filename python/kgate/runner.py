@@ -116,6 +116,8 @@ def run(argv, suite_name=None, context=None):
         return 1
     if suite.needs_calibration:
         suite.calibrate()
+    if suite.counts_first:
+        suite.count()
     due = [name for name in suite.names if suite.due(name)]
     prefix = f"process {suite.process_index + 1}/{suite.process_count} " if suite.process_count > 1 else ""
     for done, name in enumerate(due, 1):
@@ -130,7 +132,8 @@ def run(argv, suite_name=None, context=None):
     suite.finish_timing()
     if suite.process_index + 1 < suite.process_count:
         _continue_in_new_process(suite)
-    suite.count()
+    if not suite.counts_first:
+        suite.count()
     path = suite.write()
     records = suite.records()
     _print_records(records)

@@ -2,8 +2,9 @@
 // What kgate_bench learns from CUPTI, arranged so that neither part perturbs a timed sample:
 //  - kernel records (Activity API): one launch traced per benchmark, right after its correctness
 //    check and before its timing, with tracing off again before the first timed sample;
-//  - hardware counters (range profiler): one pass over all benchmarks after all timing, with the
-//    profiler enabled once for the whole pass (enabling it costs more than a small kernel's replay).
+//  - hardware counters (range profiler): one pass over all benchmarks in the last timing process,
+//    before or after its timing (counts_before_timing), never during it, with the profiler enabled
+//    once for the whole pass (enabling it costs more than a small kernel's replay).
 //    Each benchmark's call is replayed once per pass the metrics need, the L2 emptied before every
 //    pass by the timer's own flush, so the counters (gpu__time_duration included) describe the
 //    launch the cold mode times and not one that finds the cache as CUPTI's kernel replay leaves it.
@@ -51,7 +52,10 @@ class CounterPass {
   // CUPTI's per-session cost was most of the pass's time, 150 ms a benchmark on an H200.
   // Records in the run's context how the passes were prepared (counters_replay, counters_l2_flush).
   // Returns the pass's wall time by phase: "instance" (making and filling the instances) and
-  // "profile" (the replayed calls and CUPTI's work).
+  // "profile" (the replayed calls and CUPTI's work). Once per object: the profiler is released at
+  // the end, so that timing may record after the pass. A record with metrics, or with the reason it
+  // has none, is not profiled again (a process restarted after a fault profiled it already).
+  // Throws std::logic_error when called a second time.
   PhaseSeconds run(RunResults& results, const Registry& registry, const ProfileOther& profile_other);
 
  private:
@@ -60,6 +64,7 @@ class CounterPass {
   std::unique_ptr<RangeProfiler> profiler_;   // null when counters_unavailable_ says why
   std::string counters_unavailable_;
   std::string activity_unavailable_;
+  bool ran_ = false;
 };
 
 }  // namespace kgate

@@ -28,7 +28,7 @@ struct SuiteOptions {
   TimingOptions timing = suite_timing_defaults();
   bool cold = true, hot = true;        // the timing modes measured (a family names its headline mode)
   bool headline_only = false;          // each benchmark's headline mode only
-  bool counters = true;                // CUPTI: kernel records, and with `profile` range-profiler metrics after all timing
+  bool counters = true;                // CUPTI: kernel records, and with `profile` range-profiler metrics (the counter pass)
   bool profile = true;                 // the range-profiler pass (off with counters=trace: kernel records alone)
   std::vector<std::string> metrics;    // range-profiler metrics (empty: the default list)
   bool check = true;                   // correctness check before timing

@@ -83,6 +83,9 @@ class SuiteProcess {
   Measured measure(const std::string& name);
 
   void finish_timing();
+  // The range-profiler pass, in the last process (elsewhere it only closes the phase): after
+  // finish_timing(), or before the first measure() where counts_first() (counts_before_timing).
+  bool counts_first() const { return counts_before_timing(options_, process_); }
   void count();
 
  private:

@@ -39,6 +39,15 @@ SuiteOptions options_for_process(const SuiteOptions& whole, const TimingProcess&
 // times each (SuiteOptions::repetitions). A failed or skipped benchmark is not measured again.
 bool due(const BenchmarkRecord* record, const TimingProcess& process, std::size_t repetitions);
 
+// Whether `process` runs the range-profiler pass (CounterPass::run) before its timing rather than
+// after it: the last process of a shard of odd index, when the run profiles. The shards of one
+// host finish their timing together, and the driver serves their profilers' replays one at a time
+// across the GPUs: on a 4x H200 host a shard's pass took 5.1-6.6 s while all four overlapped,
+// 2.3-3.0 s while the others were still timing. With half the shards counting first, while the
+// others time, the passes took a mean 3.7 s against 4.8 s (docs/ci.md). Every benchmark has a record by then, from the
+// earlier processes; the last one's timing only adds samples to it.
+bool counts_before_timing(const SuiteOptions& options, const TimingProcess& process);
+
 // Handing over to a fresh process: the process before writes the results so far into a fresh
 // temporary file (write_handover, returning its path) and starts the next with the arguments it
 // was given and --kgate_resume=<path> (continuation_args), replacing its own image: kgate_bench

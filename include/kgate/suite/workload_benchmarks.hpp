@@ -9,7 +9,7 @@
 // its first launch); the kernel timeline (CUPTI activity records of cold runs queued behind the
 // timer's hold exactly as cold samples are, tracing off again before the first timed sample); then
 // the whole step timed cold (L2 flushed before it) and hot (replayed from a CUDA graph). Hardware
-// counters per kernel come after all timing (profile_workload, from the counter pass).
+// counters per kernel come from the counter pass, outside any timing (profile_workload).
 #include <string>
 #include <vector>
 
@@ -42,7 +42,7 @@ MeasureOutcome measure_workload(const WorkloadPlan& plan, const Registry& regist
 
 // The range-profiler counters of each kernel of a workload benchmark that ran: one profiled call of
 // its step, on fresh instances of the variants it ran. The counter pass (CounterPass::run) calls
-// it, after all timing, for the records that name no registered variant; throws on a failure,
+// it, outside any timing, for the records that name no registered variant; throws on a failure,
 // which the pass records as the reason the record has no counters.
 void profile_workload(BenchmarkRecord& record, const Registry& registry, RangeProfiler& profiler);
 

@@ -18,7 +18,7 @@ namespace kgate::cupti {
 
 // The range profiler enabled on a context, from a RangeProfiler's first profile() call until the
 // RangeProfiler goes: enabling costs more than a small kernel's whole replay, so a benchmark run
-// enables it once for its counter pass, after all timing, and no timed launch meets an armed context.
+// enables it once for its counter pass, outside any timing, and releases it after, so no timed launch meets an armed context.
 class EnabledRangeProfiler {
  public:
   explicit EnabledRangeProfiler(CUcontext context);

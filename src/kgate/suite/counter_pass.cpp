@@ -1,6 +1,8 @@
 #include "kgate/suite/counter_pass.hpp"
 
 #include <iostream>
+#include <stdexcept>
+#include <utility>
 
 #include "kgate/measure/cupti.hpp"
 #include "kgate/base/random.hpp"
@@ -50,6 +52,7 @@ std::size_t kernels_per_call(const BenchmarkRecord& record) {
 }  // namespace
 
 PhaseSeconds CounterPass::run(RunResults& results, const Registry& registry, const ProfileOther& profile_other) {
+  if (std::exchange(ran_, true)) throw std::logic_error("CounterPass::run: the pass already ran (its profiler is released)");
   PhaseSeconds phase_s;
   PhaseClock clock(phase_s);
   if (profiler_) {
@@ -98,7 +101,7 @@ PhaseSeconds CounterPass::run(RunResults& results, const Registry& registry, con
   };
 
   for (BenchmarkRecord& record : results.benchmarks) {
-    if (record.status != BenchmarkStatus::ok) continue;
+    if (record.status != BenchmarkStatus::ok || !record.metrics.empty() || !record.metrics_unavailable.empty()) continue;
     if (!profiler_) {
       record.metrics_unavailable = counters_unavailable_;
       continue;
@@ -140,6 +143,7 @@ PhaseSeconds CounterPass::run(RunResults& results, const Registry& registry, con
   profile_batch();
   if (profiler_)
     for (const auto& [step, seconds] : profiler_->seconds_by_step()) phase_s["profile." + step] = seconds;
+  profiler_.reset();  // disables the range profiler: a recording (the timer's) may follow
   return phase_s;
 }
 

@@ -47,6 +47,10 @@ bool due(const BenchmarkRecord* record, const TimingProcess& process, std::size_
   return record->status == BenchmarkStatus::ok && measured < static_cast<std::size_t>(process.index + 1) * repetitions;
 }
 
+bool counts_before_timing(const SuiteOptions& options, const TimingProcess& process) {
+  return options.counters && options.profile && process.last() && options.shard && options.shard->index % 2 == 1;
+}
+
 std::string write_handover(const RunResults& results) {
   char path[] = "/tmp/kgate-resume-XXXXXX.json";
   const int fd = mkstemps(path, 5);
