@@ -46,10 +46,10 @@ class ProblemInstance {
   const Family* family_;
   Shape shape_;
   std::vector<TensorSpec> specs_;
-  std::vector<DeviceAllocation> allocations_;  // [tensor]: all its copies (copy_layout)
-  std::vector<TensorViews> views_;             // [copy], built once: launches stay allocation-free
-  HostTensors host_inputs_;                    // copy 0, as generated
-  std::optional<std::uint64_t> seed_;          // of the last fill_inputs
+  std::vector<std::vector<DeviceAllocation>> allocations_;  // [tensor][allocation] (copy_layout)
+  std::vector<TensorViews> views_;                          // [copy], built once: launches stay allocation-free
+  HostTensors host_inputs_;                                 // copy 0, as generated
+  std::optional<std::uint64_t> seed_;                       // of the last fill_inputs
 
   void* pointer(int copy, std::size_t tensor) const { return views_[static_cast<std::size_t>(copy)].get<void>(tensor); }
 
@@ -63,16 +63,20 @@ class ProblemInstance {
   HostTensors device_expected(const Variant& reference) const;
 };
 
-// Where a tensor's copies lie in the one allocation that holds them all: copy c at c * stride,
-// the stride being the tensor's bytes rounded up to 256 (the alignment cudaMalloc gives a buffer
-// of its own). One allocation per tensor rather than per copy: a cold benchmark has up to a few
-// hundred copies, and the driver serves cudaMalloc and cudaFree one call at a time across the
-// host's GPUs: four suite shards at once spent 4.4-6.1 s each making instances with an
-// allocation per copy, 2.3-2.7 s with one per tensor (a 4x H200 host, docs/timing.md). With one copy (the correctness suite, scripts/sanitize.sh) the
-// allocation is the tensor's bytes exactly, so compute-sanitizer's bounds are the tensor's own.
+// Where a tensor's copies lie. Where an instance has more than 16 copies (only one of a quarter of
+// the L2 or less has, its copies covering the L2 twice) a tensor below 2 MiB (the driver's large
+// page) keeps all its copies in one allocation, copy c at c * stride, the stride its bytes rounded
+// up to 256 (the alignment cudaMalloc gives). Those instances have up to a few hundred copies, and
+// the driver serves cudaMalloc and cudaFree one call at a time across a host's GPUs: four suite
+// shards at once spent 4.4-6.1 s each making instances with an allocation per copy, 2.3-2.7 s
+// with shared ones (a 4x H200 host). Every other tensor keeps an allocation per copy: sharing one
+// split the naive decodes' per-process medians (9 copies) 5-7% apart where they had agreed within
+// 0.6% (docs/timing.md). With one copy (the correctness suite, scripts/sanitize.sh) an allocation
+// is the tensor's bytes exactly, so compute-sanitizer's bounds are the tensor's own.
 struct CopyLayout {
-  std::size_t stride = 0;            // bytes from one copy's start to the next's
-  std::size_t allocation_bytes = 0;  // for all the copies; 0 for an empty tensor
+  int allocations = 1;               // 1: every copy in one allocation; else one per copy
+  std::size_t allocation_bytes = 0;  // of each allocation; 0 for an empty tensor
+  std::size_t stride = 0;            // in a shared allocation, bytes from one copy's start to the next's
 };
 CopyLayout copy_layout(std::size_t tensor_bytes, int copies);
 

@@ -91,25 +91,44 @@ std::size_t instance_bytes(const Family& family, const Shape& shape, int copies)
 
 CopyLayout copy_layout(std::size_t tensor_bytes, int copies) {
   if (copies < 1) throw std::invalid_argument("copy_layout needs at least one copy, got " + std::to_string(copies));
-  constexpr std::size_t kAlignment = 256;
+  constexpr int kSharedAbove = 16;
+  constexpr std::size_t kLargePage = std::size_t{2} << 20, kAlignment = 256;
+  if (copies <= kSharedAbove || tensor_bytes >= kLargePage) return {.allocations = copies, .allocation_bytes = tensor_bytes, .stride = 0};
   const std::size_t stride = (tensor_bytes + kAlignment - 1) / kAlignment * kAlignment;
-  return {.stride = stride, .allocation_bytes = tensor_bytes == 0 ? 0 : stride * static_cast<std::size_t>(copies - 1) + tensor_bytes};
+  return {.allocations = 1,
+          .allocation_bytes = tensor_bytes == 0 ? 0 : stride * static_cast<std::size_t>(copies - 1) + tensor_bytes,
+          .stride = stride};
 }
 
 ProblemInstance::ProblemInstance(const Family& family, Shape shape, int copies)
     : family_(&family), shape_(std::move(shape)), specs_(family.tensors(shape_)) {
   if (copies < 1) throw std::invalid_argument("ProblemInstance needs at least one copy");
+  std::vector<CopyLayout> layouts;
+  for (const TensorSpec& spec : specs_) layouts.push_back(copy_layout(spec.bytes(), copies));
+  allocations_.resize(specs_.size());
+  // The shared allocations first; then the others copy by copy, each copy's tensors in turn: the
+  // order every allocation was made in before some were shared. Allocated tensor by tensor, a
+  // copy's K and V lay nine copies apart rather than side by side, and the naive decodes' medians
+  // split 5% apart between processes (docs/timing.md).
+  for (std::size_t t = 0; t < specs_.size(); ++t)
+    if (layouts[t].allocations == 1) allocations_[t].emplace_back(layouts[t].allocation_bytes);
+  for (int c = 0; c < copies; ++c)
+    for (std::size_t t = 0; t < specs_.size(); ++t)
+      if (layouts[t].allocations > 1) allocations_[t].emplace_back(layouts[t].allocation_bytes);
+
   std::vector<std::vector<void*>> pointers(static_cast<std::size_t>(copies));
   bool zeroed = false;
-  for (const TensorSpec& spec : specs_) {
-    const CopyLayout layout = copy_layout(spec.bytes(), copies);
-    DeviceAllocation& allocation = allocations_.emplace_back(layout.allocation_bytes);
-    for (int c = 0; c < copies; ++c)
-      pointers[static_cast<std::size_t>(c)].push_back(spec.bytes() == 0 ? nullptr
-                                                                        : static_cast<std::byte*>(allocation.get()) + c * layout.stride);
+  for (std::size_t t = 0; t < specs_.size(); ++t) {
+    const CopyLayout& layout = layouts[t];
+    for (int c = 0; c < copies; ++c) {
+      const bool shared = layout.allocations == 1;
+      std::byte* start = static_cast<std::byte*>(allocations_[t][shared ? 0 : static_cast<std::size_t>(c)].get());
+      pointers[static_cast<std::size_t>(c)].push_back(specs_[t].bytes() == 0 ? nullptr : start + (shared ? c * layout.stride : 0));
+    }
     // The only time the harness writes it: from here on, launches keep it zeroed themselves.
-    if (spec.access == Access::zeroed_scratch && spec.count > 0) {
-      KGATE_CUDA_CHECK(cudaMemsetAsync(allocation.get(), 0, allocation.bytes(), nullptr));
+    if (specs_[t].access == Access::zeroed_scratch && specs_[t].count > 0) {
+      for (const DeviceAllocation& allocation : allocations_[t])
+        KGATE_CUDA_CHECK(cudaMemsetAsync(allocation.get(), 0, allocation.bytes(), nullptr));
       zeroed = true;
     }
   }
@@ -166,16 +185,17 @@ void ProblemInstance::poison_outputs(cudaStream_t stream) {
     // A shape may need no scratch at all (a split plan of one split): nothing to poison. Zeroed
     // scratch keeps the zeros the launches maintain.
     if ((spec.access != Access::output && spec.access != Access::scratch) || spec.count == 0) continue;
-    // Every copy at once, with the padding between them: one launch, whatever the copies.
-    void* all_copies = allocations_[t].get();
-    const std::size_t count = allocations_[t].bytes() / size_of(spec.dtype);
-    const unsigned blocks = fill_blocks(count);
-    if (size_of(spec.dtype) == 2) {
-      fill_pattern_kernel<<<blocks, kFillThreads, 0, stream>>>(static_cast<std::uint16_t*>(all_copies), count, poison_bits_16());
-    } else {
-      fill_pattern_kernel<<<blocks, kFillThreads, 0, stream>>>(static_cast<std::uint32_t*>(all_copies), count, poison_bits_32());
+    // A whole allocation at once, with the padding between its copies: one launch per allocation.
+    for (const DeviceAllocation& allocation : allocations_[t]) {
+      const std::size_t count = allocation.bytes() / size_of(spec.dtype);
+      const unsigned blocks = fill_blocks(count);
+      if (size_of(spec.dtype) == 2) {
+        fill_pattern_kernel<<<blocks, kFillThreads, 0, stream>>>(static_cast<std::uint16_t*>(allocation.get()), count, poison_bits_16());
+      } else {
+        fill_pattern_kernel<<<blocks, kFillThreads, 0, stream>>>(static_cast<std::uint32_t*>(allocation.get()), count, poison_bits_32());
+      }
+      KGATE_CHECK_LAUNCH();
     }
-    KGATE_CHECK_LAUNCH();
   }
   KGATE_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
