@@ -63,10 +63,10 @@ class ProblemInstance {
   HostTensors device_expected(const Variant& reference) const;
 };
 
-// Where a tensor's copies lie. Where an instance has more than 16 copies (only one of a quarter of
-// the L2 or less has, its copies covering the L2 twice) a tensor below 2 MiB (the driver's large
-// page) keeps all its copies in one allocation, copy c at c * stride, the stride its bytes rounded
-// up to 256 (the alignment cudaMalloc gives). Those instances have up to a few hundred copies, and
+// Where a tensor's copies lie. In an instance of more than 16 copies (with the default 8
+// placements only an instance of a quarter of the L2 or less has that many: its copies cover the
+// L2 twice) a tensor below 2 MiB (the driver's large page) keeps all its copies in one allocation,
+// copy c at c * stride, the stride its bytes rounded up to 256 (the alignment cudaMalloc gives). Those instances have up to a few hundred copies, and
 // the driver serves cudaMalloc and cudaFree one call at a time across a host's GPUs: four suite
 // shards at once spent 4.4-6.1 s each making instances with an allocation per copy, 2.3-2.7 s
 // with shared ones (a 4x H200 host). Every other tensor keeps an allocation per copy: sharing one

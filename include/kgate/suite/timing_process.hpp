@@ -43,9 +43,9 @@ bool due(const BenchmarkRecord* record, const TimingProcess& process, std::size_
 // after it: the last process of a shard of odd index, when the run profiles. The shards of one
 // host finish their timing together, and the driver serves their profilers' replays one at a time
 // across the GPUs: on a 4x H200 host a shard's pass took 5.1-6.6 s while all four overlapped,
-// 2.3-3.0 s while the others were still timing. With half the shards counting first, while the
-// others time, the passes took a mean 3.7 s against 4.8 s (docs/ci.md). Every benchmark has a record by then, from the
-// earlier processes; the last one's timing only adds samples to it.
+// 2.0-3.0 s while the others were still timing. With half the shards counting first, while the
+// others time, the passes took a mean 3.7 s against 4.8 s (docs/ci.md). Every benchmark has a
+// record by then, from the earlier processes; the last one's timing only adds samples to it.
 bool counts_before_timing(const SuiteOptions& options, const TimingProcess& process);
 
 // Handing over to a fresh process: the process before writes the results so far into a fresh
