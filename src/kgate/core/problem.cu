@@ -119,11 +119,11 @@ ProblemInstance::ProblemInstance(const Family& family, Shape shape, int copies)
   std::vector<std::vector<void*>> pointers(static_cast<std::size_t>(copies));
   bool zeroed = false;
   for (std::size_t t = 0; t < specs_.size(); ++t) {
-    const CopyLayout& layout = layouts[t];
+    const bool shared = layouts[t].allocations == 1;  // an empty tensor's copies: null, at any stride
     for (int c = 0; c < copies; ++c) {
-      const bool shared = layout.allocations == 1;
-      std::byte* start = static_cast<std::byte*>(allocations_[t][shared ? 0 : static_cast<std::size_t>(c)].get());
-      pointers[static_cast<std::size_t>(c)].push_back(specs_[t].bytes() == 0 ? nullptr : start + (shared ? c * layout.stride : 0));
+      const auto own = static_cast<std::size_t>(shared ? 0 : c);
+      pointers[static_cast<std::size_t>(c)].push_back(static_cast<std::byte*>(allocations_[t][own].get()) +
+                                                      (shared ? c * layouts[t].stride : 0));
     }
     // The only time the harness writes it: from here on, launches keep it zeroed themselves.
     if (specs_[t].access == Access::zeroed_scratch && specs_[t].count > 0) {
@@ -152,11 +152,13 @@ void ProblemInstance::fill_inputs(std::uint64_t seed, bool keep_host_copy, cudaS
       if (spec.access != Access::input && spec.access != Access::inout) continue;  // only what a launch reads
       const std::uint64_t tseed = tensor_seed(seed, c, spec);
       void* ptr = pointer(c, t);
-      if (!spec.shared_init_key.empty() && c > 0) {
-        // The key's values are the same in every copy: copy 0's, copied at the device's bandwidth
-        // rather than again from the host's pageable memory.
-        KGATE_CUDA_CHECK(cudaMemcpyAsync(ptr, pointer(0, t), spec.bytes(), cudaMemcpyDeviceToDevice, stream));
-      } else if (!spec.shared_init_key.empty()) {
+      if (!spec.shared_init_key.empty()) {
+        if (c > 0) {
+          // The key's values are the same in every copy: copy 0's, copied at the device's
+          // bandwidth rather than again from the host's pageable memory.
+          KGATE_CUDA_CHECK(cudaMemcpyAsync(ptr, pointer(0, t), spec.bytes(), cudaMemcpyDeviceToDevice, stream));
+          continue;
+        }
         const auto raw = shared_encoded_values(spec);  // held by the cache beyond this copy
         KGATE_CUDA_CHECK(cudaMemcpyAsync(ptr, raw->data(), raw->size(), cudaMemcpyHostToDevice, stream));
         if (keep_host_copy) host_inputs_[t] = decode_values(spec.dtype, *raw);
