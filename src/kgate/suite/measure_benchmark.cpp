@@ -87,6 +87,7 @@ MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, con
                                        .read_dominated = plan.family->read_dominated()};
     measure_instance(r, under_test, timer, calibration, options, cupti, clock);
   });
+  clock.lap("release");  // the instance's memory freed: calls the driver serves one at a time across a host's GPUs
   r.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return outcome;
 }
