@@ -204,6 +204,8 @@ BenchFlags parse_bench_flags(int& argc, char** argv) {
       o.shard_durations = value;
     } else if (flag == "--kgate_resume") {
       flags.resume = value;
+    } else if (flag == "--kgate_handover_fd") {
+      flags.handover_fd = parse_count(flag, value, 0, 1 << 20);
     } else {
       throw std::invalid_argument("unknown flag " + flag + " (see --help)");
     }

@@ -15,6 +15,7 @@ struct BenchFlags {
   std::string out;        // --kgate_out: the complete results JSON
   std::string out_dir;    // --kgate_out_dir: the same, named <date>-<gpu>.json in this folder
   std::string resume;     // --kgate_resume=FILE (internal: the results the process before handed over)
+  int handover_fd = -1;   // --kgate_handover_fd=N (internal: the pipe on which the process before says go)
   std::string list_json;  // --kgate_list_json=FILE|-: write the registry listing and exit
   bool help = false;
 };

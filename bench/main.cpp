@@ -2,12 +2,14 @@
 // variant x benchmark shape, and every workload benchmark, is a Google Benchmark benchmark whose
 // body asks the suite to measure it (manual time = the headline mode's median). The timing runs in
 // --kgate_processes fresh processes one after another, each with its share of the sampling
-// budget: each process hands the results so far to the next through --kgate_resume, and the last
-// one runs the CUPTI counter pass and writes the results. A variant that poisons the CUDA context
-// is recorded as failed and the process restarts itself on the remaining benchmarks the same way,
-// so one fault never loses a suite. This file holds the flags, the adapter, the process chaining
+// budget: each process starts the next when its timing begins, so that the next one's start
+// overlaps it (next_process.hpp), and hands it the results so far (--kgate_resume) when its timing
+// ends; the last one runs the CUPTI counter pass and writes the results. A variant that poisons the
+// CUDA context is recorded as failed and the process replaces itself with a fresh one on the
+// remaining benchmarks (execv), so one fault never loses a suite. This file holds the flags, the adapter, the process chaining
 // and the output; what is measured and how is the suite's.
 #include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,14 +17,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include "flags.hpp"
 #include "kgate/base/text.hpp"
+#include "kgate/core/cuda_check.hpp"
 #include "kgate/core/ctest_gpu.hpp"
 #include "kgate/measure/device.hpp"
 #include "kgate/results/provenance.hpp"
 #include "kgate/results/results_io.hpp"
 #include "kgate/suite/listing.hpp"
+#include "kgate/suite/next_process.hpp"
 #include "kgate/suite/suite_process.hpp"
 
 namespace {
@@ -155,8 +160,14 @@ SuiteProcess start_suite(const DeviceInfo& device, const BenchFlags& flags, cons
   return SuiteProcess(device, flags.suite, std::move(handed_over), started);
 }
 
+// This process's device given up before the next process plans its input copies on it.
+void release_device() {
+  if (const cudaError_t status = cudaDeviceReset(); status != cudaSuccess)
+    std::cerr << "kgate_bench: warning: releasing the device for the next process: " << cudaGetErrorString(status) << "\n";
+}
+
 int run(int argc, char** argv) {
-  const auto started = std::chrono::steady_clock::now();
+  auto started = std::chrono::steady_clock::now();
   const std::vector<std::string> original_args(argv, argv + argc);
   BenchFlags flags;
   try {
@@ -194,6 +205,16 @@ int run(int argc, char** argv) {
     std::cerr << "kgate_bench: " << (unmet.empty() ? probe.reason + "; nothing to measure" : unmet) << "\n";
     return 1;
   }
+  if (flags.handover_fd >= 0) {
+    // Started ahead of its turn (next_process.hpp): its context now, while the process before
+    // still times; its startup phase is what remains once the results are handed over.
+    KGATE_CUDA_CHECK(cudaFree(nullptr));
+    if (!await_handover(flags.handover_fd)) {
+      std::remove(flags.resume.c_str());
+      return 0;  // the process before restarted after a fault, or ended: it measures on without this one
+    }
+    started = std::chrono::steady_clock::now();
+  }
 
   SuiteProcess suite = start_suite(*probe.device, flags, original_args, started);
   if (suite.needs_calibration()) suite.calibrate();
@@ -202,12 +223,17 @@ int run(int argc, char** argv) {
   Progress progress(due, suite.process());
   register_suite(suite, progress, original_args);
   if (suite.counts_first()) suite.count();
+  std::optional<NextProcess> next;
+  if (!suite.process().last()) next.emplace(NextProcess::start("/proc/self/exe", original_args));
   SilentReporter silent;
   if (suite.process().last()) benchmark::RunSpecifiedBenchmarks();
   else benchmark::RunSpecifiedBenchmarks(&silent);
   benchmark::Shutdown();
   suite.finish_timing();
-  if (!suite.process().last()) continue_in_new_process(suite.results(), original_args);
+  if (next) {
+    std::cout.flush();
+    std::_Exit(next->hand_over(suite.results(), release_device));  // no exit handlers: the device is released
+  }
 
   if (!suite.counts_first()) suite.count();
   write_outputs(suite.results(), flags, original_args);

@@ -99,4 +99,11 @@ TEST(TimingProcesses, TheLastProcessOfAnOddShardCountsBeforeItsTiming) {
   EXPECT_FALSE(kgate::counts_before_timing(options, last));
 }
 
+TEST(TimingProcesses, TheNextProcessGetsTheArgumentsGivenWithOnlyItsOwnHandOver) {
+  const std::vector<std::string> given = {"kgate_bench", "--kgate_shard=1/4", "--kgate_resume=/tmp/a.json", "--kgate_handover_fd=5",
+                                          "--benchmark_filter=rope"};
+  EXPECT_EQ(kgate::continuation_args(given, "/tmp/b.json"),
+            (std::vector<std::string>{"kgate_bench", "--kgate_shard=1/4", "--benchmark_filter=rope", "--kgate_resume=/tmp/b.json"}));
+}
+
 }  // namespace

@@ -50,8 +50,13 @@ bool counts_before_timing(const SuiteOptions& options, const TimingProcess& proc
 
 // Handing over to a fresh process: the process before writes the results so far into a fresh
 // temporary file (write_handover, returning its path) and starts the next with the arguments it
-// was given and --kgate_resume=<path> (continuation_args), replacing its own image: kgate_bench
-// with execv, a Python suite with os.execv. The next process reads the file and removes it.
+// was given and --kgate_resume=<path> (continuation_args, which drops the earlier process's
+// --kgate_resume and --kgate_handover_fd). kgate_bench starts the next process ahead of its turn
+// and hands over when its timing ends (next_process.hpp); a Python suite, and a process restarting
+// after a fault, replace their own image (os.execv, execv). The next process reads the file and
+// removes it. reserve_handover makes the empty file, for a process started before the results exist.
+std::string reserve_handover();
+void write_handover(const RunResults& results, const std::string& path);
 std::string write_handover(const RunResults& results);
 std::vector<std::string> continuation_args(const std::vector<std::string>& args, const std::string& handover_path);
 

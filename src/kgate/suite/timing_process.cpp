@@ -51,19 +51,26 @@ bool counts_before_timing(const SuiteOptions& options, const TimingProcess& proc
   return options.counters && options.profile && process.last() && options.shard && options.shard->index % 2 == 1;
 }
 
-std::string write_handover(const RunResults& results) {
+std::string reserve_handover() {
   char path[] = "/tmp/kgate-resume-XXXXXX.json";
   const int fd = mkstemps(path, 5);
   if (fd < 0) throw std::runtime_error(std::string("cannot create a handover file in /tmp: ") + std::strerror(errno));
   close(fd);
-  write_results_file(path, to_json(results));
+  return path;
+}
+
+void write_handover(const RunResults& results, const std::string& path) { write_results_file(path, to_json(results)); }
+
+std::string write_handover(const RunResults& results) {
+  std::string path = reserve_handover();
+  write_handover(results, path);
   return path;
 }
 
 std::vector<std::string> continuation_args(const std::vector<std::string>& args, const std::string& handover_path) {
   std::vector<std::string> next;
   for (const std::string& a : args)
-    if (!a.starts_with("--kgate_resume=")) next.push_back(a);
+    if (!a.starts_with("--kgate_resume=") && !a.starts_with("--kgate_handover_fd=")) next.push_back(a);
   next.push_back("--kgate_resume=" + handover_path);
   return next;
 }
