@@ -9,7 +9,6 @@
 // remaining benchmarks (execv), so one fault never loses a suite. This file holds the flags, the adapter, the process chaining
 // and the output; what is measured and how is the suite's.
 #include <benchmark/benchmark.h>
-#include <cuda_runtime.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,7 +20,6 @@
 
 #include "flags.hpp"
 #include "kgate/base/text.hpp"
-#include "kgate/core/cuda_check.hpp"
 #include "kgate/core/ctest_gpu.hpp"
 #include "kgate/measure/device.hpp"
 #include "kgate/results/provenance.hpp"
@@ -160,12 +158,6 @@ SuiteProcess start_suite(const DeviceInfo& device, const BenchFlags& flags, cons
   return SuiteProcess(device, flags.suite, std::move(handed_over), started);
 }
 
-// This process's device given up before the next process plans its input copies on it.
-void release_device() {
-  if (const cudaError_t status = cudaDeviceReset(); status != cudaSuccess)
-    std::cerr << "kgate_bench: warning: releasing the device for the next process: " << cudaGetErrorString(status) << "\n";
-}
-
 int run(int argc, char** argv) {
   auto started = std::chrono::steady_clock::now();
   const std::vector<std::string> original_args(argv, argv + argc);
@@ -208,7 +200,7 @@ int run(int argc, char** argv) {
   if (flags.handover_fd >= 0) {
     // Started ahead of its turn (next_process.hpp): its context now, while the process before
     // still times; its startup phase is what remains once the results are handed over.
-    KGATE_CUDA_CHECK(cudaFree(nullptr));
+    create_context();
     if (!await_handover(flags.handover_fd)) {
       std::remove(flags.resume.c_str());
       return 0;  // the process before restarted after a fault, or ended: it measures on without this one

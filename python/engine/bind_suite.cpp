@@ -28,6 +28,7 @@
 #include "kgate/core/family.hpp"
 #include "kgate/measure/device.hpp"
 #include "kgate/results/results_io.hpp"
+#include "kgate/suite/next_process.hpp"
 #include "kgate/suite/suite_process.hpp"
 
 namespace nb = nanobind;
@@ -152,6 +153,18 @@ class PythonSuite {
     return continuation_args(args, write_handover(process_->results()));
   }
 
+  // The next timing process, started now to wait for hand_over (suite/next_process.hpp).
+  void start_next(const std::string& executable, const std::vector<std::string>& args) {
+    next_.emplace(NextProcess::start(executable, args));
+  }
+
+  // Hands the results so far to the process start_next started, releasing this process's device
+  // (PyTorch's memory with it: this process only waits from here on); its exit status.
+  int hand_over() {
+    if (!next_) throw std::logic_error("hand_over() without start_next()");
+    return next_->hand_over(process_->results(), release_device);
+  }
+
   // Writes the results where the flags say (results_path); returns the path, empty for none.
   std::string write() const {
     const std::string path = bench::results_path(flags_, process_->results().context);
@@ -162,6 +175,7 @@ class PythonSuite {
  private:
   bench::BenchFlags flags_;
   std::unique_ptr<SuiteProcess> process_;
+  std::optional<NextProcess> next_;
 };
 
 }  // namespace
@@ -178,6 +192,7 @@ void bind_suite(nb::module_& module) {
       .def_ro("out", &bench::BenchFlags::out)
       .def_ro("out_dir", &bench::BenchFlags::out_dir)
       .def_ro("resume", &bench::BenchFlags::resume)
+      .def_ro("handover_fd", &bench::BenchFlags::handover_fd)
       .def_ro("list_json", &bench::BenchFlags::list_json)
       .def_ro("help", &bench::BenchFlags::help)
       .def_prop_rw(
@@ -216,8 +231,21 @@ void bind_suite(nb::module_& module) {
       .def("count", [](PythonSuite& s) { s.process().count(); })
       .def("records", &PythonSuite::records)
       .def("continuation", &PythonSuite::continuation, nb::arg("args"))
+      .def("start_next", &PythonSuite::start_next, nb::arg("executable"), nb::arg("args"),
+           "Starts the next timing process now, to wait for hand_over()")
+      .def("hand_over", &PythonSuite::hand_over, nb::call_guard<nb::gil_scoped_release>(),
+           "Hands the results to the next timing process, releases the device and waits: the run's exit status")
       .def("write", &PythonSuite::write);
   module.def("count_restart", &count_restart, "Counts a restart after a lost context; false once kgate_bench's limit is reached");
+  module.def(
+      "await_handover",
+      [](int fd) {
+        create_context();
+        return await_handover(fd);
+      },
+      nb::arg("fd"), nb::call_guard<nb::gil_scoped_release>(),
+      "In a timing process started ahead of its turn: makes its context, then waits until the process before hands over "
+      "(True) or ends without doing so (False)");
 }
 
 }  // namespace kgate::python

@@ -67,7 +67,7 @@ def benchmarks(name_filter=""):
 
 
 def _continue_in_new_process(suite):
-    """Replaces this process with a fresh one going on from the results so far (--kgate_resume)."""
+    """Replaces this process with a fresh one going on from the results so far (--kgate_resume), after a fault."""
     args = suite.continuation(list(sys.orig_argv))
     sys.stdout.flush()
     sys.stderr.flush()
@@ -108,6 +108,10 @@ def run(argv, suite_name=None, context=None):
         print("\n".join(names))
         return 0
 
+    if flags.handover_fd >= 0:  # started ahead of its turn: its context now, then the hand-over
+        if not engine().await_handover(flags.handover_fd):
+            Path(flags.resume).unlink(missing_ok=True)
+            return 0  # the process before restarted after a fault, or ended: it measures on without this one
     try:
         suite = engine().Suite(flags, suite_name or _suite_name(sys.argv[0]), str(Path(sys.argv[0]).resolve().parent),
                                list(sys.orig_argv), chosen, {str(k): str(v) for k, v in (context or {}).items()})
@@ -118,6 +122,9 @@ def run(argv, suite_name=None, context=None):
         suite.calibrate()
     if suite.counts_first:
         suite.count()
+    last = suite.process_index + 1 == suite.process_count
+    if not last:  # the next process starts while this one times (kgate/suite/next_process.hpp)
+        suite.start_next(sys.executable, list(sys.orig_argv))
     due = [name for name in suite.names if suite.due(name)]
     prefix = f"process {suite.process_index + 1}/{suite.process_count} " if suite.process_count > 1 else ""
     for done, name in enumerate(due, 1):
@@ -130,8 +137,10 @@ def run(argv, suite_name=None, context=None):
             print(f"{program}: the CUDA context was lost; restarting on the remaining benchmarks", file=sys.stderr)
             _continue_in_new_process(suite)
     suite.finish_timing()
-    if suite.process_index + 1 < suite.process_count:
-        _continue_in_new_process(suite)
+    if not last:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(suite.hand_over())  # no exit handlers: the device, PyTorch's with it, is released
     if not suite.counts_first:
         suite.count()
     path = suite.write()

@@ -18,4 +18,13 @@ struct DeviceProbe {
 // Cached after the first call.
 const DeviceProbe& probe_device();
 
+// The process's context on its device, made now rather than at the first call that needs it: a
+// timing process started ahead of its turn makes it while the one before still times
+// (suite/next_process.hpp). Throws CudaError.
+void create_context();
+
+// Destroys the process's context and everything on it (cudaDeviceReset), for a timing process
+// handing its GPU over to the next; warns on standard error when the driver refuses.
+void release_device();
+
 }  // namespace kgate

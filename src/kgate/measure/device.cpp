@@ -2,9 +2,11 @@
 
 #include <cuda_runtime.h>
 
+#include <iostream>
 #include <string>
 
 #include "kgate/base/text.hpp"
+#include "kgate/core/cuda_check.hpp"
 
 namespace kgate {
 
@@ -53,6 +55,13 @@ static DeviceProbe run_probe() {
 const DeviceProbe& probe_device() {
   static const DeviceProbe probe = run_probe();
   return probe;
+}
+
+void create_context() { KGATE_CUDA_CHECK(cudaFree(nullptr)); }
+
+void release_device() {
+  if (const cudaError_t status = cudaDeviceReset(); status != cudaSuccess)
+    std::cerr << "kgate: warning: releasing the device for the next timing process: " << cudaGetErrorString(status) << "\n";
 }
 
 }  // namespace kgate
