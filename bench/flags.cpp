@@ -115,6 +115,9 @@ kgate flags (Google Benchmark's own flags, listed below them, work as usual):
                                 once between them; --benchmark_filter then narrows each shard
   --kgate_shard_durations=FILE  balance the shards by the time each benchmark took in FILE (a results
                                 file, e.g. the baseline); without it they are balanced by count
+  --kgate_shard_claims=DIR      instead of a split made ahead, each benchmark goes to the first of the
+                                shards running at once that claims it, in DIR, a folder they all share
+                                (kgate shard-run's default on one host)
   --kgate_list_json=FILE        write every family's benchmark shapes as JSON (FILE, or - for standard
                                 output) and exit; needs no GPU
 
@@ -202,6 +205,8 @@ BenchFlags parse_bench_flags(int& argc, char** argv) {
       }
     } else if (flag == "--kgate_shard_durations") {
       o.shard_durations = value;
+    } else if (flag == "--kgate_shard_claims") {
+      o.shard_claims = value;
     } else if (flag == "--kgate_resume") {
       flags.resume = value;
     } else if (flag == "--kgate_handover_fd") {
@@ -212,6 +217,11 @@ BenchFlags parse_bench_flags(int& argc, char** argv) {
   }
   if (!o.shard_durations.empty() && !o.shard)
     throw std::invalid_argument("--kgate_shard_durations: balances shards; give --kgate_shard=I/N too");
+  if (!o.shard_claims.empty() && !o.shard)
+    throw std::invalid_argument("--kgate_shard_claims: shares a suite between shards; give --kgate_shard=I/N too");
+  if (!o.shard_claims.empty() && !o.shard_durations.empty())
+    throw std::invalid_argument(
+        "--kgate_shard_claims: the shards take their benchmarks as they run; --kgate_shard_durations splits them ahead: give one");
   argc = kept;
   argv[argc] = nullptr;
   return flags;

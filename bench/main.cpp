@@ -108,15 +108,17 @@ void report_to_google_benchmark(benchmark::State& state, const BenchmarkRecord& 
   }
 }
 
-// One Google Benchmark benchmark per suite benchmark. Its body measures the benchmark when it is
-// due in this process and reports the record pooled so far (so the last process reports the whole
-// run), and restarts on the remaining benchmarks when a fault lost the context.
+// One Google Benchmark benchmark per suite benchmark. Its body measures the benchmark when this
+// process takes it (due here, and this shard's) and reports the record pooled so far (so the last
+// process reports the whole run), and restarts on the remaining benchmarks when a fault lost the
+// context.
 void register_suite(SuiteProcess& suite, Progress& progress, const std::vector<std::string>& original_args) {
   for (const std::string& name : suite.names()) {
     benchmark::RegisterBenchmark(name.c_str(),
                                  [&suite, &progress, &original_args, name](benchmark::State& state) {
-                                   if (!suite.due(name)) {
+                                   if (!suite.take(name)) {
                                      if (const BenchmarkRecord* done = suite.record(name)) report_to_google_benchmark(state, *done);
+                                     else state.SkipWithError("skipped: measured by another shard");
                                      return;
                                    }
                                    progress.starting(name);

@@ -126,6 +126,17 @@ TEST(BenchFlags, ShardAndItsDurations) {
   }
 }
 
+TEST(BenchFlags, ShardClaimsInAFolderInsteadOfASplitAhead) {
+  EXPECT_EQ(parse({"--kgate_shard=1/4", "--kgate_shard_claims=/tmp/run/claims"}).first.suite.shard_claims, "/tmp/run/claims");
+  expect_refused_naming_its_flag("--kgate_shard_claims=/tmp/run/claims");  // without --kgate_shard
+  try {
+    parse({"--kgate_shard=1/4", "--kgate_shard_claims=/tmp/claims", "--kgate_shard_durations=run.json"});
+    ADD_FAILURE() << "claims and a split ahead together were accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("give one"), std::string::npos) << e.what();
+  }
+}
+
 TEST(BenchFlags, HeadlineModeMeasuresEachBenchmarksHeadlineOnly) {
   const auto [flags, rest] = parse({"--kgate_modes=headline"});
   const kgate::SuiteOptions& o = flags.suite;

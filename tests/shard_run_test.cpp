@@ -75,11 +75,15 @@ TEST(ShardRun, OneShardPerGpuThenMerged) {
   const std::string threads = " threads " + std::to_string(std::max(1u, std::thread::hardware_concurrency() / 2));
   EXPECT_NE(gpus.find("shard 0/2 on 0 order PCI_BUS_ID" + threads), std::string::npos) << gpus;
   EXPECT_NE(gpus.find("shard 1/2 on 1 order PCI_BUS_ID" + threads), std::string::npos) << gpus;
+  // Shards that run at once claim their benchmarks as they run, in a folder they share.
   const std::string calls = syn::read_text(dir.file("calls.log"));
-  EXPECT_NE(calls.find("bench --kgate_shard=0/2 --kgate_shard_durations=baselines/nvidia-h200/mykernels.json "
-                       "--kgate_out=out/shard-0-of-2.json --kgate_counters=off\n"),
+  EXPECT_NE(calls.find("bench --kgate_shard=0/2 --kgate_shard_claims=" + fs::absolute(dir.file("out/claims")).string() +
+                       " --kgate_out=out/shard-0-of-2.json --kgate_counters=off\n"),
             std::string::npos)
       << calls;
+  EXPECT_EQ(calls.find("--kgate_shard_durations"), std::string::npos) << calls;
+  EXPECT_NE(machine.log().find("2 of 2 shard(s) on 2 GPU(s), each benchmark to the first shard free to claim it"), std::string::npos)
+      << machine.log();
 
   const kgate::RunResults merged = kgate::read_results_file(dir.file("out/merged.json"));
   ASSERT_EQ(merged.benchmarks.size(), 2u);
@@ -100,8 +104,18 @@ TEST(ShardRun, NamesTheMergedRunAsTheBenchmarkBinaryNamesARun) {
   ASSERT_EQ(machine.shard_run("--out-dir out --runs-dir runs --suite other"), 0) << machine.log();
   EXPECT_TRUE(fs::exists(dir.file("runs/20261121T120000Z-nvidia-h200.json"))) << machine.log();
   EXPECT_FALSE(fs::exists(dir.file("out/merged.json")));
-  EXPECT_NE(machine.log().find("balanced by count"), std::string::npos) << "no baseline of suite 'other': " << machine.log();
   EXPECT_EQ(machine.shard_run("--out-dir out --runs-dir runs --out merged.json"), 2);
+}
+
+TEST(ShardRun, ShardsThatDoNotAllRunAtOnceAreSplitAheadByTheBaseline) {
+  const syn::TempDir dir;
+  const FakeMachine machine(dir, 2);
+  ASSERT_EQ(machine.shard_run("--gpus 1 --shards 2 --out-dir out --out merged.json"), 0) << machine.log();
+  EXPECT_NE(machine.log().find("split ahead by baselines/nvidia-h200/mykernels.json"), std::string::npos) << machine.log();
+  EXPECT_NE(syn::read_text(dir.file("calls.log")).find("--kgate_shard_durations=baselines/nvidia-h200/mykernels.json"), std::string::npos);
+  EXPECT_EQ(syn::read_text(dir.file("calls.log")).find("--kgate_shard_claims"), std::string::npos);
+  ASSERT_EQ(machine.shard_run("--shards 2 --only 0 --suite other --out-dir out2"), 0) << machine.log();
+  EXPECT_NE(machine.log().find("split ahead by count"), std::string::npos) << "no baseline of suite 'other': " << machine.log();
 }
 
 TEST(ShardRun, MoreShardsThanGpusRunOneAfterTheOther) {

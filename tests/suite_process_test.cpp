@@ -55,6 +55,13 @@ TEST(SuiteBenchmarkNames, ShardsSplitTheSuiteOnceBetweenThem) {
   EXPECT_EQ(together, std::multiset<std::string>(whole.begin(), whole.end()));
 }
 
+TEST(SuiteBenchmarkNames, ShardsThatClaimAsTheyRunEachListTheWholeSuite) {
+  SuiteOptions options;
+  options.shard = kgate::ShardSpec{2, 4};
+  options.shard_claims = "/tmp/unused-claims";  // names need no claim: only measuring does
+  EXPECT_EQ(suite_benchmark_names(options), suite_benchmark_names(SuiteOptions{}));
+}
+
 // Synthetic callables, never instantiated: only their names are read before the GPU work.
 std::vector<kgate::CallableBenchmark> synthetic_callables(int count) {
   std::vector<kgate::CallableBenchmark> callables;

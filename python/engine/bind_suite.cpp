@@ -225,6 +225,9 @@ void bind_suite(nb::module_& module) {
       .def_prop_ro("needs_calibration", [](PythonSuite& s) { return s.process().needs_calibration(); })
       .def("calibrate", [](PythonSuite& s) { s.process().calibrate(); })
       .def("due", [](PythonSuite& s, const std::string& name) { return s.process().due(name); })
+      .def(
+          "take", [](PythonSuite& s, const std::string& name) { return s.process().take(name); }, nb::arg("name"),
+          "Whether this process measures the benchmark now (due, and claimed by this shard); ask just before measure()")
       .def("measure", &PythonSuite::measure, nb::arg("name"))
       .def("finish_timing", [](PythonSuite& s) { s.process().finish_timing(); })
       .def_prop_ro("counts_first", [](PythonSuite& s) { return s.process().counts_first(); })

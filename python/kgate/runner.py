@@ -128,6 +128,8 @@ def run(argv, suite_name=None, context=None):
     due = [name for name in suite.names if suite.due(name)]
     prefix = f"process {suite.process_index + 1}/{suite.process_count} " if suite.process_count > 1 else ""
     for done, name in enumerate(due, 1):
+        if not suite.take(name):  # another shard claimed it (kgate/suite/suite_process.hpp)
+            continue
         if sys.stderr.isatty():
             print(f"{prefix}[{done}/{len(due)}] {name}", file=sys.stderr)
         if suite.measure(name).context_lost:

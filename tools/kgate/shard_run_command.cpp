@@ -43,9 +43,12 @@ options:
   --shards N          split the suite into N shards (default: one per GPU)
   --only I[,J...]     run only these shards, counting from 0, and leave them unmerged in the
                       output directory: a CI job's part of the suite
-  --durations FILE    balance the shards by the time each benchmark took in FILE, a results
-                      file (default: the baseline of this GPU and suite when it exists,
-                      BASELINE_DIR/<GPU slug>/<suite>.json, else by count)
+  --durations FILE    split the suite ahead, balanced by the time each benchmark took in FILE, a
+                      results file. By default the shards running at once take the benchmarks as
+                      they run, each to the first shard free to claim it (--kgate_shard_claims, in
+                      DIR/claims); with --only, or more shards than GPUs, the split is made ahead by
+                      the baseline of this GPU and suite when it exists
+                      (BASELINE_DIR/<GPU slug>/<suite>.json), else by count
   --baseline-dir DIR  where that baseline is looked for (default: baselines)
   --suite NAME        the suite's name in that baseline's file name (default: the binary's file
                       name without its _bench suffix, as kgate_add_suite names it)
@@ -165,6 +168,7 @@ struct ShardJob {
   std::string bench;
   std::size_t count = 1;
   std::string durations;  // a results file to balance the shards by; empty: by count
+  std::string claims;     // the folder in which the shards claim their benchmarks as they run; empty: a split made ahead
   fs::path dir;
   Arguments bench_flags;
 
@@ -192,6 +196,7 @@ std::map<std::size_t, int> run_shards(const ShardJob& job, const std::vector<std
       const std::size_t s = selected[k];
       Arguments argv = {job.bench, "--kgate_shard=" + std::to_string(s) + "/" + std::to_string(job.count)};
       if (!job.durations.empty()) argv.push_back("--kgate_shard_durations=" + job.durations);
+      if (!job.claims.empty()) argv.push_back("--kgate_shard_claims=" + job.claims);
       argv.push_back("--kgate_out=" + job.results(s));
       argv.insert(argv.end(), job.bench_flags.begin(), job.bench_flags.end());
       ProcessSetup setup{.directory = "", .environment = {"CUDA_VISIBLE_DEVICES=" + gpus[slot].id}};
@@ -262,16 +267,24 @@ int run_shard_run(const Arguments& arguments, Io& io) {
   const std::size_t shards = whole_number(args, "--shards") > 0 ? whole_number(args, "--shards") : gpus.size();
   const std::vector<std::size_t> selected = selected_shards(args.value("--only"), shards);
 
-  std::string durations = args.value("--durations").value_or("");
-  if (durations.empty() && !gpus.front().name.empty()) {
+  // Shards that all run at once take their benchmarks as they run: durations recorded elsewhere
+  // (another host, one GPU alone) left a 4x H200 host's shards 18.5-23.3 s apart in timing.
+  std::string durations = args.value("--durations").value_or(""), claims;
+  if (durations.empty() && !args.value("--only") && shards <= gpus.size()) {
+    claims = fs::absolute(out_dir / "claims").string();
+    fs::remove_all(claims);  // a folder left by an earlier run in the same directory
+  } else if (durations.empty() && !gpus.front().name.empty()) {
     const fs::path baseline = fs::path(args.value("--baseline-dir").value_or("baselines")) / gpu_slug(gpus.front().name) /
                               (args.value("--suite").value_or(suite_of(bench)) + ".json");
     if (fs::exists(baseline)) durations = baseline.string();
   }
-  io.out << "kgate shard-run: " << selected.size() << " of " << shards << " shard(s) on " << gpus.size() << " GPU(s), balanced by "
-         << (durations.empty() ? "count" : durations) << "; results in " << out_dir.string() << "\n";
+  io.out << "kgate shard-run: " << selected.size() << " of " << shards << " shard(s) on " << gpus.size() << " GPU(s), "
+         << (!claims.empty()     ? "each benchmark to the first shard free to claim it"
+             : durations.empty() ? "split ahead by count"
+                                 : "split ahead by " + durations)
+         << "; results in " << out_dir.string() << "\n";
 
-  const ShardJob job{.bench = bench, .count = shards, .durations = durations, .dir = out_dir, .bench_flags = bench_flags};
+  const ShardJob job{.bench = bench, .count = shards, .durations = durations, .claims = claims, .dir = out_dir, .bench_flags = bench_flags};
   const int result = judge_shards(job, selected, run_shards(job, selected, gpus, io), io);
   if (result == kExitUsage) return result;
   Arguments merge_args;

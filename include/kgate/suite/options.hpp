@@ -37,6 +37,7 @@ struct SuiteOptions {
   std::vector<std::string> workloads;  // these workload benchmarks (empty: the suite's)
   std::optional<ShardSpec> shard;      // this process's part of the suite
   std::string shard_durations;         // a results file to balance shards by
+  std::string shard_claims;            // a folder the shards of one host share: each benchmark to the first shard free to claim it
 
   // Whether `mode` ("cold" or "hot") is measured for a benchmark whose headline mode is `headline`.
   bool measures(std::string_view mode, std::string_view headline) const {

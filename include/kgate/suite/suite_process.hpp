@@ -6,6 +6,7 @@
 //
 //   calibrate()       the GPU's ceilings, once per run (the first process)
 //   due(name)         whether this process measures a benchmark
+//   take(name)        due, and this shard's: the front door asks it just before measure()
 //   measure(name)     measures it, pools the record with the earlier processes' and says whether
 //                     the CUDA context was lost (the front door then goes on in a fresh process)
 //   finish_timing()   records that this process's timing is done; the next process goes on from
@@ -26,6 +27,7 @@
 #include "kgate/measure/timing.hpp"
 #include "kgate/results/provenance.hpp"
 #include "kgate/results/results.hpp"
+#include "kgate/results/shard_claims.hpp"
 #include "kgate/suite/benchmark_plan.hpp"
 #include "kgate/suite/callable_benchmark.hpp"
 #include "kgate/suite/counter_pass.hpp"
@@ -37,7 +39,8 @@ namespace kgate {
 
 // Every benchmark of the suite in its order (each variant x bench shape, the workloads, then the
 // front door's callables), limited to this process's shard (SuiteOptions::shard): each shard process computes the same
-// split on its own. Needs no GPU. Throws std::logic_error when the registry is inconsistent,
+// split on its own; where the shards claim their benchmarks as they run (SuiteOptions::shard_claims),
+// every shard's list is the whole suite. Needs no GPU. Throws std::logic_error when the registry is inconsistent,
 // std::invalid_argument on a workload name that names no workload benchmark, and ResultsError when
 // the shard durations file cannot be read.
 std::vector<std::string> suite_benchmark_names(const SuiteOptions& options, const std::vector<CallableBenchmark>& callables = {},
@@ -72,6 +75,11 @@ class SuiteProcess {
   const Calibration& calibrate();
 
   bool due(const std::string& name) const;
+  // Whether this process measures `name` now: it is due and, where the shards claim their
+  // benchmarks as they run (SuiteOptions::shard_claims), this shard's. The first process claims it
+  // here (ShardClaims), so ask just before measure(); the later ones know only what it claimed.
+  // Throws ResultsError when the claim can be neither made nor found.
+  bool take(const std::string& name);
   // The record pooled so far (null: not measured by any process yet).
   const BenchmarkRecord* record(const std::string& name) const;
 
@@ -112,6 +120,7 @@ class SuiteProcess {
   std::map<std::string, PlanIndex> plan_of_;
   GpuTimer timer_;
   std::optional<CounterPass> counters_;
+  std::optional<ShardClaims> claims_;  // the first process's, where the shards claim their benchmarks
   Clock::time_point phase_start_;
   bool fresh_;
   bool fallback_said_ = false;

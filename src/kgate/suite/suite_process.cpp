@@ -67,7 +67,7 @@ std::vector<std::string> suite_benchmark_names(const SuiteOptions& options, cons
                                                const Registry& registry, const WorkloadRegistry& workloads) {
   registry.validate();
   std::vector<std::string> names = all_benchmark_names(registry, plan_workloads(options.workloads, workloads), callables);
-  if (!options.shard) return names;
+  if (!options.shard || !options.shard_claims.empty()) return names;
   std::map<std::string, double> durations;
   if (!options.shard_durations.empty()) durations = benchmark_durations(read_results_file(options.shard_durations));
   return split_into_shards(names, options.shard->count, durations)[static_cast<std::size_t>(options.shard->index)];
@@ -92,6 +92,11 @@ SuiteProcess::SuiteProcess(const DeviceInfo& device, const SuiteOptions& options
       timer_(device, options_.timing),
       phase_start_(started),
       fresh_(fresh) {
+  // Where the shards claim their benchmarks, the later processes measure what the first claimed.
+  if (!options.shard_claims.empty() && process_.index > 0)
+    std::erase_if(names_, [&](const std::string& name) { return record(name) == nullptr; });
+  if (!options.shard_claims.empty() && process_.index == 0)
+    claims_.emplace(options.shard_claims, options.shard ? options.shard->text() : "?");
   const std::set<std::string> in_suite(names_.begin(), names_.end());
   for (BenchmarkPlan& plan : plan_benchmarks(registry_, device, options_.timing))
     if (in_suite.contains(plan.name)) benchmarks_.push_back(std::move(plan));
@@ -140,6 +145,11 @@ const BenchmarkRecord* SuiteProcess::record(const std::string& name) const {
 
 bool SuiteProcess::due(const std::string& name) const {
   return plan_of_.contains(name) && kgate::due(record(name), process_, options_.repetitions);
+}
+
+bool SuiteProcess::take(const std::string& name) {
+  if (!due(name)) return false;
+  return !claims_ || record(name) != nullptr || claims_->claim(name);  // a record: claimed already (a repetition)
 }
 
 SuiteProcess::Measured SuiteProcess::measure(const std::string& name) {
