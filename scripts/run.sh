@@ -81,9 +81,10 @@ echo "kgate: benchmark suite"
 # mode (hot, replayed from a CUDA graph) was 14% of the suite's time (kgate_bench times both).
 suite_flags=(--kgate_modes=headline)
 if ((${#gpus[@]} > 1)); then
-  # One shard per GPU, merged into one run that records which GPU measured each benchmark and is
-  # named as kgate_bench names a run.
-  "$kgate" shard-run --bench "$build/bench/kgate_bench" --baseline-dir "$KGATE_ROOT/baselines" \
+  # One shard per GPU, each taking the benchmarks as it runs (the first shard free claims the
+  # next), merged into one run that records which GPU measured each benchmark and is named as
+  # kgate_bench names a run.
+  "$kgate" shard-run --bench "$build/bench/kgate_bench" \
     --out-dir "$runs/shards-$(date -u +%Y%m%dT%H%M%SZ)" --runs-dir "$runs" -- "${suite_flags[@]}" || (($? == 1))
 else
   "$build/bench/kgate_bench" --kgate_out_dir="$runs" "${suite_flags[@]}" || (($? == 1))
@@ -114,9 +115,8 @@ else
   peer_flags=(--list="$build/bench/kgate_bench" --kgate_modes=headline --kgate_processes=1 --kgate_counters=trace)
   export PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}"
   if ((${#gpus[@]} > 1)); then
-    # One shard of the peers per GPU, as the suite's, balanced by the stored peers' times where
-    # this GPU has them (--suite peers: baselines/<GPU>/peers.json).
-    "$kgate" shard-run --bench "$peers_script" --suite peers --baseline-dir "$KGATE_ROOT/baselines" \
+    # One shard of the peers per GPU, each taking the peers as it runs, as the suite's.
+    "$kgate" shard-run --bench "$peers_script" \
       --out-dir "$runs/peers/shards-$(date -u +%Y%m%dT%H%M%SZ)" --out "$peers" -- "${peer_flags[@]}" >/dev/null ||
       echo "kgate: some peers did not run (see above)"
   else
