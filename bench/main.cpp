@@ -6,8 +6,8 @@
 // overlaps it (next_process.hpp), and hands it the results so far (--kgate_resume) when its timing
 // ends; the last one runs the CUPTI counter pass and writes the results. A variant that poisons the
 // CUDA context is recorded as failed and the process replaces itself with a fresh one on the
-// remaining benchmarks (execv), so one fault never loses a suite. This file holds the flags, the adapter, the process chaining
-// and the output; what is measured and how is the suite's.
+// remaining benchmarks (execv), so one fault never loses a suite. This file holds the flags, the
+// adapter, the process chaining and the output; what is measured and how is the suite's.
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
