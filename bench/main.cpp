@@ -50,6 +50,8 @@ class SilentReporter : public benchmark::BenchmarkReporter {
   void ReportRuns(const std::vector<Run>&) override {}
 };
 
+// What a process measures, as it goes, on a terminal. `total` is 0 where it is not known ahead (a
+// shard that claims its benchmarks as it runs).
 class Progress {
  public:
   Progress(std::size_t total, const TimingProcess& process)
@@ -59,8 +61,10 @@ class Progress {
   void starting(const std::string& name) {
     if (!enabled_) return;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    std::fprintf(stderr, "%s[%zu/%zu] %s  (%.0f s elapsed", prefix_.c_str(), ++done_, total_, name.c_str(), elapsed);
-    if (done_ > 1) std::fprintf(stderr, ", ~%.0f s left", elapsed / double(done_ - 1) * double(total_ - done_ + 1));
+    ++done_;
+    if (total_ == 0) std::fprintf(stderr, "%s[%zu] %s  (%.0f s elapsed", prefix_.c_str(), done_, name.c_str(), elapsed);
+    else std::fprintf(stderr, "%s[%zu/%zu] %s  (%.0f s elapsed", prefix_.c_str(), done_, total_, name.c_str(), elapsed);
+    if (total_ > 0 && done_ > 1) std::fprintf(stderr, ", ~%.0f s left", elapsed / double(done_ - 1) * double(total_ - done_ + 1));
     std::fprintf(stderr, ")\n");
   }
 
@@ -214,7 +218,7 @@ int run(int argc, char** argv) {
   if (suite.needs_calibration()) suite.calibrate();
   std::size_t due = 0;
   for (const std::string& name : suite.names()) due += suite.due(name);
-  Progress progress(due, suite.process());
+  Progress progress(suite.claims_as_it_runs() ? 0 : due, suite.process());
   register_suite(suite, progress, original_args);
   if (suite.counts_first()) suite.count();
   std::optional<NextProcess> next;

@@ -231,6 +231,7 @@ void bind_suite(nb::module_& module) {
       .def("measure", &PythonSuite::measure, nb::arg("name"))
       .def("finish_timing", [](PythonSuite& s) { s.process().finish_timing(); })
       .def_prop_ro("counts_first", [](PythonSuite& s) { return s.process().counts_first(); })
+      .def_prop_ro("claims_as_it_runs", [](PythonSuite& s) { return s.process().claims_as_it_runs(); })
       .def("count", [](PythonSuite& s) { s.process().count(); })
       .def("records", &PythonSuite::records)
       .def("continuation", &PythonSuite::continuation, nb::arg("args"))

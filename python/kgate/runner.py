@@ -127,11 +127,14 @@ def run(argv, suite_name=None, context=None):
         suite.start_next(sys.executable, list(sys.orig_argv))
     due = [name for name in suite.names if suite.due(name)]
     prefix = f"process {suite.process_index + 1}/{suite.process_count} " if suite.process_count > 1 else ""
-    for done, name in enumerate(due, 1):
+    total = "" if suite.claims_as_it_runs else f"/{len(due)}"  # a claiming shard's share is known as it goes
+    done = 0
+    for name in due:
         if not suite.take(name):  # another shard claimed it (kgate/suite/suite_process.hpp)
             continue
+        done += 1
         if sys.stderr.isatty():
-            print(f"{prefix}[{done}/{len(due)}] {name}", file=sys.stderr)
+            print(f"{prefix}[{done}{total}] {name}", file=sys.stderr)
         if suite.measure(name).context_lost:
             if not engine().count_restart():
                 print(f"{program}: too many restarts after faults; giving up", file=sys.stderr)

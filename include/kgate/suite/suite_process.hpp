@@ -80,6 +80,9 @@ class SuiteProcess {
   // here (ShardClaims), so ask just before measure(); the later ones know only what it claimed.
   // Throws ResultsError when the claim can be neither made nor found.
   bool take(const std::string& name);
+  // Whether this process claims its benchmarks as it runs: then which of the due ones it measures
+  // is known only as it goes.
+  bool claims_as_it_runs() const { return claims_.has_value(); }
   // The record pooled so far (null: not measured by any process yet).
   const BenchmarkRecord* record(const std::string& name) const;
 
