@@ -206,8 +206,7 @@ int run(int argc, char** argv) {
   if (flags.handover_fd >= 0) {
     // Started ahead of its turn (next_process.hpp): its context now, while the process before
     // still times; its startup phase is what remains once the results are handed over.
-    create_context();
-    if (!await_handover(flags.handover_fd)) {
+    if (!await_handover(flags.handover_fd, create_context)) {
       std::remove(flags.resume.c_str());
       return 0;  // the process before restarted after a fault, or ended: it measures on without this one
     }

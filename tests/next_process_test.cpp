@@ -69,11 +69,14 @@ TEST(NextProcess, AwaitingTheHandOverTellsAGoFromAnEnd) {
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
   ASSERT_EQ(write(fds[1], "g", 1), 1);
-  EXPECT_TRUE(kgate::await_handover(fds[0]));
+  int prepared = 0;
+  EXPECT_TRUE(kgate::await_handover(fds[0], [&] { ++prepared; }));
+  EXPECT_EQ(prepared, 1);
   close(fds[1]);
   ASSERT_EQ(pipe(fds), 0);
   close(fds[1]);
-  EXPECT_FALSE(kgate::await_handover(fds[0]));
+  EXPECT_FALSE(kgate::await_handover(fds[0], [&] { ++prepared; }));
+  EXPECT_EQ(prepared, 2) << "prepared before waiting, whatever comes";
 }
 
 }  // namespace

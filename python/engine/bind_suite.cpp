@@ -242,12 +242,7 @@ void bind_suite(nb::module_& module) {
       .def("write", &PythonSuite::write);
   module.def("count_restart", &count_restart, "Counts a restart after a lost context; false once kgate_bench's limit is reached");
   module.def(
-      "await_handover",
-      [](int fd) {
-        create_context();
-        return await_handover(fd);
-      },
-      nb::arg("fd"), nb::call_guard<nb::gil_scoped_release>(),
+      "await_handover", [](int fd) { return await_handover(fd, create_context); }, nb::arg("fd"), nb::call_guard<nb::gil_scoped_release>(),
       "In a timing process started ahead of its turn: makes its context, then waits until the process before hands over "
       "(True) or ends without doing so (False)");
 }

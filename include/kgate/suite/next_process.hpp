@@ -46,9 +46,10 @@ class NextProcess {
   std::string handover_path_;
 };
 
-// In the next process: blocks until the process before hands over (true), or ends without doing
-// so (false). Closes `fd`.
-bool await_handover(int fd);
+// In the next process: calls `prepare` (its context, made while the process before still times),
+// then blocks until the process before hands over (true), or ends without doing so (false).
+// Closes `fd`.
+bool await_handover(int fd, const std::function<void()>& prepare);
 
 // Waits for `pid` to end: its exit status, or 128 + the signal that ended it.
 int exit_status_of(pid_t pid);

@@ -81,7 +81,8 @@ int NextProcess::hand_over(const RunResults& results, const std::function<void()
   return exit_status_of(std::exchange(pid_, -1));
 }
 
-bool await_handover(int fd) {
+bool await_handover(int fd, const std::function<void()>& prepare) {
+  prepare();
   char go = 0;
   ssize_t got;
   do got = read(fd, &go, 1);
