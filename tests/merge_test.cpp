@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include "kgate/results/detectable.hpp"
 #include "kgate/results/results_io.hpp"
+#include "kgate/results/roofline.hpp"
 #include "tests/synthetic_results.hpp"
 #include "tests/thrown.hpp"
 
@@ -50,6 +52,43 @@ TEST(Merge, ShardsBecomeOneRunThatSaysWhereEachBenchmarkRan) {
   EXPECT_TRUE(merged.run.context.wall_s.empty()) << "a shard's wall time is its process's";
   EXPECT_TRUE(merged.run.context.job_s.empty()) << "a shard's job is not the merged run's";
   EXPECT_EQ(merged.run.context.extra.at("l2_flush"), "read");
+}
+
+TEST(Merge, ShardsWithoutCeilingsArePlacedOnTheFirstShardDonesWhicheverInputItIs) {
+  // Shards that claim their benchmarks as they run: only the first shard done measures the
+  // ceilings (SuiteProcess::claim_calibration), here shard 1 of 2, the second input.
+  const syn::TempDir dir;
+  const auto shard = [&](const std::string& name, const std::string& benchmark, const std::string& text, bool calibrated) {
+    RunResults run = syn::run({syn::benchmark(benchmark, {.median_s = 20e-6, .samples = 200, .seed = 7})});
+    kgate::BenchmarkRecord& r = run.benchmarks[0];
+    r.cold->timer = "cupti";
+    run.context.extra = {{"shard", text}};
+    if (calibrated) {
+      run.context.calibration.timer_resolution_s = 32e-9;
+      run.context.extra["ceilings_measured_by"] = "shard " + text;
+      kgate::derive_from_calibration(r, run.context.calibration);
+    } else {
+      run.context.calibration = {};
+      r.bytes_per_s = r.flops_per_s = r.arithmetic_intensity = r.pct_of_memory_ceiling = r.pct_of_compute_ceiling = 0;
+      r.roofline = kgate::RooflineClass::below_roofs;
+      kgate::note_detectable_change(r, 0);
+    }
+    kgate::write_results_file(dir.file(name), kgate::to_json(run));
+    return dir.file(name);
+  };
+  const std::string s0 = shard("s0.json", kA, "0/2", false), s1 = shard("s1.json", kB, "1/2", true);
+  const kgate::MergedRun merged = kgate::merge_results_files({s0, s1}, false);
+  const kgate::Calibration& ceilings = merged.run.context.calibration;
+  EXPECT_EQ(ceilings.copy_bytes_per_s, syn::context().calibration.copy_bytes_per_s);
+  EXPECT_EQ(ceilings.timer_resolution_s, 32e-9);
+  EXPECT_EQ(merged.run.context.extra.at("ceilings_measured_by"), "shard 1/2");
+  const kgate::BenchmarkRecord& placed = merged.run.benchmarks[0];
+  ASSERT_EQ(placed.name, kA);
+  EXPECT_NEAR(placed.pct_of_memory_ceiling, 100 * placed.min_bytes / placed.cold->summary.median / ceilings.copy_bytes_per_s, 1e-9);
+  EXPECT_EQ(placed.roofline, kgate::RooflineClass::memory_bound) << "67 MB in 20 us: 84% of 4 TB/s";
+  // The tick is part of the change a CUPTI-timed record can show.
+  EXPECT_GT(placed.cold->min_detectable_change, 0);
+  EXPECT_EQ(placed.cold->min_detectable_change, kgate::detectable_change(*placed.cold, 32e-9).fraction());
 }
 
 TEST(Merge, RefusesAnIncompleteOrMixedSetOfShards) {

@@ -1,5 +1,6 @@
 // Shards claiming benchmarks as they run (kgate/results/shard_claims.hpp): each benchmark goes to
-// exactly one claimer, even when many race for it, and every name has a file of its own.
+// exactly one claimer, even when many race for it, and every name has a file of its own; so does a
+// step of the whole run.
 #include "kgate/results/shard_claims.hpp"
 
 #include <gtest/gtest.h>
@@ -41,6 +42,17 @@ TEST(ShardClaims, EveryNameHasAFileOfItsOwn) {
   EXPECT_TRUE(claims.claim(long_name));
   EXPECT_TRUE(claims.claim(long_name + "y"));
   EXPECT_TRUE(claims.claim("workload/llama3-8b-decode/b:64/l:4096/bf16"));
+}
+
+TEST(ShardClaims, AStepOfTheRunIsClaimedOnceAndApartFromAnyBenchmark) {
+  const syn::TempDir dir;
+  const kgate::ShardClaims first(dir.file("claims"), "2/4"), second(dir.file("claims"), "0/4");
+  EXPECT_TRUE(first.claim("~calibration")) << "a benchmark of the step's name has a claim of its own";
+  EXPECT_TRUE(first.claim_run_step("calibration"));
+  EXPECT_FALSE(second.claim_run_step("calibration"));
+  EXPECT_FALSE(first.claim_run_step("calibration"));
+  EXPECT_TRUE(second.claim_run_step("other"));
+  EXPECT_EQ(syn::read_text(dir.file("claims/~calibration")), "2/4\n");
 }
 
 TEST(ShardClaims, ManyClaimersRacingGetEachBenchmarkOnce) {

@@ -233,6 +233,9 @@ void bind_suite(nb::module_& module) {
       .def_prop_ro("counts_first", [](PythonSuite& s) { return s.process().counts_first(); })
       .def_prop_ro("claims_as_it_runs", [](PythonSuite& s) { return s.process().claims_as_it_runs(); })
       .def("count", [](PythonSuite& s) { s.process().count(); })
+      .def(
+          "claim_calibration", [](PythonSuite& s) { return s.process().claim_calibration(); },
+          "The last process of a shard that claims its benchmarks: the run's ceilings, if no other shard took them")
       .def("records", &PythonSuite::records)
       .def("continuation", &PythonSuite::continuation, nb::arg("args"))
       .def("start_next", &PythonSuite::start_next, nb::arg("executable"), nb::arg("args"),

@@ -148,6 +148,7 @@ def run(argv, suite_name=None, context=None):
         os._exit(suite.hand_over())  # no exit handlers: the device, PyTorch's with it, is released
     if not suite.counts_first:
         suite.count()
+    suite.claim_calibration()  # a claiming shard's last process: the run's ceilings, if first done
     path = suite.write()
     records = suite.records()
     _print_records(records)

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "args.hpp"
+#include "kgate/results/merge.hpp"
 
 namespace kgate::cli {
 
@@ -25,6 +26,7 @@ using Arguments = std::vector<std::string>;
 int run_compare(const Arguments& args, Io& io);
 int run_baseline(const Arguments& args, Io& io);  // "update" and "show"
 int run_merge(const Arguments& args, Io& io);
+void write_merged(const MergedRun& merged, std::size_t inputs, const std::string& output, Io& io);  // and says so, as kgate merge does
 int run_job_time(const Arguments& args, Io& io);   // records a job's wall time by phase in its run
 int run_peers(const Arguments& args, Io& io);      // "record" and "reuse": the stored peers of a GPU
 int run_ab(const Arguments& args, Io& io);         // runs two builds' benchmark binaries; gates like compare

@@ -11,7 +11,9 @@ namespace {
 constexpr const char* kUsage = R"(usage: kgate merge A.json B.json ... -o OUT.json
 
 Merges the shards of one suite's run into one results file. Every input must be a kgate results
-file of the same suite from the same GPU model; the output's context is the first input's.
+file of the same suite from the same GPU model; the output's context is the first input's, with
+the ceilings of the first input that measured them (shards that claim their benchmarks as they
+run leave the ceilings to the first shard done; the others' benchmarks are placed on them).
 A benchmark in several inputs is an error unless the inputs are repetitions of it: successful
 runs of the same family, variant, shape and headline mode. Their samples are then pooled per
 timing mode and the summaries and derived figures recomputed. context.kgate.extra records the
@@ -45,11 +47,14 @@ int run_merge(const Arguments& arguments, Io& io) {
   const auto output = args.value("--output");
   if (!output) throw UsageError("missing -o OUT.json");
   if (args.positionals().empty()) throw UsageError("no input files");
-  const MergedRun merged = merge_results_files(args.positionals(), args.flag("--partial"));
-  write_results_file(*output, to_json(merged.run));
-  io.out << "merged " << args.positionals().size() << " file(s) into " << *output << ": " << merged.run.benchmarks.size() << " benchmarks"
-         << (merged.pooled ? " (" + std::to_string(merged.pooled) + " repetition(s) pooled)" : "") << "\n";
+  write_merged(merge_results_files(args.positionals(), args.flag("--partial")), args.positionals().size(), *output, io);
   return kExitOk;
+}
+
+void write_merged(const MergedRun& merged, std::size_t inputs, const std::string& output, Io& io) {
+  write_results_file(output, to_json(merged.run));
+  io.out << "merged " << inputs << " file(s) into " << output << ": " << merged.run.benchmarks.size() << " benchmarks"
+         << (merged.pooled ? " (" + std::to_string(merged.pooled) + " repetition(s) pooled)" : "") << "\n";
 }
 
 }  // namespace kgate::cli

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -143,15 +144,9 @@ std::string suite_of(const std::string& bench) {
 // Where a finished shard's time went, from the wall time per phase its results record (summed over
 // its timing processes): " (its processes P s: startup …, calibration …, timing …, counters …)".
 // On a host of several GPUs the fixed phases, not the timing, are what keeps the
-// shards from scaling (docs/ci.md). Empty when the file is missing, unreadable or has no phases.
-std::string shard_phases(const std::string& results) {
-  if (!fs::exists(results)) return "";
-  PhaseSeconds wall;
-  try {
-    wall = read_results_file(results).context.wall_s;
-  } catch (const std::exception&) {  // judge_shards says what is wrong with the file
-    return "";
-  }
+// shards from scaling (docs/ci.md). Empty when it has no phases.
+std::string shard_phases(const RunResults& results) {
+  const PhaseSeconds& wall = results.context.wall_s;
   std::vector<JobPhase> phases;
   for (const char* known : {"startup", "calibration", "timing", "counters"})
     if (const auto it = wall.find(known); it != wall.end()) phases.push_back({it->first, it->second});
@@ -178,9 +173,18 @@ struct ShardJob {
   std::string log(std::size_t s) const { return (dir / ("shard-" + std::to_string(s) + ".log")).string(); }
 };
 
+// How a shard ended: its exit status (127: it could not run) and its results, read as it ended,
+// while the other shards still ran (none where it wrote none, or none that can be read: judge_shards
+// and the merge say why).
+struct ShardOutcome {
+  int status = 0;
+  std::optional<RunResults> results;
+};
+
 // Runs the selected shards on every GPU at once, each GPU its share one after the other (slot,
-// slot + GPUs, ... of the selection); returns each shard's exit status (127: it could not run).
-std::map<std::size_t, int> run_shards(const ShardJob& job, const std::vector<std::size_t>& selected, const std::vector<Gpu>& gpus, Io& io) {
+// slot + GPUs, ... of the selection).
+std::map<std::size_t, ShardOutcome> run_shards(const ShardJob& job, const std::vector<std::size_t>& selected, const std::vector<Gpu>& gpus,
+                                               Io& io) {
   // Without CUDA_VISIBLE_DEVICES the GPUs are nvidia-smi's indices, which CUDA numbers the same way
   // only in PCI bus order.
   const bool order_by_bus = std::getenv("CUDA_VISIBLE_DEVICES") == nullptr;
@@ -188,8 +192,8 @@ std::map<std::size_t, int> run_shards(const ShardJob& job, const std::vector<std
   // over (KGATE_HOST_THREADS, parallel.hpp), unless the caller chose a count.
   const std::string threads_each =
       std::getenv("KGATE_HOST_THREADS") ? "" : std::to_string(std::max<std::size_t>(1, host_threads() / gpus.size()));
-  std::map<std::size_t, int> statuses;
-  for (const std::size_t s : selected) statuses[s] = 0;  // every entry made here: the threads only assign
+  std::map<std::size_t, ShardOutcome> outcomes;
+  for (const std::size_t s : selected) outcomes[s] = {};  // every entry made here: the threads only assign
   std::mutex printing;
   const auto run_on_gpu = [&](std::size_t slot) {
     for (std::size_t k = slot; k < selected.size(); k += gpus.size()) {
@@ -210,9 +214,16 @@ std::map<std::size_t, int> run_shards(const ShardJob& job, const std::vector<std
         std::ofstream(job.log(s)) << e.what() << "\n";
         status = 127;
       }
-      const std::string phases = shard_phases(job.results(s));  // read before the lock the other GPUs' threads wait on
+      // Read before the lock the other GPUs' threads wait on, and while they still run: the merge
+      // then only pools what is read.
+      std::optional<RunResults> results;
+      try {
+        if (fs::exists(job.results(s))) results = read_results_file(job.results(s));
+      } catch (const std::exception&) {  // the merge reads it again, to say what is wrong with it
+      }
+      const std::string phases = results ? shard_phases(*results) : "";
       const std::lock_guard lock(printing);
-      statuses[s] = status;
+      outcomes[s] = {status, std::move(results)};
       io.out << "kgate shard-run: shard " << s << "/" << job.count << " on GPU " << gpus[slot].id << " (" << gpus[slot].description
              << "): exit " << status << " after " << seconds_since(started) << phases << "\n"
              << std::flush;
@@ -223,15 +234,16 @@ std::map<std::size_t, int> run_shards(const ShardJob& job, const std::vector<std
   for (std::size_t slot = 0; slot < gpus.size() && slot < selected.size(); ++slot) slots.emplace_back(run_on_gpu, slot);
   for (std::thread& t : slots) t.join();
   io.out << "kgate shard-run: all shards done in " << seconds_since(started) << " wall\n";
-  return statuses;
+  return outcomes;
 }
 
 // The exit status of the shards together: 2 when one did not run or wrote no results (the end of
 // its log shown), else 1 when one recorded a failed benchmark (kgate_bench's exit 1), else 0.
-int judge_shards(const ShardJob& job, const std::vector<std::size_t>& selected, const std::map<std::size_t, int>& statuses, Io& io) {
+int judge_shards(const ShardJob& job, const std::vector<std::size_t>& selected, const std::map<std::size_t, ShardOutcome>& outcomes,
+                 Io& io) {
   int result = kExitOk;
   for (const std::size_t s : selected) {
-    const int status = statuses.at(s);
+    const int status = outcomes.at(s).status;
     if (!fs::exists(job.results(s)) || (status != 0 && status != 1)) {
       io.err << "kgate shard-run: shard " << s << "/" << job.count << " failed (exit " << status << "); the end of " << job.log(s) << ":\n"
              << last_lines(job.log(s), 15);
@@ -285,21 +297,24 @@ int run_shard_run(const Arguments& arguments, Io& io) {
          << "; results in " << out_dir.string() << "\n";
 
   const ShardJob job{.bench = bench, .count = shards, .durations = durations, .claims = claims, .dir = out_dir, .bench_flags = bench_flags};
-  const int result = judge_shards(job, selected, run_shards(job, selected, gpus, io), io);
+  std::map<std::size_t, ShardOutcome> outcomes = run_shards(job, selected, gpus, io);
+  const int result = judge_shards(job, selected, outcomes, io);
   if (result == kExitUsage) return result;
-  Arguments merge_args;
-  for (const std::size_t shard : selected) merge_args.push_back(job.results(shard));
   if (args.value("--only")) {
     io.out << "kgate shard-run: shard(s) " << *args.value("--only") << " left in " << out_dir.string() << " for kgate merge\n";
     return result;
   }
+  std::vector<ResultsInput> inputs;
+  for (const std::size_t s : selected) {
+    std::optional<RunResults>& results = outcomes.at(s).results;
+    inputs.push_back({job.results(s), results ? std::move(*results) : read_results_file(job.results(s))});  // again: the error
+  }
   std::string out = args.value("--out").value_or((out_dir / "merged.json").string());
   if (const auto runs = args.value("--runs-dir")) {
     fs::create_directories(*runs);
-    out = (fs::path(*runs) / run_file_name(read_results_file(merge_args.front()).context)).string();
+    out = (fs::path(*runs) / run_file_name(inputs.front().results.context)).string();
   }
-  merge_args.insert(merge_args.end(), {"-o", out});
-  if (const int merged = run_merge(merge_args, io); merged != kExitOk) return merged;
+  write_merged(merge_results(inputs, false), inputs.size(), out, io);
   io.out << "kgate shard-run: merged into " << out << "\n";
   return result;
 }

@@ -47,4 +47,10 @@ std::optional<RooflineClass> parse_roofline_class(std::string_view text);
 // fills its derived figures. Leaves the record untouched when a ceiling is missing.
 void place_record_on_roofline(BenchmarkRecord& record, const Calibration& calibration);
 
+// What a record derives from its run's calibration: its place on the roofline (above) and the
+// change it can detect at the calibration's timer resolution (note_detectable_change, detectable.hpp).
+// Done when it is measured, when repetitions are pooled into it, and when a merge places a record
+// measured without ceilings on the merged run's.
+void derive_from_calibration(BenchmarkRecord& record, const Calibration& calibration);
+
 }  // namespace kgate

@@ -2,7 +2,8 @@
 // The shards of one host taking the suite's benchmarks as they run, first come first served
 // (kgate shard-run). Each shard's first timing process claims a benchmark just before measuring it,
 // by creating a file named for it in a folder every shard of the run shares; the later processes
-// measure what their first one claimed. The static split (shard.hpp) balances by durations
+// measure what their first one claimed. A step of the whole run that one shard takes (the run's
+// ceilings, measured by the first shard done) is claimed the same way. The static split (shard.hpp) balances by durations
 // recorded elsewhere: on a 4x H200 host, with the H200 baseline's durations (one H200 of another
 // host) equal to within 0.1 s a shard, the shards' timing took 18.5-23.3 s (docs/ci.md).
 #include <string>
@@ -18,10 +19,15 @@ class ShardClaims {
   // True when this shard now owns `benchmark`: no shard had claimed it. Exclusive across
   // processes (O_CREAT | O_EXCL). Throws ResultsError when the claim can be neither made nor found.
   bool claim(const std::string& benchmark) const;
+  // True when this shard now owns `step`, a step of the whole run that one shard takes: its file is
+  // "~<step>", a name no benchmark's claim has ('~' is escaped there). Throws as claim() does.
+  bool claim_run_step(const std::string& step) const;
 
   const std::string& folder() const { return folder_; }
 
  private:
+  bool claim_file(const std::string& file, const std::string& what) const;
+
   std::string folder_, shard_;
 };
 

@@ -4,7 +4,8 @@
 // SuiteProcess, from nothing (the first) or from the results the one before handed over, and
 // takes these steps:
 //
-//   calibrate()       the GPU's ceilings, once per run (the first process)
+//   calibrate()       the GPU's ceilings, once per run (the first process; where the shards
+//                     claim their benchmarks as they run, claim_calibration() instead)
 //   due(name)         whether this process measures a benchmark
 //   take(name)        due, and this shard's: the front door asks it just before measure()
 //   measure(name)     measures it, pools the record with the earlier processes' and says whether
@@ -12,6 +13,8 @@
 //   finish_timing()   records that this process's timing is done; the next process goes on from
 //                     results()
 //   count()           the last process only: the CUPTI counter pass over every benchmark
+//   claim_calibration()  the last process of a shard that claims its benchmarks, when it is done:
+//                     the run's ceilings, if no other shard has taken them
 //
 // Every step adds its wall time to results().context.wall_s, the harness's account of its own
 // cost. A front door (kgate_bench's main, the Python binding) decides which benchmarks to ask for,
@@ -71,8 +74,16 @@ class SuiteProcess {
   const std::vector<std::string>& names() const { return names_; }
 
   // Only a fresh run's first process calibrates; the others read the ceilings from the results.
-  bool needs_calibration() const { return fresh_; }
+  // Where the shards claim their benchmarks as they run, none calibrates first: see claim_calibration.
+  bool needs_calibration() const { return fresh_ && !claims_; }
   const Calibration& calibrate();
+  // The last process of a shard that claims its benchmarks as they run, once its timing and counter
+  // pass are done: the first shard there claims the run's calibration (ShardClaims::claim_run_step),
+  // measures the ceilings on its GPU while the other shards still time, and derives its records'
+  // figures from them; kgate merge places the other shards' records on them (the shards of one
+  // host are one GPU model). The four shards of a 4x H200 host each spent 0.85-1.0 s calibrating
+  // before their first benchmark. Returns whether this process calibrated; elsewhere it does nothing.
+  bool claim_calibration();
 
   bool due(const std::string& name) const;
   // Whether this process measures `name` now: it is due and, where the shards claim their
@@ -82,7 +93,7 @@ class SuiteProcess {
   bool take(const std::string& name);
   // Whether this process claims its benchmarks as it runs: then which of the due ones it measures
   // is known only as it goes.
-  bool claims_as_it_runs() const { return claims_.has_value(); }
+  bool claims_as_it_runs() const { return claims_ && process_.index == 0; }
   // The record pooled so far (null: not measured by any process yet).
   const BenchmarkRecord* record(const std::string& name) const;
 
@@ -123,7 +134,7 @@ class SuiteProcess {
   std::map<std::string, PlanIndex> plan_of_;
   GpuTimer timer_;
   std::optional<CounterPass> counters_;
-  std::optional<ShardClaims> claims_;  // the first process's, where the shards claim their benchmarks
+  std::optional<ShardClaims> claims_;  // where the shards claim their benchmarks: the first process's and the last's
   Clock::time_point phase_start_;
   bool fresh_;
   bool fallback_said_ = false;

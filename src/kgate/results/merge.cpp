@@ -15,6 +15,10 @@ namespace {
 
 constexpr const char* kSourcePrefix = "source:";
 
+// Whether an input measured the GPU's ceilings (a peers file, or a shard that left them to the
+// first shard done, did not).
+bool has_ceilings(const RunContext& c) { return c.calibration.copy_bytes_per_s > 0; }
+
 // Entries of context.kgate.extra that describe one process of the run (its shard, its GPU), as
 // its wall time per phase (wall_s) does: true of one shard, not of the shards merged, so they are
 // dropped then; each benchmark's provenance keeps its shard and GPU (record_origin).
@@ -76,7 +80,7 @@ void check_shards_complete(const std::map<std::string, std::string>& shard_of_in
 void add_benchmarks(const RunResults& shard, const std::string& path, bool is_shard, std::map<std::string, std::size_t>& index,
                     MergedRun& result) {
   RunResults& merged = result.run;
-  const bool own_ceilings = shard.context.calibration.copy_bytes_per_s > 0;
+  const bool own_ceilings = has_ceilings(shard.context);
   for (std::size_t i = 0; i < shard.benchmarks.size(); ++i) {
     const BenchmarkRecord& r = shard.benchmarks[i];
     const std::string source_key = kSourcePrefix + r.name;
@@ -95,7 +99,7 @@ void add_benchmarks(const RunResults& shard, const std::string& path, bool is_sh
       }
       BenchmarkRecord& adopted = merged.benchmarks[index[r.name]];
       if (is_shard) record_origin(adopted, shard.context);
-      if (!own_ceilings && r.status == BenchmarkStatus::ok) place_record_on_roofline(adopted, merged.context.calibration);
+      if (!own_ceilings && r.status == BenchmarkStatus::ok) derive_from_calibration(adopted, merged.context.calibration);
       merged.context.extra[source_key] = path;
       continue;
     }
@@ -114,28 +118,34 @@ void add_benchmarks(const RunResults& shard, const std::string& path, bool is_sh
 
 }  // namespace
 
-MergedRun merge_results_files(const std::vector<std::string>& paths, bool partial) {
-  if (paths.empty()) throw std::invalid_argument("merge_results_files: no input files");
+MergedRun merge_results(const std::vector<ResultsInput>& inputs, bool partial) {
+  if (inputs.empty()) throw std::invalid_argument("merge_results: no inputs");
   MergedRun result;
   RunResults& merged = result.run;
   std::map<std::string, std::size_t> index;           // benchmark name -> position in merged
   std::map<std::string, std::string> shard_of_input;  // input -> "i/n", for the inputs that are shards
   std::string shard_commit, shard_commit_source;
-  for (std::size_t f = 0; f < paths.size(); ++f) {
-    const std::string& path = paths[f];
-    const RunResults shard = read_results_file(path);
+  const ResultsInput& first = inputs.front();
+  for (const auto& [path, shard] : inputs) {
     if (!shard.has_kgate_block)
       throw ResultsError(path +
                          ": $.context.kgate: required field is missing (merge takes kgate results, not plain Google Benchmark JSON)");
-    if (f == 0) {
-      merged.context = shard.context;
-    } else if (shard.context.gpu_name != merged.context.gpu_name) {
-      throw ResultsError(path + ": $.context.kgate.gpu.name: ran on " + shard.context.gpu_name + ", but " + paths.front() + " on " +
-                         merged.context.gpu_name + " (shards of one run share a GPU model)");
-    } else if (shard.context.suite != merged.context.suite) {
-      throw ResultsError(path + ": $.context.kgate.suite: suite \"" + shard.context.suite + "\", but " + paths.front() + " is suite \"" +
-                         merged.context.suite + "\"");
-    }
+    if (shard.context.gpu_name != first.results.context.gpu_name)
+      throw ResultsError(path + ": $.context.kgate.gpu.name: ran on " + shard.context.gpu_name + ", but " + first.path + " on " +
+                         first.results.context.gpu_name + " (shards of one run share a GPU model)");
+    if (shard.context.suite != first.results.context.suite)
+      throw ResultsError(path + ": $.context.kgate.suite: suite \"" + shard.context.suite + "\", but " + first.path + " is suite \"" +
+                         first.results.context.suite + "\"");
+  }
+  merged.context = first.results.context;
+  // Shards that claim their benchmarks as they run measure the run's ceilings once, in the first
+  // shard done, which need not be the first input.
+  for (const ResultsInput& input : inputs) {
+    if (!has_ceilings(input.results.context)) continue;
+    merged.context.calibration = input.results.context.calibration;
+    break;
+  }
+  for (const auto& [path, shard] : inputs) {
     const std::string shard_text = extra_value(shard.context, "shard");
     const bool is_shard = !shard_text.empty();
     if (is_shard) {
@@ -161,8 +171,17 @@ MergedRun merge_results_files(const std::vector<std::string>& paths, bool partia
     merged.context.wall_s.clear();
     merged.context.job_s.clear();  // one shard's job, not the merged run's
   }
+  std::vector<std::string> paths;
+  for (const ResultsInput& input : inputs) paths.push_back(input.path);
   merged.context.extra["merged_from"] = join(paths, " ");
   return result;
+}
+
+MergedRun merge_results_files(const std::vector<std::string>& paths, bool partial) {
+  if (paths.empty()) throw std::invalid_argument("merge_results_files: no input files");
+  std::vector<ResultsInput> inputs;
+  for (const std::string& path : paths) inputs.push_back({path, read_results_file(path)});
+  return merge_results(inputs, partial);
 }
 
 }  // namespace kgate

@@ -1,6 +1,5 @@
 #include "kgate/results/repetitions.hpp"
 
-#include "kgate/results/detectable.hpp"
 #include "kgate/results/roofline.hpp"
 #include "kgate/base/statistics.hpp"
 
@@ -56,8 +55,7 @@ void pool_repetition(BenchmarkRecord& into, const BenchmarkRecord& from, const C
     into.correct = from.correct;
     into.correctness_detail = from.correctness_detail;
   }
-  place_record_on_roofline(into, calibration);                   // the pooled median moves the derived figures
-  note_detectable_change(into, calibration.timer_resolution_s);  // and more repetitions, what it can detect
+  derive_from_calibration(into, calibration);  // the pooled median moves the derived figures, more repetitions what it can detect
 }
 
 }  // namespace kgate

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "kgate/results/detectable.hpp"
+
 namespace kgate {
 
 namespace {
@@ -80,6 +82,11 @@ void place_record_on_roofline(BenchmarkRecord& r, const Calibration& c) {
   r.pct_of_memory_ceiling = point.pct_of_memory;
   r.pct_of_compute_ceiling = point.pct_of_compute;
   r.roofline = point.cls;
+}
+
+void derive_from_calibration(BenchmarkRecord& record, const Calibration& calibration) {
+  place_record_on_roofline(record, calibration);
+  note_detectable_change(record, calibration.timer_resolution_s);
 }
 
 }  // namespace kgate

@@ -50,17 +50,21 @@ ShardClaims::ShardClaims(std::string folder, std::string shard) : folder_(std::m
   if (error) throw ResultsError(folder_ + ": cannot make the shards' claims folder: " + error.message());
 }
 
-bool ShardClaims::claim(const std::string& benchmark) const {
-  const std::string path = folder_ + "/" + claim_file_name(benchmark);
+bool ShardClaims::claim(const std::string& benchmark) const { return claim_file(claim_file_name(benchmark), benchmark); }
+
+bool ShardClaims::claim_run_step(const std::string& step) const { return claim_file("~" + step, "the run's " + step); }
+
+bool ShardClaims::claim_file(const std::string& file, const std::string& what) const {
+  const std::string path = folder_ + "/" + file;
   const int fd = open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
   if (fd < 0) {
     if (errno == EEXIST) return false;
-    throw ResultsError(path + ": cannot claim " + benchmark + " for shard " + shard_ + ": " + std::strerror(errno));
+    throw ResultsError(path + ": cannot claim " + what + " for shard " + shard_ + ": " + std::strerror(errno));
   }
   const std::string owner = shard_ + "\n";
   const bool written = write(fd, owner.data(), owner.size()) == static_cast<ssize_t>(owner.size());
   close(fd);
-  if (!written) throw ResultsError(path + ": cannot write shard " + shard_ + "'s claim of " + benchmark);
+  if (!written) throw ResultsError(path + ": cannot write shard " + shard_ + "'s claim of " + what);
   return true;
 }
 

@@ -4,7 +4,6 @@
 #include <string>
 
 #include "kgate/base/random.hpp"
-#include "kgate/results/detectable.hpp"
 #include "kgate/results/roofline.hpp"
 
 namespace kgate {
@@ -48,8 +47,7 @@ void measure_instance(BenchmarkRecord& r, const InstanceUnderTest& instance, Gpu
   if (options.measures("hot", r.headline_mode)) r.hot = timer.measure_hot(instance.launch, cold_median(r));
   clock.lap("hot");
   r.memory_ceiling = instance.read_dominated ? "read" : "copy";
-  place_record_on_roofline(r, calibration);
-  note_detectable_change(r, calibration.timer_resolution_s);
+  derive_from_calibration(r, calibration);
 }
 
 MeasureOutcome measure_benchmark(const BenchmarkPlan& plan, GpuTimer& timer, const Calibration& calibration, const SuiteOptions& options,

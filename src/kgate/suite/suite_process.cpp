@@ -10,6 +10,7 @@
 #include "kgate/measure/calibration.hpp"
 #include "kgate/results/repetitions.hpp"
 #include "kgate/results/results_io.hpp"
+#include "kgate/results/roofline.hpp"
 #include "kgate/suite/measure_benchmark.hpp"
 
 namespace kgate {
@@ -95,7 +96,7 @@ SuiteProcess::SuiteProcess(const DeviceInfo& device, const SuiteOptions& options
   // Where the shards claim their benchmarks, the later processes measure what the first claimed.
   if (!options.shard_claims.empty() && process_.index > 0)
     std::erase_if(names_, [&](const std::string& name) { return record(name) == nullptr; });
-  if (!options.shard_claims.empty() && process_.index == 0)
+  if (!options.shard_claims.empty() && (process_.index == 0 || process_.last()))
     claims_.emplace(options.shard_claims, options.shard ? options.shard->text() : "?");
   const std::set<std::string> in_suite(names_.begin(), names_.end());
   for (BenchmarkPlan& plan : plan_benchmarks(registry_, device, options_.timing))
@@ -135,6 +136,15 @@ const Calibration& SuiteProcess::calibrate() {
   say_timer_fallback();
   end_phase("calibration");
   return c;
+}
+
+bool SuiteProcess::claim_calibration() {
+  if (!claims_ || !process_.last() || !claims_->claim_run_step("calibration")) return false;
+  const Calibration& c = calibrate();
+  for (BenchmarkRecord& r : results_.benchmarks)
+    if (r.status == BenchmarkStatus::ok) derive_from_calibration(r, c);
+  results_.context.extra["ceilings_measured_by"] = "shard " + (options_.shard ? options_.shard->text() : "?");
+  return true;
 }
 
 const BenchmarkRecord* SuiteProcess::record(const std::string& name) const {

@@ -8,7 +8,6 @@
 
 #include "kgate/measure/cupti.hpp"
 #include "kgate/measure/device.hpp"
-#include "kgate/results/detectable.hpp"
 #include "kgate/base/random.hpp"
 #include "kgate/base/text.hpp"
 #include "kgate/results/roofline.hpp"
@@ -242,8 +241,7 @@ MeasureOutcome measure_workload(const WorkloadPlan& plan, const Registry& regist
     for (const WorkloadStepRecord& step : workload.steps)
       if (step.memory_ceiling == "read") read_bytes += step.min_bytes;
     r.memory_ceiling = 2 * read_bytes >= r.min_bytes ? "read" : "copy";
-    place_record_on_roofline(r, calibration);
-    note_detectable_change(r, calibration.timer_resolution_s);
+    derive_from_calibration(r, calibration);
   });
   r.workload = std::move(workload);
   r.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
