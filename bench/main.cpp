@@ -228,6 +228,13 @@ int run(int argc, char** argv) {
   if (suite.process().last()) benchmark::RunSpecifiedBenchmarks();
   else benchmark::RunSpecifiedBenchmarks(&silent);
   benchmark::Shutdown();
+  // Other shards' benchmarks, once this shard's are timed (a claiming shard's last process), outside
+  // Google Benchmark's table of this shard's.
+  for (const std::string& name : suite.others()) {
+    if (!suite.take(name)) continue;
+    progress.starting(name);
+    if (suite.measure(name).context_lost) restart_on_remaining(suite.results(), original_args);
+  }
   suite.finish_timing();
   if (next) {
     std::cout.flush();
@@ -235,7 +242,6 @@ int run(int argc, char** argv) {
   }
 
   if (!suite.counts_first()) suite.count();
-  suite.claim_calibration();
   write_outputs(suite.results(), flags, original_args);
   const auto failed = [](const BenchmarkRecord& r) { return r.status == BenchmarkStatus::failed; };
   return std::ranges::any_of(suite.results().benchmarks, failed) ? 1 : 0;

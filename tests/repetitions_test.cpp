@@ -89,4 +89,25 @@ TEST(Repetitions, AnUncheckedRepetitionKeepsTheCheckedResult) {
   EXPECT_EQ(into.correctness_detail, "not checked: the instance is larger than the 16 MiB checked in benchmarks");
 }
 
+TEST(Repetitions, TheTraceAndCountersComeFromTheRepetitionThatHasThem) {
+  // A benchmark whose last round another shard timed: that shard's record has neither the trace
+  // (the first process's) nor the counters (its own shard's last process counts them).
+  kgate::BenchmarkRecord taken = syn::benchmark(kName, {.seed = 1});
+  kgate::BenchmarkRecord own = syn::benchmark(kName, {.seed = 2});
+  own.kernels.emplace_back().name = "rmsnorm_vectorized_kernel";
+  own.metrics = {{"dram__bytes_read.sum", 3.3e7}};
+  kgate::pool_repetition(taken, own, syn::context().calibration);
+  ASSERT_EQ(taken.kernels.size(), 1u);
+  EXPECT_EQ(taken.kernels[0].name, "rmsnorm_vectorized_kernel");
+  EXPECT_EQ(taken.metrics.at("dram__bytes_read.sum"), 3.3e7);
+  // Why there are none, likewise; and what a record has is never replaced.
+  kgate::BenchmarkRecord none = syn::benchmark(kName, {.seed = 3}), unavailable = syn::benchmark(kName, {.seed = 4});
+  unavailable.metrics_unavailable = "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
+  kgate::pool_repetition(none, unavailable, syn::context().calibration);
+  EXPECT_EQ(none.metrics_unavailable, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
+  kgate::pool_repetition(own, unavailable, syn::context().calibration);
+  EXPECT_EQ(own.metrics.size(), 1u);
+  EXPECT_EQ(own.metrics_unavailable, "");
+}
+
 }  // namespace

@@ -55,6 +55,23 @@ TEST(ShardClaims, AStepOfTheRunIsClaimedOnceAndApartFromAnyBenchmark) {
   EXPECT_EQ(syn::read_text(dir.file("claims/~calibration")), "2/4\n");
 }
 
+TEST(ShardClaims, ALastRoundIsOfferedByItsShardAndTakenOnceByAnyShard) {
+  const syn::TempDir dir;
+  const kgate::ShardClaims own(dir.file("claims"), "0/2"), other(dir.file("claims"), "1/2");
+  const std::string name = "rope/token_block/t:1/hq:32/hk:8/d:128/max_pos:131072/bf16";
+  ASSERT_TRUE(own.claim(name));
+  EXPECT_FALSE(other.offered(name)) << "not offered before its shard's last process starts";
+  own.offer(name);
+  own.offer(name);  // a process restarted after a fault offers again
+  EXPECT_TRUE(other.offered(name));
+  EXPECT_TRUE(other.claim_last_round(name));
+  EXPECT_FALSE(own.claim_last_round(name));
+  EXPECT_FALSE(other.claim_last_round(name));
+  EXPECT_FALSE(other.claim(name)) << "the first round's claim stays its own shard's";
+  EXPECT_EQ(syn::read_text(dir.file("claims/" + kgate::claim_file_name(name) + "~last")), "1/2\n");
+  EXPECT_TRUE(own.claim_last_round("gemv/naive/m:1/n:4096/k:4096/bf16")) << "each benchmark's last round apart";
+}
+
 TEST(ShardClaims, ManyClaimersRacingGetEachBenchmarkOnce) {
   const syn::TempDir dir;
   constexpr int kClaimers = 8, kBenchmarks = 200;

@@ -73,6 +73,16 @@ std::vector<kgate::CallableBenchmark> synthetic_callables(int count) {
   return callables;
 }
 
+TEST(OthersLastFirst, TheOtherShardsBenchmarksFromTheirEnds) {
+  // A claiming shard's last process takes others' benchmarks from the ends of their lists, which
+  // their own shards reach last.
+  const std::vector<std::string> suite = {"a", "b", "c", "d", "e", "f"};
+  const std::set<std::string> own = {"b", "e"};
+  EXPECT_EQ(kgate::others_last_first(suite, [&](const std::string& n) { return own.contains(n); }),
+            (std::vector<std::string>{"f", "d", "c", "a"}));
+  EXPECT_EQ(kgate::others_last_first(suite, [](const std::string&) { return true; }), std::vector<std::string>{});
+}
+
 TEST(SuiteBenchmarkNames, AFrontDoorsCallablesComeLastAndAreShardedWithTheRest) {
   const std::vector<std::string> registry_only = suite_benchmark_names(SuiteOptions{});
   const std::vector<kgate::CallableBenchmark> callables = synthetic_callables(40);

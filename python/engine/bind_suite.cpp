@@ -220,6 +220,7 @@ void bind_suite(nb::module_& module) {
                     std::vector<CallableBenchmark>, const std::map<std::string, std::string>&>(),
            nb::arg("flags"), nb::arg("suite"), nb::arg("source_dir"), nb::arg("command_line"), nb::arg("benchmarks"), nb::arg("extra"))
       .def_prop_ro("names", [](PythonSuite& s) { return s.process().names(); })
+      .def_prop_ro("others", [](PythonSuite& s) { return s.process().others(); })
       .def_prop_ro("process_index", [](PythonSuite& s) { return s.process().process().index; })
       .def_prop_ro("process_count", [](PythonSuite& s) { return s.process().process().count; })
       .def_prop_ro("needs_calibration", [](PythonSuite& s) { return s.process().needs_calibration(); })
@@ -233,9 +234,6 @@ void bind_suite(nb::module_& module) {
       .def_prop_ro("counts_first", [](PythonSuite& s) { return s.process().counts_first(); })
       .def_prop_ro("claims_as_it_runs", [](PythonSuite& s) { return s.process().claims_as_it_runs(); })
       .def("count", [](PythonSuite& s) { s.process().count(); })
-      .def(
-          "claim_calibration", [](PythonSuite& s) { return s.process().claim_calibration(); },
-          "The last process of a shard that claims its benchmarks: the run's ceilings, if no other shard took them")
       .def("records", &PythonSuite::records)
       .def("continuation", &PythonSuite::continuation, nb::arg("args"))
       .def("start_next", &PythonSuite::start_next, nb::arg("executable"), nb::arg("args"),

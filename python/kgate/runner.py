@@ -129,7 +129,7 @@ def run(argv, suite_name=None, context=None):
     prefix = f"process {suite.process_index + 1}/{suite.process_count} " if suite.process_count > 1 else ""
     total = "" if suite.claims_as_it_runs else f"/{len(due)}"  # a claiming shard's share is known as it goes
     done = 0
-    for name in due:
+    for name in due + suite.others:  # others: other shards' benchmarks, once this shard's are timed
         if not suite.take(name):  # another shard claimed it (kgate/suite/suite_process.hpp)
             continue
         done += 1
@@ -148,7 +148,6 @@ def run(argv, suite_name=None, context=None):
         os._exit(suite.hand_over())  # no exit handlers: the device, PyTorch's with it, is released
     if not suite.counts_first:
         suite.count()
-    suite.claim_calibration()  # a claiming shard's last process: the run's ceilings, if first done
     path = suite.write()
     records = suite.records()
     _print_records(records)

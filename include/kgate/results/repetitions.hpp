@@ -15,6 +15,7 @@ bool is_repetition(const BenchmarkRecord& a, const BenchmarkRecord& b);
 // change (with calibration's timer resolution), the derived roofline figures against `calibration`; the
 // throttled and power-limited samples, GPU and wall times add up, a mode rested when either
 // repetition did, and the stopping target counts as met only when every repetition met it.
+// The kernels traced and the counters (or why there are none) are `from`'s where `into` has none.
 // Precondition: is_repetition(into, from).
 void pool_repetition(BenchmarkRecord& into, const BenchmarkRecord& from, const Calibration& calibration);
 

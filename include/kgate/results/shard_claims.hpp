@@ -2,8 +2,11 @@
 // The shards of one host taking the suite's benchmarks as they run, first come first served
 // (kgate shard-run). Each shard's first timing process claims a benchmark just before measuring it,
 // by creating a file named for it in a folder every shard of the run shares; the later processes
-// measure what their first one claimed. A step of the whole run that one shard takes (the run's
-// ceilings, measured by the first shard done) is claimed the same way. The static split (shard.hpp) balances by durations
+// measure what their first one claimed, but for the last process's round: each shard's last process
+// offers the benchmarks it still has to time, and a shard that has timed all of its own takes
+// others' that nobody has started (claim_last_round), so that the shards end together. A step of
+// the whole run that one shard takes (the run's ceilings, measured by the first shard done) is
+// claimed the same way. The static split (shard.hpp) balances by durations
 // recorded elsewhere: on a 4x H200 host, with the H200 baseline's durations (one H200 of another
 // host) equal to within 0.1 s a shard, the shards' timing took 18.5-23.3 s (docs/ci.md).
 #include <string>
@@ -22,6 +25,14 @@ class ShardClaims {
   // True when this shard now owns `step`, a step of the whole run that one shard takes: its file is
   // "~<step>", a name no benchmark's claim has ('~' is escaped there). Throws as claim() does.
   bool claim_run_step(const std::string& step) const;
+
+  // The last timing process's round ("<name>~last"): its own shard offers a benchmark when that
+  // process starts (offer), and whoever claims it first times it, its own shard or another that has
+  // timed all of its own. A benchmark not offered (its shard's last process has not started) is
+  // not another shard's to take. Throw as claim() does.
+  void offer(const std::string& benchmark) const;
+  bool offered(const std::string& benchmark) const;
+  bool claim_last_round(const std::string& benchmark) const;
 
   const std::string& folder() const { return folder_; }
 

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -54,9 +55,11 @@ class CounterPass {
   // Returns the pass's wall time by phase: "instance" (making and filling the instances) and
   // "profile" (the replayed calls and CUPTI's work). Once per object: the profiler is released at
   // the end, so that timing may record after the pass. A record with metrics, or with the reason it
-  // has none, is not profiled again (a process restarted after a fault profiled it already).
+  // has none, is not profiled again (a process restarted after a fault profiled it already); nor is
+  // one named in `counted_elsewhere` (another shard's, whose own shard profiles it).
   // Throws std::logic_error when called a second time.
-  PhaseSeconds run(RunResults& results, const Registry& registry, const ProfileOther& profile_other);
+  PhaseSeconds run(RunResults& results, const Registry& registry, const ProfileOther& profile_other,
+                   const std::set<std::string>& counted_elsewhere = {});
 
  private:
   L2Flush flush_;

@@ -55,6 +55,13 @@ void pool_repetition(BenchmarkRecord& into, const BenchmarkRecord& from, const C
     into.correct = from.correct;
     into.correctness_detail = from.correctness_detail;
   }
+  // What one process records for the run (the first's trace, the last's counters) and another
+  // lacks: a benchmark whose last round another shard timed has them from its own shard's file.
+  if (into.kernels.empty()) into.kernels = from.kernels;
+  if (into.metrics.empty() && into.metrics_unavailable.empty()) {
+    into.metrics = from.metrics;
+    into.metrics_unavailable = from.metrics_unavailable;
+  }
   derive_from_calibration(into, calibration);  // the pooled median moves the derived figures, more repetitions what it can detect
 }
 

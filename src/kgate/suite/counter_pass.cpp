@@ -51,7 +51,8 @@ std::size_t kernels_per_call(const BenchmarkRecord& record) {
 
 }  // namespace
 
-PhaseSeconds CounterPass::run(RunResults& results, const Registry& registry, const ProfileOther& profile_other) {
+PhaseSeconds CounterPass::run(RunResults& results, const Registry& registry, const ProfileOther& profile_other,
+                              const std::set<std::string>& counted_elsewhere) {
   if (std::exchange(ran_, true)) throw std::logic_error("CounterPass::run: the pass already ran (its profiler is released)");
   PhaseSeconds phase_s;
   PhaseClock clock(phase_s);
@@ -101,7 +102,9 @@ PhaseSeconds CounterPass::run(RunResults& results, const Registry& registry, con
   };
 
   for (BenchmarkRecord& record : results.benchmarks) {
-    if (record.status != BenchmarkStatus::ok || !record.metrics.empty() || !record.metrics_unavailable.empty()) continue;
+    if (record.status != BenchmarkStatus::ok || !record.metrics.empty() || !record.metrics_unavailable.empty() ||
+        counted_elsewhere.contains(record.name))
+      continue;
     if (!profiler_) {
       record.metrics_unavailable = counters_unavailable_;
       continue;

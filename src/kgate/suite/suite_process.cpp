@@ -1,6 +1,8 @@
 #include "kgate/suite/suite_process.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <cstdlib>
 #include <iostream>
 #include <set>
@@ -74,6 +76,12 @@ std::vector<std::string> suite_benchmark_names(const SuiteOptions& options, cons
   return split_into_shards(names, options.shard->count, durations)[static_cast<std::size_t>(options.shard->index)];
 }
 
+std::vector<std::string> others_last_first(const std::vector<std::string>& suite, const std::function<bool(const std::string&)>& own) {
+  std::vector<std::string> others;
+  std::copy_if(suite.rbegin(), suite.rend(), std::back_inserter(others), [&](const std::string& name) { return !own(name); });
+  return others;
+}
+
 SuiteProcess::SuiteProcess(const DeviceInfo& device, const SuiteOptions& options, const SuiteBuild& suite, const std::string& command_line,
                            Clock::time_point started, std::vector<CallableBenchmark> callables)
     : SuiteProcess(device, options, fresh_results(device, options, suite, command_line), started, true, std::move(callables)) {}
@@ -93,12 +101,17 @@ SuiteProcess::SuiteProcess(const DeviceInfo& device, const SuiteOptions& options
       timer_(device, options_.timing),
       phase_start_(started),
       fresh_(fresh) {
-  // Where the shards claim their benchmarks, the later processes measure what the first claimed.
-  if (!options.shard_claims.empty() && process_.index > 0)
-    std::erase_if(names_, [&](const std::string& name) { return record(name) == nullptr; });
+  // Where the shards claim their benchmarks, the later processes measure what the first claimed,
+  // and the last, once done with those, may take other shards' (others_last_first).
+  if (!options.shard_claims.empty() && process_.index > 0) {
+    const auto own = [&](const std::string& name) { return record(name) != nullptr; };
+    if (process_.last()) others_ = others_last_first(names_, own);
+    std::erase_if(names_, [&](const std::string& name) { return !own(name); });
+  }
   if (!options.shard_claims.empty() && (process_.index == 0 || process_.last()))
     claims_.emplace(options.shard_claims, options.shard ? options.shard->text() : "?");
-  const std::set<std::string> in_suite(names_.begin(), names_.end());
+  std::set<std::string> in_suite(names_.begin(), names_.end());
+  in_suite.insert(others_.begin(), others_.end());
   for (BenchmarkPlan& plan : plan_benchmarks(registry_, device, options_.timing))
     if (in_suite.contains(plan.name)) benchmarks_.push_back(std::move(plan));
   for (WorkloadPlan& plan : plan_workloads(options_.workloads))
@@ -116,6 +129,9 @@ SuiteProcess::SuiteProcess(const DeviceInfo& device, const SuiteOptions& options
   const bool profiles_here = options_.profile && (process_.last() || !options_.metrics.empty());
   if (options_.counters && (process_.index == 0 || (options_.profile && process_.last())))
     counters_.emplace(options_.metrics, timer_, profiles_here);
+  if (shares_last_round())
+    for (const std::string& name : names_)
+      if (record(name) && due(name)) claims_->offer(name);
   say_timer_fallback();
   end_phase("startup");
 }
@@ -138,13 +154,15 @@ const Calibration& SuiteProcess::calibrate() {
   return c;
 }
 
-bool SuiteProcess::claim_calibration() {
-  if (!claims_ || !process_.last() || !claims_->claim_run_step("calibration")) return false;
+void SuiteProcess::claim_calibration() {
+  if (!claims_ || !process_.last() || calibration_claimed_) return;
+  calibration_claimed_ = true;
+  if (!claims_->claim_run_step("calibration")) return;
+  end_phase("timing");  // its own benchmarks' timing so far
   const Calibration& c = calibrate();
   for (BenchmarkRecord& r : results_.benchmarks)
     if (r.status == BenchmarkStatus::ok) derive_from_calibration(r, c);
   results_.context.extra["ceilings_measured_by"] = "shard " + (options_.shard ? options_.shard->text() : "?");
-  return true;
 }
 
 const BenchmarkRecord* SuiteProcess::record(const std::string& name) const {
@@ -159,7 +177,15 @@ bool SuiteProcess::due(const std::string& name) const {
 
 bool SuiteProcess::take(const std::string& name) {
   if (!due(name)) return false;
-  return !claims_ || record(name) != nullptr || claims_->claim(name);  // a record: claimed already (a repetition)
+  if (!claims_) return true;
+  const bool own = record(name) != nullptr;  // in the first process: a repetition of one it claimed
+  if (process_.index == 0) return own || claims_->claim(name);
+  if (!shares_last_round() || taken_.contains(name)) return true;  // a middle process's, or a repetition
+  if (!own) claim_calibration();                                   // its own are done
+  if ((!own && !claims_->offered(name)) || !claims_->claim_last_round(name)) return false;
+  taken_.insert(name);
+  if (!own) from_others_.insert(name);
+  return true;
 }
 
 SuiteProcess::Measured SuiteProcess::measure(const std::string& name) {
@@ -182,15 +208,17 @@ SuiteProcess::Measured SuiteProcess::measure(const std::string& name) {
 }
 
 void SuiteProcess::finish_timing() {
+  claim_calibration();
   end_phase("timing");
   mark_finished(results_, process_);
 }
 
 void SuiteProcess::count() {
   if (counters_ && options_.profile && process_.last()) {
-    add_phases(results_, "counters", counters_->run(results_, registry_, [&](BenchmarkRecord& record, RangeProfiler& profiler) {
-      profile_other(record, profiler);
-    }));
+    add_phases(results_, "counters",
+               counters_->run(
+                   results_, registry_, [&](BenchmarkRecord& record, RangeProfiler& profiler) { profile_other(record, profiler); },
+                   from_others_));
   }
   end_phase("counters");
 }
