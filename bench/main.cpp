@@ -161,7 +161,7 @@ void write_outputs(const RunResults& results, const BenchFlags& flags, const std
 SuiteProcess start_suite(const DeviceInfo& device, const BenchFlags& flags, const std::vector<std::string>& original_args,
                          std::chrono::steady_clock::time_point started) {
   if (flags.resume.empty()) return SuiteProcess(device, flags.suite, kThisSuite, join(original_args, " "), started);
-  RunResults handed_over = read_results_file(flags.resume);
+  RunResults handed_over = read_results_file_may_be_empty(flags.resume);  // a claiming shard's first process may claim none
   std::remove(flags.resume.c_str());
   return SuiteProcess(device, flags.suite, std::move(handed_over), started);
 }

@@ -222,6 +222,19 @@ TEST(ResultsIo, ReadsGzippedFiles) {
   }
 }
 
+TEST(ResultsIo, ARunWithoutBenchmarksIsReadOnlyWhereAllowed) {
+  // A claiming shard that claimed none of a small suite hands over, and ends with, no benchmark.
+  const syn::TempDir dir;
+  kgate::RunResults empty = syn::run({});
+  empty.context.extra["shard"] = "3/4";
+  const std::string path = dir.file("shard-3-of-4.json");
+  kgate::write_results_file(path, kgate::to_json(empty));
+  const kgate::RunResults back = kgate::read_results_file_may_be_empty(path);
+  EXPECT_TRUE(back.benchmarks.empty());
+  EXPECT_EQ(back.context.extra.at("shard"), "3/4");
+  EXPECT_THROW(kgate::read_results_file(path), ResultsError) << "anywhere else a run holds at least one";
+}
+
 TEST(ResultsIo, ModeWithoutTimerWasEventTimed) {
   json doc = kgate::to_json(sample_run());
   json& cold = doc["benchmarks"][0]["kgate"]["cold"];

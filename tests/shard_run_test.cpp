@@ -167,6 +167,19 @@ TEST(ShardRun, AShardThatDoesNotRunFailsTheRun) {
   EXPECT_FALSE(fs::exists(dir.file("out/merged.json")));
 }
 
+TEST(ShardRun, AClaimingShardThatMeasuredNothingIsMergedWithTheOthers) {
+  // Of a small suite, one shard may claim none and take none of the others' last rounds.
+  const syn::TempDir dir;
+  const FakeMachine machine(dir, 2);
+  kgate::RunResults empty = syn::run({});
+  empty.context.extra = {{"shard", "1/2"}};
+  kgate::write_results_file(dir.file("bench-shard-1.json"), kgate::to_json(empty));
+  ASSERT_EQ(machine.shard_run("--out-dir out"), 0) << machine.log();
+  const kgate::RunResults merged = kgate::read_results_file(dir.file("out/merged.json"));
+  ASSERT_EQ(merged.benchmarks.size(), 1u);
+  EXPECT_EQ(merged.benchmarks[0].name, kA);
+}
+
 TEST(ShardRun, AShardsResultsThatCannotBeReadAreNamedAndNothingIsMerged) {
   const syn::TempDir dir;
   const FakeMachine machine(dir, 2);

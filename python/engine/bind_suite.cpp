@@ -129,7 +129,7 @@ class PythonSuite {
       process_ = std::make_unique<SuiteProcess>(*probe.device, flags.suite, build, join(command_line, " "), started, std::move(benchmarks));
       process_->add_context(extra);
     } else {
-      RunResults handed_over = read_results_file(flags.resume);
+      RunResults handed_over = read_results_file_may_be_empty(flags.resume);  // a claiming shard's first process may claim none
       std::remove(flags.resume.c_str());
       process_ = std::make_unique<SuiteProcess>(*probe.device, flags.suite, std::move(handed_over), started, std::move(benchmarks));
     }

@@ -218,7 +218,7 @@ std::map<std::size_t, ShardOutcome> run_shards(const ShardJob& job, const std::v
       // then only pools what is read.
       std::optional<RunResults> results;
       try {
-        if (fs::exists(job.results(s))) results = read_results_file(job.results(s));
+        if (fs::exists(job.results(s))) results = read_results_file_may_be_empty(job.results(s));
       } catch (const std::exception&) {  // the merge reads it again, to say what is wrong with it
       }
       const std::string phases = results ? shard_phases(*results) : "";
@@ -307,7 +307,7 @@ int run_shard_run(const Arguments& arguments, Io& io) {
   std::vector<ResultsInput> inputs;
   for (const std::size_t s : selected) {
     std::optional<RunResults>& results = outcomes.at(s).results;
-    inputs.push_back({job.results(s), results ? std::move(*results) : read_results_file(job.results(s))});  // again: the error
+    inputs.push_back({job.results(s), results ? std::move(*results) : read_results_file_may_be_empty(job.results(s))});  // again: the error
   }
   std::string out = args.value("--out").value_or((out_dir / "merged.json").string());
   if (const auto runs = args.value("--runs-dir")) {

@@ -31,10 +31,16 @@ nlohmann::json to_json(const RunResults& results);
 // entry, flagged as Google Benchmark flags its errors (error_occurred, error_message).
 void attach_kgate_blocks(nlohmann::json& gbench_doc, const RunResults& results);
 
+// Whether a run may hold no benchmark. Every input a person gives must hold one; a run handed from
+// one timing process to the next (timing_process.hpp) and a claiming shard's results may not: a
+// shard of `kgate shard-run` may claim none of a small suite, and take nothing from the others.
+enum class EmptyRun { refused, allowed };
+
 // `source` names the input in error messages (normally the file's path).
-RunResults parse_results(const nlohmann::json& doc, const std::string& source);
+RunResults parse_results(const nlohmann::json& doc, const std::string& source, EmptyRun empty = EmptyRun::refused);
 // Reads the file with read_json_file (json_file.hpp): bounded, gzipped or not.
 RunResults read_results_file(const std::string& path);
+RunResults read_results_file_may_be_empty(const std::string& path);  // EmptyRun::allowed
 
 // Writes with write_file_atomically (file_io.hpp): a reader never sees a half-written file.
 // Throws ResultsError when the directory cannot be written.

@@ -123,14 +123,14 @@ void attach_kgate_blocks(json& gbench_doc, const RunResults& results) {
   }
 }
 
-RunResults parse_results(const json& doc, const std::string& source) {
+RunResults parse_results(const json& doc, const std::string& source, EmptyRun empty) {
   if (is_nvbench_json(doc)) return parse_nvbench_results(doc, source);
   const Node root(doc, "$", source);
   if (!doc.is_object()) root.fail("expected a JSON object with \"context\" and \"benchmarks\", got " + std::string(doc.type_name()));
   if (!doc.contains("benchmarks"))
     root.fail("not a benchmark results file: no \"benchmarks\" array (expected Google Benchmark or kgate JSON)");
   const Node list = root.at("benchmarks").array();
-  if (list.size() == 0) list.fail("no benchmarks");
+  if (list.size() == 0 && empty == EmptyRun::refused) list.fail("no benchmarks");
 
   RunResults results;
   const std::optional<Node> context = root.find("context");
@@ -160,12 +160,14 @@ RunResults parse_results(const json& doc, const std::string& source) {
   // (its block holds all the samples), or benchmarks kgate knows nothing about (time only).
   for (BenchmarkRecord& record : gbench_runs.records([&](const std::string& name) { return kgate_paths.contains(name); }))
     results.benchmarks.push_back(std::move(record));
-  if (results.benchmarks.empty())
+  if (results.benchmarks.empty() && list.size() > 0)
     list.fail("only aggregate rows (mean, median, ...), no iteration rows: run without --benchmark_report_aggregates_only");
   return results;
 }
 
 RunResults read_results_file(const std::string& path) { return parse_results(read_json_file(path), path); }
+
+RunResults read_results_file_may_be_empty(const std::string& path) { return parse_results(read_json_file(path), path, EmptyRun::allowed); }
 
 // Indented for people and diffs, except that each samples array stays on one line: one line per
 // sample would make most of a run's file indentation. Invalid UTF-8 (a driver message, a mangled
