@@ -91,6 +91,17 @@ TEST(Merge, ShardsWithoutCeilingsArePlacedOnTheFirstShardDonesWhicheverInputItIs
   EXPECT_EQ(placed.cold->min_detectable_change, kgate::detectable_change(*placed.cold, 32e-9).fraction());
 }
 
+TEST(Merge, AShardThatMeasuredNothingJoinsButSomethingMustBeMeasured) {
+  // Of a small suite, a claiming shard may claim none and take none of the others' last rounds.
+  const syn::TempDir dir;
+  const std::string s0 = write_shard(dir, "s0.json", kA, "0/2", "0", 1);
+  RunResults empty = syn::run({});
+  empty.context.extra = {{"shard", "1/2"}};
+  kgate::write_results_file(dir.file("s1.json"), kgate::to_json(empty));
+  EXPECT_EQ(kgate::merge_results_files({s0, dir.file("s1.json")}, false).run.benchmarks.size(), 1u);
+  EXPECT_EQ(refusal({dir.file("s1.json")}, true), dir.file("s1.json") + ": no benchmarks in any input");
+}
+
 TEST(Merge, RefusesAnIncompleteOrMixedSetOfShards) {
   const syn::TempDir dir;
   const std::string s0 = write_shard(dir, "s0.json", kA, "0/3", "0", 1), s2 = write_shard(dir, "s2.json", kB, "2/3", "1", 2);

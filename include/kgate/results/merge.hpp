@@ -29,7 +29,8 @@ struct ResultsInput {
 // Merges `inputs` (at least one) in order. Throws ResultsError naming the input and the JSON path
 // of what does not fit.
 MergedRun merge_results(const std::vector<ResultsInput>& inputs, bool partial);
-// Reads `paths` and merges them (merge_results).
+// Reads `paths` and merges them (merge_results). An input may hold no benchmark (a claiming shard
+// that measured none of a small suite); the merged run must hold one.
 MergedRun merge_results_files(const std::vector<std::string>& paths, bool partial);
 
 }  // namespace kgate

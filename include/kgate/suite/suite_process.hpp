@@ -97,8 +97,8 @@ class SuiteProcess {
   // benchmarks as they run (SuiteOptions::shard_claims), this shard's. The first process claims it
   // here (ShardClaims), so ask just before measure(); the middle ones measure what it claimed; the
   // last claims the last round of its own and, once they are done, of other shards' (offered and
-  // not yet claimed: others()); asked the first of these, it claims the calibration first
-  // (claim_calibration). Throws ResultsError when a claim can be neither made nor found.
+  // not yet claimed: others()); asked the first of these, it first does what it would otherwise
+  // leave to its end (own_done). Throws ResultsError when a claim can be neither made nor found.
   bool take(const std::string& name);
   // Whether this process claims its benchmarks as it runs: then which of the due ones it measures
   // is known only as it goes.
@@ -117,7 +117,9 @@ class SuiteProcess {
   // calibration first (claim_calibration).
   void finish_timing();
   // The range-profiler pass, in the last process (elsewhere it only closes the phase): after
-  // finish_timing(), or before the first measure() where counts_first() (counts_before_timing).
+  // finish_timing(), or before the first measure() where counts_first() (counts_before_timing);
+  // in a claiming shard's last process that counts after its timing, take() runs it once the
+  // shard's own benchmarks are timed (own_done). Once per process: a second call does nothing.
   bool counts_first() const { return counts_before_timing(options_, process_); }
   void count();
 
@@ -135,6 +137,12 @@ class SuiteProcess {
   // shards of a 4x H200 host each spent 0.85-1.0 s calibrating before their first benchmark. Once
   // per process; elsewhere it does nothing.
   void claim_calibration();
+  // A claiming shard's last process, done with its own benchmarks, before it takes others': the
+  // calibration (claim_calibration) and, where it counts after its timing, its counter pass, so
+  // that the other shards' timing overlaps them rather than its idle GPU. On a 2x H200 host the
+  // shard that counted last ended 4-5 s after the one that counted first, though it had taken its
+  // share of the last round. Once per process.
+  void own_done();
   void end_phase(const std::string& phase);
   void say_timer_fallback();
 
@@ -158,6 +166,8 @@ class SuiteProcess {
   std::set<std::string> taken_;        // the last round's benchmarks this process claimed (shares_last_round)
   std::set<std::string> from_others_;  // those of them another shard's first process claimed: that shard counts them
   bool calibration_claimed_ = false;   // claim_calibration has run
+  bool own_done_ = false;              // own_done has run
+  bool counted_ = false;               // count has run
   Clock::time_point phase_start_;
   bool fresh_;
   bool fallback_said_ = false;

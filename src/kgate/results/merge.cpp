@@ -180,8 +180,11 @@ MergedRun merge_results(const std::vector<ResultsInput>& inputs, bool partial) {
 MergedRun merge_results_files(const std::vector<std::string>& paths, bool partial) {
   if (paths.empty()) throw std::invalid_argument("merge_results_files: no input files");
   std::vector<ResultsInput> inputs;
-  for (const std::string& path : paths) inputs.push_back({path, read_results_file(path)});
-  return merge_results(inputs, partial);
+  // A claiming shard may have measured nothing of a small suite; the merged run must hold something.
+  for (const std::string& path : paths) inputs.push_back({path, read_results_file_may_be_empty(path)});
+  MergedRun merged = merge_results(inputs, partial);
+  if (merged.run.benchmarks.empty()) throw ResultsError(join(paths, ", ") + ": no benchmarks in any input");
+  return merged;
 }
 
 }  // namespace kgate

@@ -165,6 +165,15 @@ void SuiteProcess::claim_calibration() {
   results_.context.extra["ceilings_measured_by"] = "shard " + (options_.shard ? options_.shard->text() : "?");
 }
 
+void SuiteProcess::own_done() {
+  if (own_done_) return;
+  own_done_ = true;
+  claim_calibration();
+  if (counts_first() || counted_) return;
+  end_phase("timing");  // its own benchmarks' timing
+  count();
+}
+
 const BenchmarkRecord* SuiteProcess::record(const std::string& name) const {
   for (const BenchmarkRecord& r : results_.benchmarks)
     if (r.name == name) return &r;
@@ -181,7 +190,7 @@ bool SuiteProcess::take(const std::string& name) {
   const bool own = record(name) != nullptr;  // in the first process: a repetition of one it claimed
   if (process_.index == 0) return own || claims_->claim(name);
   if (!shares_last_round() || taken_.contains(name)) return true;  // a middle process's, or a repetition
-  if (!own) claim_calibration();                                   // its own are done
+  if (!own) own_done();
   if ((!own && !claims_->offered(name)) || !claims_->claim_last_round(name)) return false;
   taken_.insert(name);
   if (!own) from_others_.insert(name);
@@ -214,6 +223,8 @@ void SuiteProcess::finish_timing() {
 }
 
 void SuiteProcess::count() {
+  if (counted_) return;
+  counted_ = true;
   if (counters_ && options_.profile && process_.last()) {
     add_phases(results_, "counters",
                counters_->run(
