@@ -110,7 +110,7 @@ class SuiteProcess {
     const BenchmarkRecord& record;  // pooled with the earlier processes' and repetitions
     bool context_lost;              // a sticky fault: nothing more can run in this process
   };
-  // Throws std::out_of_range for a name not in names().
+  // Throws std::out_of_range for a name in neither names() nor others().
   Measured measure(const std::string& name);
 
   // In a claiming shard's last process that has not asked take() of others(), claims the
