@@ -38,6 +38,7 @@ class ShardClaims {
 
  private:
   bool claim_file(const std::string& file, const std::string& what) const;
+  std::string path_of(const std::string& file) const { return folder_ + "/" + file; }
 
   std::string folder_, shard_;
 };

@@ -55,14 +55,14 @@ bool ShardClaims::claim(const std::string& benchmark) const { return claim_file(
 bool ShardClaims::claim_run_step(const std::string& step) const { return claim_file("~" + step, "the run's " + step); }
 
 void ShardClaims::offer(const std::string& benchmark) const {
-  const std::string path = folder_ + "/" + claim_file_name(benchmark) + "~offered";
+  const std::string path = path_of(claim_file_name(benchmark) + "~offered");
   const int fd = open(path.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
   if (fd < 0) throw ResultsError(path + ": cannot offer " + benchmark + "'s last round for shard " + shard_ + ": " + std::strerror(errno));
   close(fd);
 }
 
 bool ShardClaims::offered(const std::string& benchmark) const {
-  return access((folder_ + "/" + claim_file_name(benchmark) + "~offered").c_str(), F_OK) == 0;
+  return access(path_of(claim_file_name(benchmark) + "~offered").c_str(), F_OK) == 0;
 }
 
 bool ShardClaims::claim_last_round(const std::string& benchmark) const {
@@ -70,7 +70,7 @@ bool ShardClaims::claim_last_round(const std::string& benchmark) const {
 }
 
 bool ShardClaims::claim_file(const std::string& file, const std::string& what) const {
-  const std::string path = folder_ + "/" + file;
+  const std::string path = path_of(file);
   const int fd = open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
   if (fd < 0) {
     if (errno == EEXIST) return false;
