@@ -39,6 +39,7 @@ class ShardClaims {
  private:
   bool claim_file(const std::string& file, const std::string& what) const;
   std::string path_of(const std::string& file) const { return folder_ + "/" + file; }
+  std::string offer_path(const std::string& benchmark) const;  // "<name>~offered"
 
   std::string folder_, shard_;
 };

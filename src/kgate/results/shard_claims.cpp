@@ -54,16 +54,16 @@ bool ShardClaims::claim(const std::string& benchmark) const { return claim_file(
 
 bool ShardClaims::claim_run_step(const std::string& step) const { return claim_file("~" + step, "the run's " + step); }
 
+std::string ShardClaims::offer_path(const std::string& benchmark) const { return path_of(claim_file_name(benchmark) + "~offered"); }
+
 void ShardClaims::offer(const std::string& benchmark) const {
-  const std::string path = path_of(claim_file_name(benchmark) + "~offered");
+  const std::string path = offer_path(benchmark);
   const int fd = open(path.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
   if (fd < 0) throw ResultsError(path + ": cannot offer " + benchmark + "'s last round for shard " + shard_ + ": " + std::strerror(errno));
   close(fd);
 }
 
-bool ShardClaims::offered(const std::string& benchmark) const {
-  return access(path_of(claim_file_name(benchmark) + "~offered").c_str(), F_OK) == 0;
-}
+bool ShardClaims::offered(const std::string& benchmark) const { return access(offer_path(benchmark).c_str(), F_OK) == 0; }
 
 bool ShardClaims::claim_last_round(const std::string& benchmark) const {
   return claim_file(claim_file_name(benchmark) + "~last", benchmark + "'s last round");
